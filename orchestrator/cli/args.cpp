@@ -1,0 +1,109 @@
+#include "orchestrator/cli/args.hpp"
+
+#include <algorithm>
+
+namespace scalestudy::cli {
+
+std::optional<std::string> ParsedArgs::value(const std::string& name) const {
+  auto range = values_.equal_range(name);
+  if (range.first == range.second) return std::nullopt;
+  return std::prev(range.second)->second;  // the last occurrence wins
+}
+
+std::string ParsedArgs::value_or(const std::string& name, const std::string& fallback) const {
+  return value(name).value_or(fallback);
+}
+
+std::vector<std::string> ParsedArgs::values(const std::string& name) const {
+  std::vector<std::string> all;
+  auto range = values_.equal_range(name);
+  for (auto it = range.first; it != range.second; ++it) all.push_back(it->second);
+  return all;
+}
+
+Result<int> ParsedArgs::int_value_or(const std::string& name, int fallback) const {
+  auto text = value(name);
+  if (!text) return fallback;
+  try {
+    size_t used = 0;
+    int parsed = std::stoi(*text, &used);
+    if (used == text->size()) return parsed;
+  } catch (const std::exception&) {
+  }
+  return Status::error(name + " takes a whole number, got '" + *text + "'");
+}
+
+Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {
+  ParsedArgs parsed;
+  std::vector<std::string> known(spec.value_options.begin(), spec.value_options.end());
+  known.insert(known.end(), spec.flag_options.begin(), spec.flag_options.end());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      parsed.positionals.insert(parsed.positionals.end(), args.begin() + i + 1, args.end());
+      break;
+    }
+    if (arg == "-h" || arg == "--help") {
+      parsed.flags_.insert("--help");
+      continue;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      parsed.positionals.push_back(arg);
+      continue;
+    }
+    std::string name = arg;
+    std::optional<std::string> inline_value;
+    if (auto equals = arg.find('='); equals != std::string::npos) {
+      name = arg.substr(0, equals);
+      inline_value = arg.substr(equals + 1);
+    }
+    if (spec.flag_options.count(name) && !inline_value) {
+      parsed.flags_.insert(name);
+    } else if (spec.value_options.count(name)) {
+      if (inline_value) {
+        parsed.values_.emplace(name, *inline_value);
+      } else if (i + 1 < args.size()) {
+        parsed.values_.emplace(name, args[++i]);
+      } else {
+        return Status::error("option " + name + " needs a value");
+      }
+    } else {
+      std::string message = "unknown option " + name;
+      if (auto suggestion = nearest(name, known)) message += " (did you mean " + *suggestion + "?)";
+      return Status::error(message);
+    }
+  }
+  return parsed;
+}
+
+std::optional<std::string> nearest(const std::string& word,
+                                   const std::vector<std::string>& candidates) {
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+        size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
+  };
+  std::optional<std::string> best;
+  size_t best_distance = 0;
+  for (const auto& candidate : candidates) {
+    size_t d = distance(word, candidate);
+    if (!best || d < best_distance) {
+      best = candidate;
+      best_distance = d;
+    }
+  }
+  // Suggest only when at most a third of the word would change.
+  if (best && best_distance <= std::max<size_t>(2, word.size() / 3)) return best;
+  return std::nullopt;
+}
+
+}  // namespace scalestudy::cli

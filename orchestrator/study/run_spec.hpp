@@ -1,0 +1,59 @@
+// RunSpec: one fully resolved run of a study (no ${references} left, batch math done,
+// resources computed). The planner produces them; the schedulers render and submit them;
+// the results module joins measurements to them by run_id. Plain value type.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace scalestudy {
+
+enum class StudyKind { kStrong, kWeak, kSensitivity, kCustom };
+enum class LauncherKind { kSrun, kTorchrun };
+
+struct SlurmOptions {
+  std::string partition, account, qos, constraint;
+  int time_limit_minutes = 0;  // 0: the partition's default
+  int cpus_per_task = 1;
+  long long memory_mb = 0;  // 0: the partition's default; per node
+  int gpus_per_node = 0;    // 0: a CPU run (gloo)
+  std::vector<std::string> extra_options;  // raw "--key=value" sbatch options
+};
+
+struct Container {
+  std::string image;               // apptainer image; empty: no container
+  std::vector<std::string> binds;  // "src:dst" pairs
+};
+
+struct RunSpec {
+  std::string run_id;  // 16 lowercase hex digits: hash of the canonical resolved content
+  std::string study;
+  StudyKind kind = StudyKind::kCustom;
+  int repeat = 0;  // 0-based repeat index; part of the hashed content
+
+  // Scale: world_size ranks = nodes * tasks_per_node; one rank per GPU on GPU runs.
+  int nodes = 1;
+  int tasks_per_node = 1;
+  int world_size = 1;
+  int global_batch = 0;
+  int per_gpu_batch = 0;  // per rank on CPU runs
+
+  // The workload binary (name resolved next to the CLI, or a path) and its parameters,
+  // passed as `--key value` flags (key underscores become dashes) in sorted key order.
+  std::string workload;
+  std::map<std::string, std::string> params;
+
+  // Parameters whose value differs between runs of the study (for display and grouping),
+  // e.g. {"bucket_cap_mb": "25", "precision": "bf16"}; excludes repeat.
+  std::map<std::string, std::string> varied;
+
+  SlurmOptions slurm;
+  LauncherKind launcher = LauncherKind::kSrun;
+  std::vector<std::string> modules;
+  Container container;
+  std::map<std::string, std::string> env;
+  std::string profile = "none";  // a file in profiles/, without extension
+};
+
+}  // namespace scalestudy

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package scalestudy needs to build, test and run its local
+# SLURM cluster. Idempotent: packages already present are left as they are.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang-format git
+  libtorch-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
+  libgloo-dev doctest-dev nlohmann-json3-dev libssl-dev zlib1g-dev libturbojpeg0-dev libpng-dev
+  dataset-fashion-mnist gnuplot-nox
+  munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
+    missing+=("$package")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+# Services from these packages are started by slurm/cluster.sh with our own configs,
+# never by the package scripts: policy-rc.d keeps postinst from starting daemons.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" >/dev/null
+  "${sudo_cmd[@]}" chmod +x "$policy"
+  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+fi
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
