@@ -9,6 +9,7 @@ packages=(
   libgloo-dev doctest-dev nlohmann-json3-dev libssl-dev zlib1g-dev libturbojpeg0-dev libpng-dev
   dataset-fashion-mnist gnuplot-nox
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
+  curl jq procps
 )
 
 missing=()
