@@ -37,6 +37,7 @@ class ParsedArgs {
 Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
 
 // The candidate closest to `word` by edit distance, if reasonably close.
-std::optional<std::string> nearest(const std::string& word, const std::vector<std::string>& candidates);
+std::optional<std::string> nearest(const std::string& word,
+                                   const std::vector<std::string>& candidates);
 
 }  // namespace scalestudy::cli

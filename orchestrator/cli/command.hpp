@@ -10,15 +10,15 @@ namespace scalestudy::cli {
 // Exit codes, documented in `scalestudy --help` and the README.
 enum ExitCode : int {
   kExitOk = 0,
-  kExitFailure = 1,       // the command ran and found a problem (failed runs, bad study)
-  kExitUsage = 2,         // wrong flags or arguments
-  kExitEnvironment = 3,   // a dependency is missing or unreachable (sbatch, slurmrestd, files)
+  kExitFailure = 1,      // the command ran and found a problem (failed runs, bad study)
+  kExitUsage = 2,        // wrong flags or arguments
+  kExitEnvironment = 3,  // a dependency is missing or unreachable (sbatch, slurmrestd, files)
 };
 
 struct Command {
   const char* name;
   const char* summary;
-  const char* usage;  // full --help text
+  const char* usage;                                 // full --help text
   int (*run)(const std::vector<std::string>& args);  // args after the command name
 };
 

@@ -4,10 +4,26 @@ namespace scalestudy::cli {
 
 // Each cmd_<name>.cpp defines one of these.
 extern const Command kPlanCommand;
+extern const Command kValidateCommand;
+extern const Command kSubmitCommand;
+extern const Command kRunCommand;
+extern const Command kStatusCommand;
+extern const Command kWaitCommand;
+extern const Command kCancelCommand;
+extern const Command kIngestCommand;
+extern const Command kReportCommand;
+extern const Command kQueryCommand;
+extern const Command kExportCommand;
+extern const Command kSysinfoCommand;
+extern const Command kFetchCommand;
+extern const Command kProfileCommand;
+extern const Command kProfileReportCommand;
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      kPlanCommand,
+      kPlanCommand,   kValidateCommand, kSubmitCommand, kRunCommand,     kStatusCommand,
+      kWaitCommand,   kCancelCommand,   kIngestCommand, kReportCommand,  kQueryCommand,
+      kExportCommand, kSysinfoCommand,  kFetchCommand,  kProfileCommand, kProfileReportCommand,
   };
   return kCommands;
 }

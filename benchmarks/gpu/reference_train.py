@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""PyTorch-Python reference of scalestudy's GPU training step, for side-by-side throughput.
+
+The same ResNet-18 (CIFAR stem: 3x3 stride-1 first convolution, no max-pool; torchvision's
+BasicBlock with 1x1-conv + BN projection shortcuts; Kaiming fan-out init — the definition
+in harness/models/resnet.cpp), the same per-GPU batch, precision and memory format, SGD
+with momentum 0.9, nesterov and weight decay 5e-4 (foreach), synthetic CIFAR-shaped data
+already on the GPU, so both sides measure the training step alone. Optional torch.compile.
+
+Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ..., ...}.
+"""
+import argparse
+import json
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, in_planes, planes, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_planes, planes, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(planes)
+        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(planes)
+        self.downsample = None
+        if stride != 1 or in_planes != planes:
+            self.downsample = nn.Sequential(
+                nn.Conv2d(in_planes, planes, 1, stride, 0, bias=False), nn.BatchNorm2d(planes))
+
+    def forward(self, x):
+        out = F.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
+
+
+class ResNet18Cifar(nn.Module):
+    def __init__(self, num_classes=10, in_channels=3):
+        super().__init__()
+        self.conv1 = nn.Conv2d(in_channels, 64, 3, 1, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        stages, in_planes = [], 64
+        for index in range(4):
+            planes, stride = 64 << index, 1 if index == 0 else 2
+            stages.append(nn.Sequential(BasicBlock(in_planes, planes, stride),
+                                        BasicBlock(planes, planes, 1)))
+            in_planes = planes
+        self.layer1, self.layer2, self.layer3, self.layer4 = stages
+        self.fc = nn.Linear(in_planes, num_classes)
+        for module in self.modules():
+            if isinstance(module, nn.Conv2d):
+                nn.init.kaiming_normal_(module.weight, mode="fan_out", nonlinearity="relu")
+
+    def forward(self, x):
+        x = F.relu(self.bn1(self.conv1(x)))
+        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+def forward_macs(model, input_shape):
+    """Multiply-accumulates of one forward pass: convolutions and the linear layer."""
+    macs = [0]
+
+    def count(module, inputs, output):
+        if isinstance(module, nn.Conv2d):
+            kernel = module.kernel_size[0] * module.kernel_size[1]
+            macs[0] += output.numel() * (module.in_channels // module.groups) * kernel
+        elif isinstance(module, nn.Linear):
+            macs[0] += output.numel() * module.in_features
+
+    hooks = [m.register_forward_hook(count) for m in model.modules()
+             if isinstance(m, (nn.Conv2d, nn.Linear))]
+    with torch.no_grad():
+        model(torch.zeros(input_shape, device=next(model.parameters()).device))
+    for hook in hooks:
+        hook.remove()
+    return macs[0]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batch-size", type=int, default=128)
+    parser.add_argument("--precision", choices=["fp32", "tf32", "fp16", "bf16"], default="bf16")
+    parser.add_argument("--channels-last", type=lambda v: v == "true", default=True)
+    parser.add_argument("--compile", choices=["none", "default", "reduce-overhead",
+                                              "max-autotune"], default="none")
+    parser.add_argument("--warmup-steps", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--samples", type=int, default=50000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    torch.manual_seed(args.seed)
+    device = torch.device("cuda")
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = args.precision == "tf32"
+    memory_format = torch.channels_last if args.channels_last else torch.contiguous_format
+
+    model = ResNet18Cifar().to(device, memory_format=memory_format)
+    macs = forward_macs(model, (1, 3, 32, 32))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True,
+                                weight_decay=5e-4, foreach=True)
+    autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
+    scaler = torch.amp.GradScaler("cuda", enabled=args.precision == "fp16")
+
+    # Synthetic CIFAR-shaped data, resident on the GPU and normalised once.
+    images = torch.randint(0, 256, (args.samples, 3, 32, 32), dtype=torch.uint8, device=device)
+    labels = torch.randint(0, 10, (args.samples,), device=device)
+    mean = torch.tensor([0.4914, 0.4822, 0.4465], device=device).view(1, 3, 1, 1)
+    std = torch.tensor([0.2470, 0.2435, 0.2616], device=device).view(1, 3, 1, 1)
+    generator = torch.Generator(device=device)
+    generator.manual_seed(args.seed)
+
+    def batch(step):
+        if step % (args.samples // args.batch_size) == 0:
+            batch.permutation = torch.randperm(args.samples, device=device, generator=generator)
+        start = (step % (args.samples // args.batch_size)) * args.batch_size
+        index = batch.permutation[start:start + args.batch_size]
+        x = ((images[index].float() / 255 - mean) / std).contiguous(memory_format=memory_format)
+        return x, labels[index]
+
+    def train_step(x, y):
+        with torch.autocast("cuda", dtype=autocast_dtype or torch.float32,
+                            enabled=autocast_dtype is not None):
+            loss = F.cross_entropy(model(x), y)
+        optimizer.zero_grad(set_to_none=True)
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+        return loss
+
+    if args.compile != "none":
+        train_step = torch.compile(train_step, mode=args.compile)
+
+    for step in range(args.warmup_steps):
+        train_step(*batch(step))
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    for step in range(args.warmup_steps, args.warmup_steps + args.steps):
+        train_step(*batch(step))
+    torch.cuda.synchronize()
+    elapsed_s = time.perf_counter() - started
+
+    print(json.dumps({
+        "implementation": "python" if args.compile == "none" else "python-compile-" + args.compile,
+        "device": torch.cuda.get_device_name(),
+        "batch_size": args.batch_size,
+        "precision": args.precision,
+        "channels_last": args.channels_last,
+        "images_per_s": args.steps * args.batch_size / elapsed_s,
+        "step_ms": elapsed_s * 1000 / args.steps,
+        "forward_macs": macs,
+        "torch_version": torch.__version__,
+    }))
+
+
+if __name__ == "__main__":
+    main()

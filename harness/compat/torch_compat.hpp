@@ -1,0 +1,74 @@
+// LibTorch version differences, in one place. The harness builds against Debian's
+// LibTorch 1.13 (CPU) and against PyTorch 2.x wheels on GPU machines; code elsewhere calls
+// these helpers instead of spelling a version-specific API. Stateless; thread-safe.
+#pragma once
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/record_function.h>
+#include <torch/version.h>
+
+#include <cstdint>
+#include <string>
+
+namespace scalestudy::compat {
+
+// A CPU random generator seeded explicitly, independent of the global torch seed.
+inline at::Generator make_cpu_generator(uint64_t seed) {
+  return at::detail::createCPUGenerator(seed);
+}
+
+// The dispatcher name of a recorded operator, e.g. "aten::convolution" (RecordFunction's
+// name() has returned a StringView in older releases and const char* since 1.10).
+inline std::string recorded_op_name(const at::RecordFunction& fn) {
+  return std::string(fn.name());
+}
+
+}  // namespace scalestudy::compat
+
+// ---- autocast (owned by harness/gpu) ---------------------------------------------------
+// PyTorch 2.4 replaced the CUDA-only autocast switches (set_enabled, set_autocast_gpu_dtype)
+// with per-device ones taking an at::DeviceType and deprecated the old names.
+#include <ATen/autocast_mode.h>
+
+#define SCALESTUDY_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) ||             \
+   (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace scalestudy::compat {
+
+// Autocast state of one device type (CUDA or CPU) on the calling thread.
+inline bool autocast_enabled(c10::DeviceType device_type) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  return at::autocast::is_autocast_enabled(device_type);
+#else
+  return device_type == c10::DeviceType::CUDA ? at::autocast::is_enabled()
+                                              : at::autocast::is_cpu_enabled();
+#endif
+}
+
+inline at::ScalarType autocast_dtype(c10::DeviceType device_type) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  return at::autocast::get_autocast_dtype(device_type);
+#else
+  return device_type == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                              : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
+
+inline void set_autocast(c10::DeviceType device_type, bool enabled, at::ScalarType dtype) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_enabled(device_type, enabled);
+  at::autocast::set_autocast_dtype(device_type, dtype);
+#else
+  if (device_type == c10::DeviceType::CUDA) {
+    at::autocast::set_enabled(enabled);
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_cpu_enabled(enabled);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+#endif
+}
+
+}  // namespace scalestudy::compat
+// ---- end autocast ------------------------------------------------------------------------

@@ -1,0 +1,32 @@
+#include "harness/dist/communicator.hpp"
+
+namespace scalestudy::dist {
+namespace {
+
+class CompletedWork : public CollectiveWork {
+ public:
+  Status wait() override { return Status::ok(); }
+};
+
+}  // namespace
+
+Status Communicator::allreduce_scalars(std::vector<double>& values, ScalarReduction reduction) {
+  if (values.empty()) return Status::ok();
+  torch::Tensor tensor = torch::tensor(values, torch::kFloat64);
+  if (Status reduced = allreduce_tensor(tensor, reduction); !reduced) return reduced;
+  auto accessor = tensor.accessor<double, 1>();
+  for (size_t i = 0; i < values.size(); ++i) values[i] = accessor[static_cast<int64_t>(i)];
+  return Status::ok();
+}
+
+std::unique_ptr<CollectiveWork> SelfCommunicator::allreduce_sum_async(const torch::Tensor&) {
+  return std::make_unique<CompletedWork>();
+}
+
+Status SelfCommunicator::broadcast(const torch::Tensor&, int root_rank) {
+  if (root_rank != 0)
+    return Status::error("broadcast root " + std::to_string(root_rank) + " outside world of 1");
+  return Status::ok();
+}
+
+}  // namespace scalestudy::dist

@@ -1,0 +1,56 @@
+#include "harness/gpu/foreach_sgd.hpp"
+
+namespace scalestudy::gpu {
+
+ForeachSgd::ForeachSgd(std::vector<torch::Tensor> parameters, ForeachSgdOptions options)
+    : parameters_(std::move(parameters)),
+      options_(options),
+      momentum_buffers_(parameters_.size()) {}
+
+void ForeachSgd::step() {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> params, grads;
+  std::vector<size_t> positions;  // of params/grads in parameters_
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    if (!parameters_[i].grad().defined()) continue;
+    params.push_back(parameters_[i]);
+    grads.push_back(parameters_[i].grad());
+    positions.push_back(i);
+  }
+  if (params.empty()) return;
+  std::vector<torch::Tensor> directions =
+      options_.weight_decay != 0.0 ? torch::_foreach_add(grads, params, options_.weight_decay)
+                                   : grads;
+  if (options_.momentum != 0.0) {
+    // A buffer starts as its first direction (torch::optim::SGD's rule); afterwards
+    // buffer = momentum * buffer + (1 - dampening) * direction.
+    std::vector<torch::Tensor> buffers, blended_buffers, blended_directions;
+    for (size_t k = 0; k < positions.size(); ++k) {
+      torch::Tensor& buffer = momentum_buffers_[positions[k]];
+      if (!buffer.defined()) {
+        buffer = directions[k].clone();
+      } else {
+        blended_buffers.push_back(buffer);
+        blended_directions.push_back(directions[k]);
+      }
+      buffers.push_back(buffer);
+    }
+    if (!blended_buffers.empty()) {
+      torch::_foreach_mul_(blended_buffers, options_.momentum);
+      torch::_foreach_add_(blended_buffers, blended_directions, 1.0 - options_.dampening);
+    }
+    directions =
+        options_.nesterov ? torch::_foreach_add(directions, buffers, options_.momentum) : buffers;
+  }
+  torch::_foreach_add_(params, directions, -options_.lr);
+}
+
+void ForeachSgd::zero_grad() {
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& parameter : parameters_) {
+    if (parameter.grad().defined()) grads.push_back(parameter.grad());
+  }
+  if (!grads.empty()) torch::_foreach_zero_(grads);
+}
+
+}  // namespace scalestudy::gpu

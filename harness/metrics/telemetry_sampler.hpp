@@ -1,0 +1,50 @@
+// TelemetrySampler: a background thread that samples the process's resident memory every
+// `interval_ms` into memory, for the run database's telemetry table (written once at the
+// end, so sampling never touches the disk during training). GPU columns stay empty on
+// CPU; the GPU build adds a source for them. start()/stop() from one thread; the samples
+// are handed over by stop(), after the thread joined.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace scalestudy::metrics {
+
+struct TelemetrySample {
+  double t_s = 0;  // seconds since the sampler started
+  std::optional<int64_t> cpu_rss_bytes;
+  std::optional<double> gpu_util_pct;
+  std::optional<int64_t> gpu_mem_used_bytes;
+  std::optional<double> gpu_power_w;
+  std::optional<double> gpu_temp_c;
+};
+
+class TelemetrySampler {
+ public:
+  explicit TelemetrySampler(int64_t interval_ms) : interval_ms_(interval_ms) {}
+  TelemetrySampler(const TelemetrySampler&) = delete;
+  TelemetrySampler& operator=(const TelemetrySampler&) = delete;
+  ~TelemetrySampler();
+
+  void start();
+  // Stops the thread (promptly, not after a full interval) and returns every sample.
+  std::vector<TelemetrySample> stop();
+
+ private:
+  void run();
+
+  int64_t interval_ms_;
+  std::chrono::steady_clock::time_point started_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::vector<TelemetrySample> samples_;
+};
+
+}  // namespace scalestudy::metrics

@@ -1,0 +1,40 @@
+#include "harness/metrics/throughput_meter.hpp"
+
+#include <algorithm>
+
+namespace scalestudy::metrics {
+namespace {
+
+void add(ThroughputTotals& totals, int64_t samples, double step_ms) {
+  ++totals.steps;
+  totals.samples += samples;
+  totals.step_ms += step_ms;
+}
+
+}  // namespace
+
+void ThroughputMeter::record(int64_t global_step, int64_t samples, double step_ms) {
+  add(epoch_all_, samples, step_ms);
+  if (is_warmup(global_step)) return;
+  add(run_measured_, samples, step_ms);
+  add(epoch_measured_, samples, step_ms);
+  measured_step_ms_.push_back(step_ms);
+}
+
+void ThroughputMeter::start_epoch() {
+  epoch_measured_ = ThroughputTotals{};
+  epoch_all_ = ThroughputTotals{};
+}
+
+double ThroughputMeter::median_step_ms() const {
+  if (measured_step_ms_.empty()) return 0.0;
+  std::vector<double> sorted = measured_step_ms_;
+  size_t middle = sorted.size() / 2;
+  std::nth_element(sorted.begin(), sorted.begin() + middle, sorted.end());
+  if (sorted.size() % 2 == 1) return sorted[middle];
+  double upper = sorted[middle];
+  double lower = *std::max_element(sorted.begin(), sorted.begin() + middle);
+  return (lower + upper) / 2;
+}
+
+}  // namespace scalestudy::metrics

@@ -1,0 +1,42 @@
+// ThroughputMeter: samples and step times of this rank, with the first `warmup_steps`
+// steps of the run excluded (allocator growth, thread pools, cold caches). Keeps run and
+// per-epoch totals and every measured step time (for the median). The global figure is
+// the driver's: sum of samples over ranks / the slowest rank's time. Used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace scalestudy::metrics {
+
+struct ThroughputTotals {
+  int64_t steps = 0;
+  int64_t samples = 0;
+  double step_ms = 0;  // sum of step wall times
+  double samples_per_s() const { return step_ms > 0 ? samples * 1000.0 / step_ms : 0.0; }
+};
+
+class ThroughputMeter {
+ public:
+  explicit ThroughputMeter(int64_t warmup_steps) : warmup_steps_(warmup_steps) {}
+
+  // Steps are numbered from 0 over the whole run.
+  bool is_warmup(int64_t global_step) const { return global_step < warmup_steps_; }
+  void record(int64_t global_step, int64_t samples, double step_ms);
+  void start_epoch();
+
+  // Non-warm-up steps of the run and of the current epoch; all steps of the epoch, for an
+  // epoch made only of warm-up steps.
+  const ThroughputTotals& run_measured() const { return run_measured_; }
+  const ThroughputTotals& epoch_measured() const { return epoch_measured_; }
+  const ThroughputTotals& epoch_all() const { return epoch_all_; }
+  // Median of the non-warm-up step times; 0 without any.
+  double median_step_ms() const;
+
+ private:
+  int64_t warmup_steps_;
+  ThroughputTotals run_measured_, epoch_measured_, epoch_all_;
+  std::vector<double> measured_step_ms_;
+};
+
+}  // namespace scalestudy::metrics

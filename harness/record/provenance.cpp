@@ -1,0 +1,82 @@
+#include "harness/record/provenance.hpp"
+
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <thread>
+
+#if __has_include(<gloo/config.h>)
+#include <gloo/config.h>
+#endif
+
+#include "harness/record/build_info.hpp"
+
+namespace scalestudy::record {
+namespace {
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::string gloo_version() {
+#ifdef GLOO_VERSION_MAJOR
+  return std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
+         std::to_string(GLOO_VERSION_PATCH);
+#else
+  return "bundled with libtorch";
+#endif
+}
+
+}  // namespace
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (!starts_with(line, "model name")) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) break;
+    size_t start = line.find_first_not_of(' ', colon + 1);
+    return start == std::string::npos ? "unknown" : line.substr(start);
+  }
+  return "unknown";
+}
+
+ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& environment) {
+  BuildInfo build = build_info();
+  ProvenanceEntries entries = {
+      {"git_commit", build.git_commit},
+      {"git_dirty", build.git_dirty},
+      {"compiler", build.compiler},
+      {"build_type", build.build_type},
+      {"scalestudy_version", build.scalestudy_version},
+      {"libtorch_version", TORCH_VERSION},
+      {"gloo", gloo_version()},
+      {"hostname", host_name()},
+      {"cpu_model", cpu_model()},
+      {"cpu_cores", std::to_string(std::thread::hardware_concurrency())},
+  };
+  const std::map<std::string, std::string> slurm_keys = {
+      {"SLURM_JOB_ID", "slurm_job_id"},
+      {"SLURM_ARRAY_TASK_ID", "slurm_array_task_id"},
+      {"SLURM_JOB_NODELIST", "slurm_nodelist"},
+  };
+  for (const auto& [variable, key] : slurm_keys) {
+    auto found = environment.find(variable);
+    if (found != environment.end()) entries[key] = found->second;
+  }
+  for (const auto& [name, value] : environment) {
+    for (const char* prefix : {"NCCL_", "GLOO_", "OMP_", "CUDA_", "TORCH_"}) {
+      if (starts_with(name, prefix)) entries["env." + name] = value;
+    }
+  }
+  return entries;
+}
+
+}  // namespace scalestudy::record

@@ -1,0 +1,170 @@
+#include "harness/train/driver.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "harness/dist/connect.hpp"
+#include "harness/metrics/memory.hpp"
+#include "harness/metrics/telemetry_sampler.hpp"
+#include "harness/record/provenance.hpp"
+#include "harness/train/termination_watcher.hpp"
+
+namespace scalestudy::train {
+namespace {
+
+void declare_session_flags(Flags& flags) {
+  flags.declare("run-id", "", "run identifier (the orchestrator's hash); default adhoc-<id>");
+  flags.declare("out-dir", "", "folder for rank<R>.sqlite; default results/adhoc/<run-id>");
+  flags.declare("timeout-s", "120", "bound on every rendezvous and collective wait");
+  flags.declare("world-size", "0", "expected world size, checked against the launcher's; 0: any");
+  flags.declare("threads", "0", "intra-op threads per rank; 0: cores / ranks on this node");
+  flags.declare("backend", "gloo", "communication backend for world size > 1");
+  flags.declare("telemetry-interval-ms", "500", "memory sampling period; 0: off");
+}
+
+// Ranks of one launch must agree on the default run id without talking to each other.
+std::string default_run_id(const dist::Environment& environment) {
+  for (const char* name : {"SCALESTUDY_LAUNCH_ID", "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID"}) {
+    auto found = environment.find(name);
+    if (found == environment.end() || found->second.empty()) continue;
+    std::string id = found->second;
+    auto step = environment.find("SLURM_STEP_ID");
+    if (std::string(name) == "SLURM_JOB_ID" && step != environment.end()) id += "." + step->second;
+    return "adhoc-" + id;
+  }
+  return "adhoc-" + std::to_string(static_cast<long long>(time(nullptr)));
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+struct Session {
+  Flags& flags;
+  const dist::Environment& environment;
+  const dist::RankInfo& rank_info;
+  record::RunWriter& writer;
+  Workload& workload;
+};
+
+// `communicator` is owned by the caller so that it outlives the run record's last write.
+Status run_session(Session& session, int threads,
+                   std::unique_ptr<dist::Communicator>& communicator) {
+  const Flags& flags = session.flags;
+  const dist::RankInfo& rank_info = session.rank_info;
+  auto expected_world = flags.get_int("world-size");
+  if (!expected_world) return expected_world.status();
+  if (*expected_world > 0 && *expected_world != rank_info.world_size) {
+    return Status::error("--world-size " + std::to_string(*expected_world) + " but the launcher (" +
+                         rank_info.convention + ") started " +
+                         std::to_string(rank_info.world_size) + " ranks");
+  }
+  if (Status valid = session.workload.validate(flags); !valid) return valid;
+  auto timeout_s = flags.get_double("timeout-s");
+  if (!timeout_s) return timeout_s.status();
+  if (*timeout_s <= 0) return Status::error("--timeout-s must be positive");
+  auto telemetry_ms = flags.get_int("telemetry-interval-ms");
+  if (!telemetry_ms) return telemetry_ms.status();
+
+  torch::set_num_threads(threads);
+  record::ProvenanceEntries provenance = record::collect_provenance(session.environment);
+  provenance["intra_op_threads"] = std::to_string(threads);
+  provenance["rank_convention"] = rank_info.convention;
+  provenance["master_addr"] = rank_info.master_addr;
+  provenance["master_port"] = std::to_string(rank_info.master_port);
+  if (Status recorded = session.writer.add_provenance(provenance); !recorded) return recorded;
+
+  dist::ConnectOptions connect_options;
+  connect_options.backend = flags.get("backend");
+  connect_options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout_s * 1000));
+  auto ifname = session.environment.find("GLOO_SOCKET_IFNAME");
+  if (ifname != session.environment.end()) connect_options.socket_ifname = ifname->second;
+  auto connected = dist::connect(rank_info, connect_options);
+  if (!connected) return connected.status();
+  communicator = std::move(*connected);
+
+  metrics::TelemetrySampler sampler(*telemetry_ms > 0 ? *telemetry_ms : 1);
+  if (*telemetry_ms > 0) sampler.start();
+  std::map<std::string, double> summary;
+  RunContext context{flags, rank_info, *communicator, session.writer, summary};
+  Status ran = Status::ok();
+  try {
+    ran = session.workload.run(context);
+  } catch (const std::exception& error) {
+    ran = Status::error("unexpected error: " + first_line(error.what()));
+  }
+  std::vector<metrics::TelemetrySample> samples = sampler.stop();
+  summary["cpu_rss_peak_bytes"] = static_cast<double>(metrics::peak_rss_bytes());
+  if (Status written = session.writer.add_telemetry(samples); !written && ran) ran = written;
+  if (Status written = session.writer.set_summary(summary); !written && ran) ran = written;
+  return ran;
+}
+
+}  // namespace
+
+int run_workload(int argc, char** argv, Workload& workload) {
+  TerminationWatcher watcher;
+  Flags flags;
+  declare_session_flags(flags);
+  workload.declare_flags(flags);
+  Status parsed = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (flags.help_requested()) {
+    std::cout << flags.usage(argv[0]);
+    return 0;
+  }
+  dist::Environment environment = dist::process_environment();
+  auto rank_info = dist::discover_ranks(environment);
+  if (!rank_info) {
+    std::cerr << "scalestudy-" << workload.name() << ": " << rank_info.status().message() << "\n";
+    return 1;
+  }
+  int threads = static_cast<int>(std::thread::hardware_concurrency()) / rank_info->local_world_size;
+  if (auto requested = flags.get_int("threads"); requested && *requested > 0) {
+    threads = static_cast<int>(*requested);
+  }
+  threads = std::max(threads, 1);
+
+  record::RunIdentity identity;
+  identity.run_id = flags.was_set("run-id") ? flags.get("run-id") : default_run_id(environment);
+  identity.workload = workload.name();
+  identity.rank = rank_info->rank;
+  identity.local_rank = rank_info->local_rank;
+  identity.world_size = rank_info->world_size;
+  identity.host = record::host_name();
+  identity.backend = rank_info->world_size > 1 ? flags.get("backend") : "none";
+  identity.config = flags.resolved();
+  identity.config["run-id"] = identity.run_id;
+  identity.config["threads"] = std::to_string(threads);
+  std::string out_dir = flags.get("out-dir");
+  if (out_dir.empty()) out_dir = "results/adhoc/" + identity.run_id;
+  identity.config["out-dir"] = out_dir;
+
+  std::string prefix =
+      "scalestudy-" + workload.name() + " rank " + std::to_string(rank_info->rank) + ": ";
+  auto writer = record::RunWriter::create(out_dir, identity);
+  if (!writer) {
+    std::cerr << prefix << writer.status().message() << "\n";
+    return 1;
+  }
+  watcher.attach(writer->get());
+
+  Session session{flags, environment, *rank_info, **writer, workload};
+  std::unique_ptr<dist::Communicator> communicator;
+  Status status = parsed ? run_session(session, threads, communicator) : parsed;
+  Status marked = status ? (*writer)->mark_completed() : (*writer)->mark_failed(status.message());
+  watcher.attach(nullptr);
+  (*writer)->close();
+  if (status && marked) return 0;
+  std::cerr << prefix << "failed: " << (status ? marked.message() : status.message()) << "\n";
+  std::cerr.flush();
+  std::fflush(stdout);
+  // A failed collective may leave work queued in the process group whose teardown would
+  // wait for each to time out in turn; the record is written, so leave at once.
+  if (rank_info->world_size > 1) std::_Exit(1);
+  return 1;
+}
+
+}  // namespace scalestudy::train

@@ -1,0 +1,137 @@
+#include "harness/train/flags.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+namespace scalestudy::train {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    current[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
+    }
+    std::swap(previous, current);
+  }
+  return previous[b.size()];
+}
+
+}  // namespace
+
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::string::npos;
+  for (const std::string& candidate : candidates) {
+    size_t distance = edit_distance(word, candidate);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = candidate;
+    }
+  }
+  bool close = best_distance <= std::max<size_t>(2, word.size() / 3) ||
+               best.find(word) != std::string::npos || word.find(best) != std::string::npos;
+  return close ? best : std::string();
+}
+
+void Flags::declare(const std::string& name, const std::string& default_value,
+                    const std::string& help, bool hidden) {
+  flags_[name] = Declared{default_value, help, hidden};
+}
+
+Status Flags::parse(const std::vector<std::string>& arguments) {
+  Status first_error = Status::ok();
+  auto fail = [&](const std::string& message) {
+    if (first_error) first_error = Status::error(message);
+  };
+  std::vector<std::string> names;
+  for (const auto& [name, declared] : flags_) names.push_back(name);
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    if (argument == "--help" || argument == "-h") {
+      help_requested_ = true;
+      continue;
+    }
+    if (argument.rfind("--", 0) != 0) {
+      fail("argument " + std::to_string(i + 1) + " '" + argument +
+           "' is not a flag (expected --name value)");
+      continue;
+    }
+    std::string name = argument.substr(2);
+    auto found = flags_.find(name);
+    if (found == flags_.end()) {
+      std::string nearest = nearest_name(name, names);
+      fail("unknown flag --" + name +
+           (nearest.empty() ? std::string() : " (did you mean --" + nearest + "?)"));
+      if (i + 1 < arguments.size() && arguments[i + 1].rfind("--", 0) != 0) ++i;
+      continue;
+    }
+    if (i + 1 >= arguments.size()) {
+      fail("flag --" + name + " needs a value");
+      continue;
+    }
+    found->second.value = arguments[++i];
+    set_[name] = true;
+  }
+  return first_error;
+}
+
+std::string Flags::get(const std::string& name) const {
+  auto found = flags_.find(name);
+  return found == flags_.end() ? std::string() : found->second.value;
+}
+
+Result<int64_t> Flags::get_int(const std::string& name) const {
+  std::string text = get(name);
+  errno = 0;
+  char* end = nullptr;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || errno != 0 || *end != '\0') {
+    return Status::error("flag --" + name + ": '" + text + "' is not an integer");
+  }
+  return static_cast<int64_t>(value);
+}
+
+Result<double> Flags::get_double(const std::string& name) const {
+  std::string text = get(name);
+  errno = 0;
+  char* end = nullptr;
+  double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || errno != 0 || *end != '\0') {
+    return Status::error("flag --" + name + ": '" + text + "' is not a number");
+  }
+  return value;
+}
+
+Result<bool> Flags::get_bool(const std::string& name) const {
+  std::string text = get(name);
+  if (text == "true" || text == "1") return true;
+  if (text == "false" || text == "0") return false;
+  return Status::error("flag --" + name + ": '" + text + "' is not true or false");
+}
+
+std::map<std::string, std::string> Flags::resolved() const {
+  std::map<std::string, std::string> values;
+  for (const auto& [name, declared] : flags_) values[name] = declared.value;
+  return values;
+}
+
+std::string Flags::usage(const std::string& program) const {
+  std::ostringstream text;
+  text << "usage: " << program << " [--name value]...\n";
+  for (const auto& [name, declared] : flags_) {
+    if (declared.hidden) continue;
+    text << "  --" << name;
+    for (size_t pad = name.size(); pad < 24; ++pad) text << ' ';
+    text << declared.help << " (default: " << (declared.value.empty() ? "none" : declared.value)
+         << ")\n";
+  }
+  return text.str();
+}
+
+}  // namespace scalestudy::train

@@ -1,0 +1,51 @@
+// Flags: the workload binaries' command line, in the one form the orchestrator emits:
+// `--name value` (every flag takes a value; booleans are "true"/"false"). Flags are
+// declared with a default and a help line; an unknown flag is an error naming the nearest
+// declared one. parse() reads every argument even after an error, so --out-dir and
+// --run-id are known and a failed run can still be recorded. Used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+
+namespace scalestudy::train {
+
+class Flags {
+ public:
+  // Hidden flags are for tests (left out of usage()).
+  void declare(const std::string& name, const std::string& default_value, const std::string& help,
+               bool hidden = false);
+
+  // Returns the first error; values parsed before and after it are kept.
+  Status parse(const std::vector<std::string>& arguments);
+  bool help_requested() const { return help_requested_; }
+
+  std::string get(const std::string& name) const;
+  Result<int64_t> get_int(const std::string& name) const;
+  Result<double> get_double(const std::string& name) const;
+  Result<bool> get_bool(const std::string& name) const;
+  bool was_set(const std::string& name) const { return set_.count(name) > 0; }
+
+  // Every declared flag with its resolved value (for the run's config_json).
+  std::map<std::string, std::string> resolved() const;
+  std::string usage(const std::string& program) const;
+
+ private:
+  struct Declared {
+    std::string value;
+    std::string help;
+    bool hidden = false;
+  };
+  std::map<std::string, Declared> flags_;
+  std::map<std::string, bool> set_;
+  bool help_requested_ = false;
+};
+
+// The candidate with the smallest edit distance to `word`, when reasonably close.
+std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace scalestudy::train

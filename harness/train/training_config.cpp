@@ -1,0 +1,102 @@
+#include "harness/train/training_config.hpp"
+
+namespace scalestudy::train {
+namespace {
+
+// Reads one typed flag into `target`, keeping the first error.
+template <typename T, typename Getter>
+void read(Status& status, T& target, Getter&& getter) {
+  if (!status) return;
+  auto value = getter();
+  if (!value) {
+    status = value.status();
+    return;
+  }
+  target = static_cast<T>(*value);
+}
+
+Status require(bool condition, const std::string& message) {
+  return condition ? Status::ok() : Status::error(message);
+}
+
+}  // namespace
+
+void declare_training_flags(Flags& flags) {
+  flags.declare("epochs", "1", "training epochs");
+  flags.declare("steps-per-epoch", "0", "cap on steps per epoch; 0: the whole shard");
+  flags.declare("batch-size", "64", "samples per rank per step");
+  flags.declare("eval-batch-size", "256", "samples per rank per validation batch");
+  flags.declare("precision", "fp32", "fp32 (CPU); fp16 / bf16 need a CUDA build");
+  flags.declare("seed", "0", "seed of weights, shuffling and augmentation");
+  flags.declare("optimizer", "sgd", "sgd | adamw");
+  flags.declare("lr", "0.1", "base learning rate");
+  flags.declare("momentum", "0.9", "SGD momentum");
+  flags.declare("nesterov", "false", "SGD Nesterov momentum");
+  flags.declare("weight-decay", "0", "weight decay (decoupled for adamw)");
+  flags.declare("schedule", "constant", "constant | step | multistep | cosine");
+  flags.declare("warmup-epochs", "0", "linear LR warm-up in epochs (fractions allowed)");
+  flags.declare("warmup-steps", "0", "linear LR warm-up in steps; overrides --warmup-epochs");
+  flags.declare("step-size", "30", "epochs between decays of the step schedule");
+  flags.declare("gamma", "0.1", "decay factor of the step schedule");
+  flags.declare("bucket-cap-mb", "25", "gradient bucket size for the all-reduce");
+  flags.declare("overlap", "true", "all-reduce buckets during backward (false: one after)");
+  flags.declare("instrument", "true", "per-phase timing and NVTX ranges");
+  flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput");
+  flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off");
+  flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
+}
+
+Result<TrainingConfig> resolve_training_config(const Flags& flags) {
+  TrainingConfig config;
+  Status status = Status::ok();
+  read(status, config.epochs, [&] { return flags.get_int("epochs"); });
+  read(status, config.steps_per_epoch_cap, [&] { return flags.get_int("steps-per-epoch"); });
+  read(status, config.batch_size, [&] { return flags.get_int("batch-size"); });
+  read(status, config.eval_batch_size, [&] { return flags.get_int("eval-batch-size"); });
+  read(status, config.seed, [&] { return flags.get_int("seed"); });
+  read(status, config.optimizer.kind,
+       [&] { return optim::parse_optimizer_kind(flags.get("optimizer")); });
+  read(status, config.optimizer.lr, [&] { return flags.get_double("lr"); });
+  read(status, config.optimizer.momentum, [&] { return flags.get_double("momentum"); });
+  read(status, config.optimizer.nesterov, [&] { return flags.get_bool("nesterov"); });
+  read(status, config.optimizer.weight_decay, [&] { return flags.get_double("weight-decay"); });
+  read(status, config.schedule.decay,
+       [&] { return optim::parse_decay_kind(flags.get("schedule")); });
+  read(status, config.schedule.warmup_epochs, [&] { return flags.get_double("warmup-epochs"); });
+  read(status, config.schedule.warmup_steps, [&] { return flags.get_int("warmup-steps"); });
+  read(status, config.schedule.step_size_epochs, [&] { return flags.get_int("step-size"); });
+  read(status, config.schedule.gamma, [&] { return flags.get_double("gamma"); });
+  read(status, config.bucket_cap_mb, [&] { return flags.get_double("bucket-cap-mb"); });
+  read(status, config.overlap, [&] { return flags.get_bool("overlap"); });
+  read(status, config.instrument, [&] { return flags.get_bool("instrument"); });
+  read(status, config.measure_warmup_steps, [&] { return flags.get_int("measure-warmup-steps"); });
+  read(status, config.log_interval, [&] { return flags.get_int("log-interval"); });
+  if (!status) return status;
+  config.precision = flags.get("precision");
+  config.dump_params_path = flags.get("dump-params");
+  config.schedule.base_lr = config.optimizer.lr;
+  config.schedule.total_epochs = config.epochs;
+
+  for (Status check : {
+           require(config.epochs >= 1, "--epochs must be >= 1"),
+           require(config.steps_per_epoch_cap >= 0, "--steps-per-epoch must be >= 0"),
+           require(config.batch_size >= 1, "--batch-size must be >= 1"),
+           require(config.eval_batch_size >= 1, "--eval-batch-size must be >= 1"),
+           require(config.bucket_cap_mb > 0, "--bucket-cap-mb must be > 0"),
+           require(config.measure_warmup_steps >= 0, "--measure-warmup-steps must be >= 0"),
+           require(config.log_interval >= 0, "--log-interval must be >= 0"),
+       }) {
+    if (!check) return check;
+  }
+  if (config.precision != "fp32") {
+    if (config.precision == "fp16" || config.precision == "bf16" || config.precision == "tf32") {
+      return Status::error("--precision " + config.precision +
+                           " needs a CUDA build; this CPU binary trains in fp32");
+    }
+    return Status::error("--precision '" + config.precision + "' is not one of fp32, fp16, bf16");
+  }
+  if (Status valid = optim::validate_schedule(config.schedule); !valid) return valid;
+  return config;
+}
+
+}  // namespace scalestudy::train

@@ -1,0 +1,292 @@
+#include "harness/train/training_workload.hpp"
+
+#include <chrono>
+#include <cstdio>
+
+#include "harness/dist/gradient_bucketer.hpp"
+#include "harness/dist/parameter_sync.hpp"
+#include "harness/metrics/phase_timer.hpp"
+#include "harness/metrics/throughput_meter.hpp"
+#include "harness/train/epoch_report.hpp"
+#include "harness/train/training_config.hpp"
+
+namespace scalestudy::train {
+namespace {
+
+using metrics::Phase;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Sums of one pass over a shard, reduced to global values across ranks.
+struct PassTotals {
+  torch::Tensor loss_sum = torch::zeros({}, torch::kFloat64);
+  torch::Tensor correct = torch::zeros({}, torch::kFloat64);
+  int64_t samples = 0;
+  bool has_accuracy = false;
+
+  void add(const TaskOutput& output, int64_t samples_in_batch) {
+    loss_sum = loss_sum + output.loss.detach().to(torch::kCPU, torch::kFloat64) * samples_in_batch;
+    if (output.correct.defined()) {
+      correct = correct + output.correct.detach().to(torch::kCPU, torch::kFloat64);
+      has_accuracy = true;
+    }
+    samples += samples_in_batch;
+  }
+};
+
+struct GlobalMetrics {
+  double loss = 0;
+  std::optional<double> accuracy;
+};
+
+Result<GlobalMetrics> reduce_pass(const PassTotals& totals, dist::Communicator& communicator) {
+  std::vector<double> sums = {totals.loss_sum.item<double>(), totals.correct.item<double>(),
+                              static_cast<double>(totals.samples)};
+  if (Status reduced = communicator.allreduce_scalars(sums, dist::ScalarReduction::kSum);
+      !reduced) {
+    return reduced;
+  }
+  GlobalMetrics metrics;
+  if (sums[2] > 0) metrics.loss = sums[0] / sums[2];
+  if (totals.has_accuracy && sums[2] > 0) metrics.accuracy = sums[1] / sums[2];
+  return metrics;
+}
+
+// Global samples per second: all ranks' samples over the slowest rank's time.
+Result<double> global_rate(const metrics::ThroughputTotals& totals,
+                           dist::Communicator& communicator) {
+  std::vector<double> samples = {static_cast<double>(totals.samples)};
+  std::vector<double> time_ms = {totals.step_ms};
+  if (Status reduced = communicator.allreduce_scalars(samples, dist::ScalarReduction::kSum);
+      !reduced) {
+    return reduced;
+  }
+  if (Status reduced = communicator.allreduce_scalars(time_ms, dist::ScalarReduction::kMax);
+      !reduced) {
+    return reduced;
+  }
+  return time_ms[0] > 0 ? samples[0] * 1000.0 / time_ms[0] : 0.0;
+}
+
+class TrainingRun {
+ public:
+  TrainingRun(TrainingTask& task, RunContext& context, TrainingConfig config)
+      : task_(task),
+        context_(context),
+        config_(std::move(config)),
+        instruments_(config_.instrument),
+        meter_(config_.measure_warmup_steps),
+        progress_(context.is_rank0(), config_.log_interval) {}
+
+  Status run() {
+    torch::manual_seed(config_.seed);
+    TaskSetup setup{context_.flags, context_.rank_info, config_.seed, torch::kCPU};
+    if (Status ready = task_.setup(setup); !ready) return ready;
+    torch::nn::Module& module = task_.module();
+    if (Status synced = dist::broadcast_module_state(module, context_.communicator); !synced) {
+      return synced;
+    }
+    std::vector<torch::Tensor> parameters = module.parameters();
+    auto optimizer = optim::make_optimizer(parameters, config_.optimizer);
+    if (!optimizer) return optimizer.status();
+    optimizer_ = std::move(*optimizer);
+    dist::BucketerOptions bucket_options;
+    bucket_options.bucket_cap_mb = config_.bucket_cap_mb;
+    bucket_options.overlap = config_.overlap;
+    bucketer_ =
+        std::make_unique<dist::GradientBucketer>(parameters, context_.communicator, bucket_options);
+    record_model_summary(parameters);
+
+    std::optional<GlobalMetrics> last_validation;
+    for (int64_t epoch = 1; epoch <= config_.epochs; ++epoch) {
+      auto validation = run_epoch(epoch);
+      if (!validation) return validation.status();
+      last_validation = *validation;
+    }
+    return finish(last_validation);
+  }
+
+ private:
+  void record_model_summary(const std::vector<torch::Tensor>& parameters) {
+    int64_t count = 0;
+    for (const torch::Tensor& parameter : parameters) {
+      if (parameter.requires_grad()) count += parameter.numel();
+    }
+    auto& summary = context_.summary;
+    summary["parameters"] = static_cast<double>(count);
+    summary["gradient_bytes"] = static_cast<double>(bucketer_->gradient_bytes());
+    summary["bucket_count"] = static_cast<double>(bucketer_->buckets().size());
+    summary["bucket_cap_mb"] = config_.bucket_cap_mb;
+    for (const auto& [name, value] : task_.summary()) summary[name] = value;
+  }
+
+  // Trains one epoch and validates; returns the global validation metrics (nullopt when
+  // the task has no validation split).
+  Result<std::optional<GlobalMetrics>> run_epoch(int64_t epoch) {
+    int64_t global_batch = config_.batch_size * context_.rank_info.world_size;
+    auto loader = task_.train_batches(epoch - 1, global_batch);
+    if (!loader) return loader.status();
+    int64_t steps = (*loader)->num_batches();
+    if (config_.steps_per_epoch_cap > 0) steps = std::min(steps, config_.steps_per_epoch_cap);
+    if (steps == 0) return Status::error("epoch " + std::to_string(epoch) + " has no full batch");
+    if (steps_per_epoch_ == 0) steps_per_epoch_ = steps;
+
+    meter_.start_epoch();
+    PassTotals train_totals;
+    double epoch_lr = optim::lr_at(config_.schedule, global_step_, steps_per_epoch_);
+    task_.module().train();
+    Clock::time_point epoch_start = Clock::now();
+    for (int64_t step = 1; step <= steps; ++step) {
+      std::optional<data::Batch> batch;
+      TaskOutput output;
+      if (Status stepped = train_step(**loader, batch, output); !stepped) return stepped;
+      if (!batch) break;
+      metrics::PhaseTimes times = instruments_.collect();
+      record::StepRow row;
+      row.global_step = global_step_;
+      row.epoch = static_cast<int>(epoch);
+      row.warmup = meter_.is_warmup(global_step_);
+      row.samples = batch->images.size(0);
+      row.times = times;
+      if (output.loss.device().is_cpu()) row.loss = output.loss.item<double>();
+      meter_.record(global_step_, row.samples, times[Phase::kStep]);
+      train_totals.add(output, row.samples);
+      if (Status written = context_.writer.add_step(row); !written) return written;
+      progress_.update(epoch, config_.epochs, step, steps, row.loss.value_or(0));
+      ++global_step_;
+    }
+    double epoch_s = seconds_since(epoch_start);
+    progress_.clear();
+
+    auto train_metrics = reduce_pass(train_totals, context_.communicator);
+    if (!train_metrics) return train_metrics.status();
+    auto validation = validate();
+    if (!validation) return validation.status();
+    const auto& rate_totals =
+        meter_.epoch_measured().steps > 0 ? meter_.epoch_measured() : meter_.epoch_all();
+    auto rate = global_rate(rate_totals, context_.communicator);
+    if (!rate) return rate.status();
+
+    record::EpochRow row;
+    row.epoch = static_cast<int>(epoch);
+    row.lr = epoch_lr;
+    row.train_loss = train_metrics->loss;
+    row.train_acc = train_metrics->accuracy;
+    if (*validation) {
+      row.val_loss = (*validation)->loss;
+      row.val_acc = (*validation)->accuracy;
+    }
+    row.samples_per_s = *rate;
+    row.epoch_s = epoch_s;
+    if (Status written = context_.writer.add_epoch(row); !written) return written;
+    if (context_.is_rank0()) {
+      std::printf("%s\n", format_epoch_line(row, config_.epochs).c_str());
+      std::fflush(stdout);
+    }
+    return *validation;
+  }
+
+  Status train_step(data::BatchLoader& loader, std::optional<data::Batch>& batch,
+                    TaskOutput& output) {
+    metrics::PhaseTimer step_timer = instruments_.time(Phase::kStep);
+    {
+      metrics::PhaseTimer timer = instruments_.time(Phase::kData);
+      batch = loader.next();
+    }
+    if (!batch) return Status::ok();
+    optim::set_learning_rate(*optimizer_,
+                             optim::lr_at(config_.schedule, global_step_, steps_per_epoch_));
+    {
+      metrics::PhaseTimer timer = instruments_.time(Phase::kForward);
+      output = task_.forward(*batch);
+    }
+    {
+      metrics::PhaseTimer timer = instruments_.time(Phase::kBackward);
+      optimizer_->zero_grad();
+      bucketer_->start_step();
+      output.loss.backward();
+    }
+    {
+      metrics::PhaseTimer timer = instruments_.time(Phase::kCommExposed);
+      if (Status reduced = bucketer_->finish(); !reduced) {
+        return reduced.with_context("step " + std::to_string(global_step_));
+      }
+    }
+    metrics::PhaseTimer timer = instruments_.time(Phase::kOptimizer);
+    optimizer_->step();
+    return Status::ok();
+  }
+
+  Result<std::optional<GlobalMetrics>> validate() {
+    auto loader = task_.eval_batches(config_.eval_batch_size);
+    if (!loader) return loader.status();
+    if (!*loader) return std::optional<GlobalMetrics>();
+    torch::NoGradGuard no_grad;
+    task_.module().eval();
+    PassTotals totals;
+    while (std::optional<data::Batch> batch = (*loader)->next()) {
+      if (batch->valid_count == 0) continue;
+      if (batch->valid_count < batch->images.size(0)) {
+        batch->images = batch->images.narrow(0, 0, batch->valid_count);
+        batch->labels = batch->labels.narrow(0, 0, batch->valid_count);
+      }
+      totals.add(task_.forward(*batch), batch->valid_count);
+    }
+    task_.module().train();
+    auto metrics = reduce_pass(totals, context_.communicator);
+    if (!metrics) return metrics.status();
+    return std::optional<GlobalMetrics>(*metrics);
+  }
+
+  Status finish(const std::optional<GlobalMetrics>& last_validation) {
+    auto rate = global_rate(meter_.run_measured(), context_.communicator);
+    if (!rate) return rate.status();
+    auto& summary = context_.summary;
+    summary["samples_per_s"] = *rate;
+    summary["step_ms_median"] = meter_.median_step_ms();
+    if (last_validation) {
+      summary["final_val_loss"] = last_validation->loss;
+      if (last_validation->accuracy) summary["final_val_acc"] = *last_validation->accuracy;
+    }
+    if (!config_.dump_params_path.empty() && context_.is_rank0()) {
+      torch::save(task_.module().parameters(), config_.dump_params_path);
+    }
+    return Status::ok();
+  }
+
+  TrainingTask& task_;
+  RunContext& context_;
+  TrainingConfig config_;
+  metrics::StepInstrumentation instruments_;
+  metrics::ThroughputMeter meter_;
+  ProgressIndicator progress_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<dist::GradientBucketer> bucketer_;
+  int64_t global_step_ = 0;
+  int64_t steps_per_epoch_ = 0;
+};
+
+}  // namespace
+
+void TrainingWorkload::declare_flags(Flags& flags) const {
+  declare_training_flags(flags);
+  task_.declare_flags(flags);
+}
+
+Status TrainingWorkload::validate(const Flags& flags) const {
+  auto config = resolve_training_config(flags);
+  if (!config) return config.status();
+  return task_.validate(flags);
+}
+
+Status TrainingWorkload::run(RunContext& context) {
+  auto config = resolve_training_config(context.flags);
+  if (!config) return config.status();
+  TrainingRun run(task_, context, std::move(*config));
+  return run.run();
+}
+
+}  // namespace scalestudy::train

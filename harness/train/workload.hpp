@@ -1,0 +1,41 @@
+// Workload: what a workload binary plugs into the driver (nccl-tests style: the driver
+// owns flags, rank discovery, rendezvous, the run record, telemetry, signals and failure
+// handling; a workload declares its flags and runs). A training workload is a
+// TrainingTask wrapped by TrainingWorkload (training_loop.hpp); a benchmark such as the
+// all-reduce sweep implements run() directly and writes `collectives` rows.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "harness/core/status.hpp"
+#include "harness/dist/communicator.hpp"
+#include "harness/dist/rank_discovery.hpp"
+#include "harness/record/run_writer.hpp"
+#include "harness/train/flags.hpp"
+
+namespace scalestudy::train {
+
+// What the driver hands a running workload. References stay valid during run().
+struct RunContext {
+  const Flags& flags;
+  const dist::RankInfo& rank_info;
+  dist::Communicator& communicator;
+  record::RunWriter& writer;
+  // Run-level numbers the driver adds to `summary` (with cpu_rss_peak_bytes) at the end.
+  std::map<std::string, double>& summary;
+  bool is_rank0() const { return rank_info.rank == 0; }
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // The run table's `workload` column: "train", "allreduce", "ddpm".
+  virtual std::string name() const = 0;
+  virtual void declare_flags(Flags& flags) const = 0;
+  // Checks the workload's flags before any rendezvous (fails fast on bad input).
+  virtual Status validate(const Flags& flags) const { return Status::ok(); }
+  virtual Status run(RunContext& context) = 0;
+};
+
+}  // namespace scalestudy::train

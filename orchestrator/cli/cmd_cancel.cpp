@@ -1,0 +1,66 @@
+// `scalestudy cancel STUDY [--run ID]`: cancel a study's runs in flight.
+#include <cstdio>
+#include <iostream>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/sched/wait.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy cancel STUDY [--run ID] [--results-dir DIR]\n\n"
+    "Cancels every pending or running run of the study (or only run ID) through its\n"
+    "scheduler (scancel, slurmrestd DELETE, or SIGTERM to a local run's processes) and\n"
+    "records it as CANCELLED. A cancelled run counts as an attempt and is resubmitted by the\n"
+    "next `scalestudy submit` while attempts remain.\n\n"
+    "options:\n"
+    "  --run ID           only this run\n"
+    "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
+    "exit codes: 0 cancelled (or nothing in flight); 1 no such study or run; 2 wrong\n"
+    "arguments; 3 a scheduler is unavailable.";
+
+int run_cancel(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--run", "--results-dir"}, {}});
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy cancel: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    return kExitUsage;
+  }
+  if (parsed->has("--help")) {
+    std::puts(kUsage);
+    return kExitOk;
+  }
+  if (parsed->positionals.size() != 1) {
+    std::fprintf(stderr, "scalestudy cancel: expected STUDY\n%s\n", kUsage);
+    return kExitUsage;
+  }
+  auto location = sched::locate_study(
+      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  if (!location) {
+    std::fprintf(stderr, "%s\n", location.status().message().c_str());
+    return kExitFailure;
+  }
+  auto state = sched::StudyState::open_existing(location->database_path);
+  if (!state) {
+    std::fprintf(stderr, "scalestudy cancel: %s\n", state.status().message().c_str());
+    return kExitFailure;
+  }
+  auto cancelled = sched::cancel_study(*state, {}, parsed->value("--run"));
+  if (!cancelled) {
+    std::fprintf(stderr, "scalestudy cancel: %s\n", cancelled.status().message().c_str());
+    return cancelled.status().message().rfind("no run", 0) == 0 ? kExitFailure : kExitEnvironment;
+  }
+  std::cout << "cancelled " << cancelled->size() << " run(s)";
+  for (const auto& run_id : *cancelled) std::cout << " " << run_id;
+  std::cout << std::endl;
+  return kExitOk;
+}
+
+}  // namespace
+
+extern const Command kCancelCommand = {"cancel", "cancel a study's pending and running runs",
+                                       kUsage, run_cancel};
+
+}  // namespace scalestudy::cli

@@ -1,0 +1,254 @@
+// `scalestudy plan STUDY.yaml`: expand a study and show its runs, optionally writing the
+// sbatch script of every run. Nothing is submitted.
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/sched/render/job_script.hpp"
+#include "orchestrator/sched/render/profile_wrapper.hpp"
+#include "orchestrator/sched/run_spec_json.hpp"
+#include "orchestrator/study/run_spec_names.hpp"
+#include "orchestrator/study/study.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char kUsage[] =
+    "usage: scalestudy plan STUDY.yaml [--format table|json|csv] [--emit-scripts DIR]\n"
+    "                       [--results-dir DIR] [--profiles-dir DIR]\n\n"
+    "Expands a study into its runs and prints them: run id, repeat, nodes, GPUs (ranks on\n"
+    "CPU runs), global and per-GPU batch, and the parameters that vary. Nothing is submitted.\n\n"
+    "options:\n"
+    "  --format F          table (default), json (every resolved run) or csv\n"
+    "  --emit-scripts DIR  also write DIR/<run_id>.sbatch, the exact job script of each run\n"
+    "  --results-dir DIR   results root the scripts write to (default: results); each run\n"
+    "                      writes DIR/<study>/runs/<run_id>/\n"
+    "  --profiles-dir DIR  where profile wrappers live (default: $SCALESTUDY_PROFILES_DIR,\n"
+    "                      else the source tree's profiles/)\n\n"
+    "exit codes: 0 planned; 1 the study is invalid (every error is printed as\n"
+    "file:line:column: field: message); 2 wrong arguments; 3 a file cannot be read or written.";
+
+std::string directory_of_cli() {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::current_path().string() : self.parent_path().string();
+}
+
+std::string default_profiles_dir() {
+  if (const char* dir = std::getenv("SCALESTUDY_PROFILES_DIR"); dir && *dir) return dir;
+  return SCALESTUDY_PROFILES_DIR;
+}
+
+bool any_gpu_run(const Study& study) {
+  for (const auto& run : study.runs) {
+    if (run.slurm.gpus_per_node > 0) return true;
+  }
+  return false;
+}
+
+// Varied keys other than the ones the fixed columns already show.
+std::vector<std::string> extra_columns(const Study& study) {
+  std::vector<std::string> keys;
+  for (const auto& key : study.varied_keys) {
+    bool shown =
+        key == "world_size" || key == "nodes" || key == "global_batch" || key == "per_gpu_batch";
+    if (!shown) keys.push_back(key);
+  }
+  return keys;
+}
+
+std::vector<std::vector<std::string>> table_rows(const Study& study, bool header_labels) {
+  std::vector<std::string> keys = extra_columns(study);
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(study.runs.size() + 1);
+  std::vector<std::string> header;
+  if (header_labels) {
+    header = {"run id",   "rep",          "nodes",        any_gpu_run(study) ? "gpus" : "ranks",
+              "per node", "global batch", "per-gpu batch"};
+  } else {
+    header = {"run_id",         "repeat",       "nodes",        "world_size",
+              "tasks_per_node", "global_batch", "per_gpu_batch"};
+  }
+  header.insert(header.end(), keys.begin(), keys.end());
+  rows.push_back(std::move(header));
+  for (const auto& run : study.runs) {
+    std::vector<std::string> row = {run.run_id,
+                                    std::to_string(run.repeat),
+                                    std::to_string(run.nodes),
+                                    std::to_string(run.world_size),
+                                    std::to_string(run.tasks_per_node),
+                                    std::to_string(run.global_batch),
+                                    std::to_string(run.per_gpu_batch)};
+    for (const auto& key : keys) row.push_back(run.varied.at(key));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+void print_table(const Study& study) {
+  std::printf("study %s (%s): %zu run%s\n", study.name.c_str(), study_kind_name(study.kind),
+              study.runs.size(), study.runs.size() == 1 ? "" : "s");
+  auto rows = table_rows(study, true);
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string line;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    line.clear();
+    for (size_t i = 0; i < rows[r].size(); ++i) {
+      const std::string& cell = rows[r][i];
+      // Numbers right-aligned, text left-aligned; two spaces between columns.
+      bool numeric = r > 0 && i >= 1 && i <= 6;
+      std::string padding(widths[i] - cell.size(), ' ');
+      if (i > 0) line += "  ";
+      line += numeric ? padding + cell : cell + (i + 1 < rows[r].size() ? padding : "");
+    }
+    std::printf("%s\n", line.c_str());
+    if (r == 0) {
+      size_t total = 0;
+      for (size_t width : widths) total += width + 2;
+      std::printf("%s\n", std::string(total - 2, '-').c_str());
+    }
+  }
+}
+
+std::string csv_cell(const std::string& cell) {
+  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
+  std::string quoted = "\"";
+  for (char c : cell) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+void print_csv(const Study& study) {
+  for (const auto& row : table_rows(study, false)) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i > 0) line += ',';
+      line += csv_cell(row[i]);
+    }
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+void print_json(const Study& study) {
+  nlohmann::json out = {
+      {"study", study.name},
+      {"kind", study_kind_name(study.kind)},
+      {"description", study.description},
+      {"source_path", study.source_path},
+      {"baseline", study.baseline},
+      {"max_attempts", study.max_attempts},
+      {"array_throttle", study.array_throttle},
+      {"varied_keys", study.varied_keys},
+      {"runs", nlohmann::json::array()},
+  };
+  nlohmann::json report = nlohmann::json::object();
+  if (study.report.target_gain_pct) report["target_gain_pct"] = *study.report.target_gain_pct;
+  if (!study.report.thresholds.empty()) report["thresholds"] = study.report.thresholds;
+  out["report"] = std::move(report);
+  for (const auto& run : study.runs) out["runs"].push_back(sched::run_spec_to_json(run));
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+int emit_scripts(const Study& study, const std::string& dir, const std::string& results_dir,
+                 const std::string& profiles_dir) {
+  std::error_code error;
+  fs::create_directories(dir, error);
+  if (error) {
+    std::fprintf(stderr, "scalestudy plan: cannot create %s: %s\n", dir.c_str(),
+                 error.message().c_str());
+    return kExitEnvironment;
+  }
+  fs::path results_root = fs::absolute(results_dir).lexically_normal();
+  std::string bin_dir = directory_of_cli();
+  std::map<std::string, std::vector<std::string>> wrappers;  // by profile name
+  for (const auto& run : study.runs) {
+    if (wrappers.count(run.profile)) continue;
+    auto wrapper = load_profile_wrapper(profiles_dir, run.profile);
+    if (!wrapper) {
+      std::fprintf(stderr, "scalestudy plan: %s\n", wrapper.status().message().c_str());
+      return kExitEnvironment;
+    }
+    wrappers[run.profile] = std::move(wrapper).value();
+  }
+  for (const auto& run : study.runs) {
+    RenderContext context;
+    context.out_dir = (results_root / study.name / "runs" / run.run_id).string();
+    context.binary_path = resolve_workload_binary(run.workload, bin_dir);
+    context.launch_helper_path = (fs::path(bin_dir) / "scalestudy-launch").string();
+    context.profile_wrapper = wrappers[run.profile];
+    if (Status status = check_render_context(context); !status) {
+      std::fprintf(stderr, "scalestudy plan: %s\n", status.message().c_str());
+      return kExitUsage;
+    }
+    fs::path script = fs::path(dir) / (run.run_id + ".sbatch");
+    std::ofstream out(script, std::ios::binary | std::ios::trunc);
+    out << render_sbatch_script(run, context);
+    if (!out.flush()) {
+      std::fprintf(stderr, "scalestudy plan: cannot write %s\n", script.c_str());
+      return kExitEnvironment;
+    }
+  }
+  std::fprintf(stderr, "wrote %zu job scripts to %s\n", study.runs.size(), dir.c_str());
+  return kExitOk;
+}
+
+int run_plan(const std::vector<std::string>& args) {
+  auto parsed =
+      parse_args(args, {{"--format", "--emit-scripts", "--results-dir", "--profiles-dir"}, {}});
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy plan: %s\n", parsed.status().message().c_str());
+    return kExitUsage;
+  }
+  if (parsed->positionals.size() != 1) {
+    std::fprintf(stderr, "scalestudy plan: expected one study file\n%s\n", kUsage);
+    return kExitUsage;
+  }
+  std::string format = parsed->value_or("--format", "table");
+  if (format != "table" && format != "json" && format != "csv") {
+    std::fprintf(stderr, "scalestudy plan: --format is table, json or csv, not '%s'\n",
+                 format.c_str());
+    return kExitUsage;
+  }
+  const std::string& path = parsed->positionals[0];
+  if (!fs::is_regular_file(path)) {
+    std::fprintf(stderr, "scalestudy plan: %s: no such study file\n", path.c_str());
+    return kExitEnvironment;
+  }
+  Result<Study> study = load_study(path);
+  if (!study) {
+    std::fprintf(stderr, "%s\n", study.status().message().c_str());
+    return kExitFailure;
+  }
+  if (format == "json") {
+    print_json(*study);
+  } else if (format == "csv") {
+    print_csv(*study);
+  } else {
+    print_table(*study);
+  }
+  if (auto dir = parsed->value("--emit-scripts")) {
+    return emit_scripts(*study, *dir, parsed->value_or("--results-dir", "results"),
+                        parsed->value_or("--profiles-dir", default_profiles_dir()));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+extern const Command kPlanCommand = {"plan", "expand a study and show its runs and job scripts",
+                                     kUsage, run_plan};
+
+}  // namespace scalestudy::cli

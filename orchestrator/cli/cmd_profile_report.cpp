@@ -1,0 +1,91 @@
+// `scalestudy profile-report STUDY`: ingest profiled runs' output and print the breakdown.
+#include <cstdio>
+#include <iostream>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/profiling/breakdown_report.hpp"
+#include "orchestrator/profiling/profile_ingest.hpp"
+#include "orchestrator/profiling/profile_store.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/sched/study_state.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy profile-report STUDY [--run ID] [--no-ingest] [--results-dir DIR]\n\n"
+    "Reads the profiler output in every profiled run's folder into the study database\n"
+    "(tables p_kernels, p_nvtx; again on every call, replacing what was there) and prints,\n"
+    "per run, GPU time per kernel category (convolution, GEMM, batch norm, elementwise,\n"
+    "NCCL, memcpy, other) with a bar plot, and the NVTX range times. Recognised files:\n"
+    "nsys stats CSV (*_cuda_gpu_kern_sum.csv, *_cuda_gpu_mem_time_sum.csv, *_nvtx_sum.csv),\n"
+    "nsys SQLite exports (nsys-*.sqlite), ncu CSV (ncu-*.csv) and NVTX traces (trace-*.json);\n"
+    "docs/profiling.md says how to make them. STUDY is the study YAML or its name.\n\n"
+    "options:\n"
+    "  --run ID           only this profiled run\n"
+    "  --no-ingest        print what the database holds; read no files\n"
+    "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
+    "exit codes: 0 printed; 1 no such study or an unreadable profile; 2 wrong arguments.";
+
+int run_profile_report(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--run", "--results-dir"}, {"--no-ingest"}});
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy profile-report: %s\n%s\n", parsed.status().message().c_str(),
+                 kUsage);
+    return kExitUsage;
+  }
+  if (parsed->has("--help")) {
+    std::puts(kUsage);
+    return kExitOk;
+  }
+  if (parsed->positionals.size() != 1) {
+    std::fprintf(stderr, "scalestudy profile-report: expected one STUDY\n%s\n", kUsage);
+    return kExitUsage;
+  }
+  auto location = sched::locate_study(
+      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  if (!location) {
+    std::fprintf(stderr, "%s\n", location.status().message().c_str());
+    return kExitFailure;
+  }
+  auto state = sched::StudyState::open_existing(location->database_path);
+  if (!state) {
+    std::fprintf(stderr, "scalestudy profile-report: %s\n", state.status().message().c_str());
+    return kExitFailure;
+  }
+  sqlite::Database& db = state->database();
+  const std::string only_run = parsed->value_or("--run", "");
+  if (!parsed->has("--no-ingest")) {
+    auto runs = db.query("SELECT run_id, out_dir FROM runs WHERE profiled = 1 ORDER BY run_id");
+    if (!runs) {
+      std::fprintf(stderr, "scalestudy profile-report: %s\n", runs.status().message().c_str());
+      return kExitFailure;
+    }
+    for (const auto& row : *runs) {
+      const std::string run_id = sqlite::to_string(row[0]);
+      if (!only_run.empty() && run_id != only_run) continue;
+      auto ingested = profiling::ingest_profile_dir(db, run_id, sqlite::to_string(row[1]));
+      if (!ingested) {
+        std::fprintf(stderr, "scalestudy profile-report: %s\n",
+                     ingested.status().message().c_str());
+        return kExitFailure;
+      }
+    }
+  }
+  auto profiles = profiling::load_profiles(db, only_run);
+  if (!profiles) {
+    std::fprintf(stderr, "scalestudy profile-report: %s\n", profiles.status().message().c_str());
+    return kExitFailure;
+  }
+  std::cout << profiling::render_profile_breakdown(*profiles);
+  return kExitOk;
+}
+
+}  // namespace
+
+extern const Command kProfileReportCommand = {
+    "profile-report", "ingest profiled runs and print the kernel and NVTX breakdown", kUsage,
+    run_profile_report};
+
+}  // namespace scalestudy::cli

@@ -1,0 +1,49 @@
+// `scalestudy report STUDY`: ingest, then efficiency tables, warnings and plots.
+#include <cstdio>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/report_flow.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+int run_report(const std::vector<std::string>& args) {
+  std::set<std::string> value_options = kReportValueOptions;
+  value_options.insert("--results-dir");
+  auto parsed = parse_args(args, {value_options, kReportFlagOptions});
+  if (!parsed || parsed->positionals.size() != 1) {
+    std::fprintf(stderr, "scalestudy report: %s\n",
+                 parsed ? "expected one STUDY argument" : parsed.status().message().c_str());
+    return kExitUsage;
+  }
+  return print_study_report("report", *parsed, parsed->positionals[0],
+                            parsed->value_or("--results-dir", sched::default_results_dir()));
+}
+
+}  // namespace
+
+extern const Command kReportCommand = {
+    "report", "efficiency tables, bottlenecks, memory and plots of a study",
+    "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
+    "                         [--plots DIR | --no-plots] [--html] [--comm-model RUN_DB]\n"
+    "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
+    "                         [--target-acc A] [--no-ingest] [--results-dir DIR]\n\n"
+    "Ingests STUDY's finished runs, then prints per point (configuration × scale, over its\n"
+    "repeats) throughput median [min–max] and 95% CI (≥ 3 repeats), time/epoch, speedup and\n"
+    "efficiency vs the baseline (strong: X(N)·N_base/(X(base)·N); weak: T_step(base)/T_step(N)),\n"
+    "or the change vs the baseline configuration (sensitivity), validation accuracy, phase\n"
+    "shares and bottleneck, GPU-hours per epoch, memory, the communication model's predicted\n"
+    "vs measured efficiency (when an all-reduce run was measured), and warnings.\n\n"
+    "  --format         table (default), md, csv, json (docs/report-json.md) or html\n"
+    "  --baseline       reference point, e.g. world_size=2 or precision=fp32\n"
+    "  --plots DIR      where SVG/PNG plots go (default <results-dir>/<study>/report)\n"
+    "  --html           also write DIR/report.html, one self-contained page\n"
+    "  --comm-model     an all-reduce run database to model communication with\n"
+    "  --input-bound-pct, --comm-bound-pct  bottleneck thresholds (default 5, 20)\n"
+    "  --target-gain-pct  sensitivity target; --target-acc  accuracy for time-to-accuracy\n\n"
+    "exit: 0 ok; 1 some runs failed; 2 usage; 3 no study database",
+    run_report};
+
+}  // namespace scalestudy::cli

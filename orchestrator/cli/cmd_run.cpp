@@ -1,0 +1,102 @@
+// `scalestudy run STUDY.yaml`: the whole workflow in one command — submit every run that
+// is not done, wait (resubmitting failed runs while attempts remain), ingest, report.
+#include <cstdio>
+#include <iostream>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/report_flow.hpp"
+#include "orchestrator/cli/submit_flow.hpp"
+#include "orchestrator/sched/status_report.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/sched/wait.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy run STUDY.yaml [submit options] [report options]\n"
+    "                      [--timeout SECONDS] [--poll-interval SECONDS]\n\n"
+    "Submits every run of the study that is not done (as `scalestudy submit`), waits until\n"
+    "every run has finished, resubmitting runs that failed while the study's max_attempts\n"
+    "allow, ingests the run databases and prints the report (as `scalestudy report`).\n"
+    "Re-running it resumes: completed runs are skipped.\n\n"
+    "submit options: --scheduler local|slurm|slurmrest, --results-dir DIR, --max-parallel N,\n"
+    "  --max-slots N, --no-arrays, --ordered, --hold (see `scalestudy submit --help`)\n"
+    "report options: --format, --baseline, --plots, --no-plots, --html, --comm-model,\n"
+    "  thresholds (see `scalestudy report --help`)\n"
+    "  --timeout S        stop waiting after S seconds (default: no limit)\n"
+    "  --poll-interval S  seconds between scheduler polls (default 5)\n\n"
+    "exit codes: 0 every run completed and the report was printed; 1 some runs failed for\n"
+    "good (the report still shows the rest) or the study is invalid; 2 wrong arguments;\n"
+    "3 the scheduler is unavailable.";
+
+int run_run(const std::vector<std::string>& args) {
+  ArgSpec spec{kSubmitValueOptions, kSubmitFlagOptions};
+  spec.value_options.insert(kReportValueOptions.begin(), kReportValueOptions.end());
+  spec.flag_options.insert(kReportFlagOptions.begin(), kReportFlagOptions.end());
+  spec.value_options.insert({"--timeout", "--poll-interval"});
+  spec.flag_options.erase("--dry-run");
+  auto parsed = parse_args(args, spec);
+  if (!parsed || parsed->positionals.size() != 1) {
+    std::fprintf(stderr, "scalestudy run: %s\n%s\n",
+                 parsed ? "expected one STUDY.yaml" : parsed.status().message().c_str(), kUsage);
+    return kExitUsage;
+  }
+  sched::WaitOptions wait;
+  try {
+    wait.timeout_s = std::stod(parsed->value_or("--timeout", "0"));
+    wait.poll_interval_s = std::stod(parsed->value_or("--poll-interval", "5"));
+  } catch (const std::exception&) {
+    std::fprintf(stderr, "scalestudy run: --timeout and --poll-interval take seconds\n");
+    return kExitUsage;
+  }
+  const std::string results_dir = parsed->value_or("--results-dir", sched::default_results_dir());
+  auto location = sched::locate_study(parsed->positionals[0], results_dir);
+  if (!location || !location->study) {
+    std::fprintf(stderr, "%s\n",
+                 location ? "scalestudy run: STUDY must be a study YAML file"
+                          : location.status().message().c_str());
+    return location ? kExitUsage : kExitFailure;
+  }
+  int exit_code = kExitOk;
+  auto session = make_submit_session("run", *parsed, *location->study, results_dir, exit_code);
+  if (!session) return exit_code;
+  if (int submitted = submit_and_print("run", *session); submitted == kExitEnvironment) {
+    return submitted;
+  }
+
+  auto state = sched::StudyState::open_existing(location->database_path);
+  if (!state) {
+    std::fprintf(stderr, "scalestudy run: %s\n", state.status().message().c_str());
+    return kExitFailure;
+  }
+  wait.resubmit = [&session]() -> Status {
+    auto report = sched::submit_study(session->plan, *session->scheduler, session->options);
+    return report ? Status::ok() : report.status();
+  };
+  wait.on_progress = [](const sched::StudyProgress& progress) {
+    std::cout << sched::progress_line(progress) << std::endl;
+  };
+  auto outcome =
+      sched::wait_study(*state, session->options.scheduler_options, wait, session->scheduler.get());
+  if (!outcome) {
+    std::fprintf(stderr, "scalestudy run: %s\n", outcome.status().message().c_str());
+    return kExitEnvironment;
+  }
+  if (*outcome == sched::WaitOutcome::kTimedOut) {
+    std::fprintf(stderr,
+                 "scalestudy run: timed out with runs in flight; reporting what finished\n");
+  }
+  std::cout << std::endl;
+  const int report_code = print_study_report("run", *parsed, location->database_path, results_dir);
+  if (report_code != kExitOk) return report_code;
+  return *outcome == sched::WaitOutcome::kAllCompleted ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+extern const Command kRunCommand = {
+    "run", "submit + wait + ingest + report: a whole study in one command", kUsage, run_run};
+
+}  // namespace scalestudy::cli

@@ -1,0 +1,91 @@
+// `scalestudy status STUDY`: where every run of a study stands.
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/sched/status_report.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/sched/submit.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy status STUDY [--watch [SECONDS]] [--format table|json]\n"
+    "                         [--results-dir DIR]\n\n"
+    "Asks the schedulers about runs in flight, records what they say, and prints one line\n"
+    "per run (id, varied parameters, state, attempts, job id, reason) and a progress bar.\n"
+    "STUDY is the study YAML or the study's name under the results directory.\n\n"
+    "options:\n"
+    "  --watch [SECONDS]  repeat every SECONDS (default 10) until every run has finished\n"
+    "  --format F         table (default) or json\n"
+    "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
+    "exit codes: 0 shown; 1 no such study; 2 wrong arguments; 3 a scheduler is unavailable.";
+
+int run_status(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--format", "--results-dir"}, {"--watch"}});
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy status: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    return kExitUsage;
+  }
+  if (parsed->has("--help")) {
+    std::puts(kUsage);
+    return kExitOk;
+  }
+  // `--watch 5`: the flag takes an optional number, which arrives as a positional.
+  std::vector<std::string> positionals = parsed->positionals;
+  double watch_s = parsed->has("--watch") ? 10 : 0;
+  if (watch_s > 0 && positionals.size() == 2) {
+    try {
+      watch_s = std::stod(positionals[1]);
+      positionals.pop_back();
+    } catch (const std::exception&) {
+    }
+  }
+  const std::string format = parsed->value_or("--format", "table");
+  if (positionals.size() != 1 || (format != "table" && format != "json") || watch_s < 0) {
+    std::fprintf(stderr, "scalestudy status: expected STUDY [--format table|json]\n%s\n", kUsage);
+    return kExitUsage;
+  }
+  auto location = sched::locate_study(
+      positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  if (!location) {
+    std::fprintf(stderr, "%s\n", location.status().message().c_str());
+    return kExitFailure;
+  }
+  auto state = sched::StudyState::open_existing(location->database_path);
+  if (!state) {
+    std::fprintf(stderr, "scalestudy status: %s\n", state.status().message().c_str());
+    return kExitFailure;
+  }
+  while (true) {
+    if (Status reconciled = sched::reconcile_study(*state, {}); !reconciled) {
+      std::fprintf(stderr, "scalestudy status: %s\n", reconciled.message().c_str());
+      return kExitEnvironment;
+    }
+    auto progress = sched::study_progress(*state);
+    if (!progress) {
+      std::fprintf(stderr, "scalestudy status: %s\n", progress.status().message().c_str());
+      return kExitFailure;
+    }
+    if (format == "json") {
+      std::cout << sched::status_json(location->name, *progress).dump(2) << std::endl;
+    } else {
+      if (watch_s > 0) std::cout << "\033[H\033[2J";
+      std::cout << "study " << location->name << "\n"
+                << sched::status_table(*progress) << sched::progress_line(*progress) << std::endl;
+    }
+    if (watch_s <= 0 || progress->in_flight == 0) return kExitOk;
+    std::this_thread::sleep_for(std::chrono::duration<double>(watch_s));
+  }
+}
+
+}  // namespace
+
+extern const Command kStatusCommand = {"status", "show the state of every run of a study", kUsage,
+                                       run_status};
+
+}  // namespace scalestudy::cli

@@ -1,0 +1,54 @@
+// `scalestudy validate FILE...`: check study files (for CI pipelines and editors).
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/study/study.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy validate STUDY.yaml...\n\n"
+    "Reads, validates and expands each study file, as `plan` would, and prints every error\n"
+    "as file:line:column: field 'name': message. Nothing is written or submitted.\n\n"
+    "exit codes: 0 every study is valid; 1 at least one is not; 2 wrong arguments;\n"
+    "3 a file cannot be read.";
+
+int run_validate(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {});
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy validate: %s\n", parsed.status().message().c_str());
+    return kExitUsage;
+  }
+  if (parsed->positionals.empty()) {
+    std::fprintf(stderr, "scalestudy validate: expected at least one study file\n%s\n", kUsage);
+    return kExitUsage;
+  }
+  int exit_code = kExitOk;
+  for (const auto& path : parsed->positionals) {
+    if (!std::filesystem::is_regular_file(path)) {
+      std::fprintf(stderr, "%s: no such study file\n", path.c_str());
+      exit_code = kExitEnvironment;
+      continue;
+    }
+    Result<Study> study = load_study(path);
+    if (study) {
+      std::printf("%s: ok (%zu runs)\n", path.c_str(), study->runs.size());
+    } else {
+      std::fprintf(stderr, "%s\n", study.status().message().c_str());
+      if (exit_code == kExitOk) exit_code = kExitFailure;
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+extern const Command kValidateCommand = {"validate", "check study files and report every error",
+                                         kUsage, run_validate};
+
+}  // namespace scalestudy::cli

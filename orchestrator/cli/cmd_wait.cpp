@@ -1,0 +1,92 @@
+// `scalestudy wait STUDY`: block until every run of a study has finished.
+#include <cstdio>
+#include <iostream>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/sched/status_report.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/sched/wait.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy wait STUDY [--timeout SECONDS] [--poll-interval SECONDS]\n"
+    "                       [--results-dir DIR]\n\n"
+    "Polls the schedulers until no run of the study is pending or running, printing a\n"
+    "progress line after each poll. Runs that failed with attempts left are not resubmitted\n"
+    "here: run `scalestudy submit` again (or `scalestudy run`, which does both).\n"
+    "STUDY is the study YAML or the study's name under the results directory.\n\n"
+    "options:\n"
+    "  --timeout S        give up after S seconds (default: wait forever)\n"
+    "  --poll-interval S  seconds between polls (default 10)\n"
+    "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
+    "exit codes: 0 every run completed; 1 some run did not complete (or the timeout\n"
+    "passed); 2 wrong arguments; 3 a scheduler is unavailable.";
+
+int run_wait(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--timeout", "--poll-interval", "--results-dir"}, {}});
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy wait: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    return kExitUsage;
+  }
+  if (parsed->has("--help")) {
+    std::puts(kUsage);
+    return kExitOk;
+  }
+  sched::WaitOptions wait;
+  try {
+    wait.timeout_s = std::stod(parsed->value_or("--timeout", "0"));
+    wait.poll_interval_s = std::stod(parsed->value_or("--poll-interval", "10"));
+  } catch (const std::exception&) {
+    std::fprintf(stderr, "scalestudy wait: --timeout and --poll-interval take seconds\n");
+    return kExitUsage;
+  }
+  if (parsed->positionals.size() != 1 || wait.timeout_s < 0 || wait.poll_interval_s <= 0) {
+    std::fprintf(stderr, "scalestudy wait: expected STUDY\n%s\n", kUsage);
+    return kExitUsage;
+  }
+  auto location = sched::locate_study(
+      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  if (!location) {
+    std::fprintf(stderr, "%s\n", location.status().message().c_str());
+    return kExitFailure;
+  }
+  auto state = sched::StudyState::open_existing(location->database_path);
+  if (!state) {
+    std::fprintf(stderr, "scalestudy wait: %s\n", state.status().message().c_str());
+    return kExitFailure;
+  }
+  wait.on_progress = [](const sched::StudyProgress& progress) {
+    std::cout << sched::progress_line(progress) << std::endl;
+  };
+  auto outcome = sched::wait_study(*state, {}, wait);
+  if (!outcome) {
+    std::fprintf(stderr, "scalestudy wait: %s\n", outcome.status().message().c_str());
+    return kExitEnvironment;
+  }
+  if (*outcome == sched::WaitOutcome::kAllCompleted) return kExitOk;
+  if (*outcome == sched::WaitOutcome::kTimedOut) {
+    std::fprintf(stderr, "scalestudy wait: timed out with runs still in flight\n");
+    return kExitFailure;
+  }
+  if (auto progress = sched::study_progress(*state)) {
+    for (const auto& run : progress->runs) {
+      if (run.state == "COMPLETED") continue;
+      std::string why = sched::is_exhausted(run, progress->max_attempts)
+                            ? sched::failure_summary(run)
+                            : run.state + (run.reason.empty() ? "" : ": " + run.reason) +
+                                  " (attempts left: submit again)";
+      std::fprintf(stderr, "run %s: %s\n", run.run_id.c_str(), why.c_str());
+    }
+  }
+  return kExitFailure;
+}
+
+}  // namespace
+
+extern const Command kWaitCommand = {"wait", "wait until every run of a study has finished", kUsage,
+                                     run_wait};
+
+}  // namespace scalestudy::cli

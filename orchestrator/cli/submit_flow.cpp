@@ -1,0 +1,91 @@
+#include "orchestrator/cli/submit_flow.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/sched/prepare_run.hpp"
+#include "orchestrator/sched/status_report.hpp"
+#include "orchestrator/sched/study_locator.hpp"
+
+namespace scalestudy::cli {
+
+const std::set<std::string> kSubmitValueOptions = {"--scheduler", "--results-dir", "--max-parallel",
+                                                   "--max-slots"};
+const std::set<std::string> kSubmitFlagOptions = {"--no-arrays", "--ordered", "--hold",
+                                                  "--dry-run"};
+
+std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
+                                                 const Study& study, const std::string& results_dir,
+                                                 int& exit_code) {
+  auto max_parallel = parsed.int_value_or("--max-parallel", 1);
+  auto max_slots = parsed.int_value_or("--max-slots", 0);
+  if (!max_parallel || !max_slots || *max_parallel < 1 || *max_slots < 0) {
+    std::fprintf(stderr, "scalestudy %s: --max-parallel and --max-slots take positive numbers\n",
+                 command);
+    exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  SubmitSession session;
+  sched::SchedulerOptions& options = session.options.scheduler_options;
+  options.max_parallel_runs = *max_parallel;
+  options.max_slots = *max_slots;
+  // The local backend starts ranks through the torchrun-style launcher when it is built.
+  const std::string launcher = sched::executable_dir() + "/scalestudy-launch";
+  if (std::filesystem::exists(launcher)) options.launcher_path = launcher;
+  options.use_job_arrays = !parsed.has("--no-arrays");
+  options.ordered = parsed.has("--ordered");
+  options.array_throttle = study.array_throttle;
+  options.array_script_dir =
+      (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
+  if (parsed.has("--hold")) options.extra_sbatch_args.push_back("--hold");
+  session.scheduler_name = parsed.value_or("--scheduler", sched::detect_scheduler());
+  auto scheduler = sched::make_scheduler(session.scheduler_name, options);
+  if (!scheduler) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, scheduler.status().message().c_str());
+    exit_code = kExitEnvironment;
+    return std::nullopt;
+  }
+  session.scheduler = std::move(*scheduler);
+  session.options.dry_run = parsed.has("--dry-run");
+  const char* profiles_dir = std::getenv("SCALESTUDY_PROFILES_DIR");
+  session.options.prepare = sched::make_run_preparer(
+      {sched::executable_dir(),
+       profiles_dir && *profiles_dir ? profiles_dir : SCALESTUDY_PROFILES_DIR});
+  session.options.log = [](const std::string& line) { std::cout << line << std::endl; };
+  session.plan = sched::make_submit_plan(study, results_dir);
+  return session;
+}
+
+int submit_and_print(const char* command, SubmitSession& session) {
+  auto report = sched::submit_study(session.plan, *session.scheduler, session.options);
+  if (!report) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, report.status().message().c_str());
+    return kExitEnvironment;
+  }
+  const std::string& study_name = session.plan.study.name;
+  if (session.options.dry_run) {
+    std::cout << "dry run: would submit " << report->would_submit.size() << " run(s) with "
+              << session.scheduler_name << "\n";
+    for (const auto& run_id : report->would_submit) {
+      std::cout << "  " << run_id << "  "
+                << sched::run_out_dir(session.plan.results_dir, study_name, run_id)
+                << "/job.sbatch\n";
+    }
+  }
+  std::cout << "study " << study_name << ": " << report->submitted.size() << " submitted, "
+            << report->completed.size() << " completed, " << report->in_flight.size()
+            << " in flight, " << report->exhausted.size() << " failed for good ("
+            << report->database_path << ")\n";
+  for (const auto& error : report->errors) std::fprintf(stderr, "error: %s\n", error.c_str());
+  if (auto state = sched::StudyState::open_existing(report->database_path)) {
+    if (auto progress = sched::study_progress(*state)) {
+      std::cout << sched::progress_line(*progress) << "\n";
+    }
+  }
+  return report->errors.empty() ? kExitOk : kExitFailure;
+}
+
+}  // namespace scalestudy::cli

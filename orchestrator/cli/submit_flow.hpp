@@ -1,0 +1,36 @@
+// The halves shared by `scalestudy submit` and `scalestudy run`: choosing and configuring a
+// scheduler from the command line, and submitting a study with progress printed.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/sched/submit.hpp"
+
+namespace scalestudy::cli {
+
+// The options both commands accept.
+extern const std::set<std::string> kSubmitValueOptions;
+extern const std::set<std::string> kSubmitFlagOptions;
+
+struct SubmitSession {
+  std::string scheduler_name;
+  std::unique_ptr<sched::Scheduler> scheduler;
+  sched::SubmitOptions options;
+  sched::SubmitPlan plan;
+};
+
+// Reads the submit options of `parsed` for `study`. On error prints it, prefixed with
+// `command`, sets `exit_code` and returns nothing.
+std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
+                                                 const Study& study, const std::string& results_dir,
+                                                 int& exit_code);
+
+// Submits what is not done yet and prints the outcome and a progress line. Returns the
+// exit code: ok, or failure when some runs could not be submitted.
+int submit_and_print(const char* command, SubmitSession& session);
+
+}  // namespace scalestudy::cli

@@ -1,0 +1,31 @@
+#include "orchestrator/fetch/extract_archive.hpp"
+
+#include <vector>
+
+#include "orchestrator/sched/process_runner.hpp"
+
+namespace scalestudy::fetch {
+
+Status extract_archive(ExtractKind kind, const std::string& archive,
+                       const std::string& destination) {
+  std::vector<std::string> argv;
+  switch (kind) {
+    case ExtractKind::kNone:
+      return Status::ok();
+    case ExtractKind::kTarGz:
+      argv = {"tar", "-xzf", archive, "-C", destination, "--no-same-owner"};
+      break;
+    case ExtractKind::kZip:
+      argv = {"unzip", "-q", "-o", archive, "-d", destination};
+      break;
+  }
+  sched::ProcessRequest request;
+  request.argv = argv;
+  request.timeout_ms = 60 * 60 * 1000;  // ImageNet-sized archives on slow shared storage
+  auto result = sched::run_process(request);
+  if (!result) return result.status().with_context("extracting " + archive);
+  if (!result->succeeded()) return sched::command_error(argv, *result);
+  return Status::ok();
+}
+
+}  // namespace scalestudy::fetch

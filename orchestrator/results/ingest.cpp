@@ -1,0 +1,266 @@
+#include "orchestrator/results/ingest.hpp"
+
+#include <ctime>
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include "orchestrator/results/measurement_schema.hpp"
+#include "orchestrator/results/rank_database.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Scheduler states in which rank files may still be written.
+const std::set<std::string> kActiveStates = {"PLANNED", "SUBMITTED", "PENDING", "RUNNING"};
+
+struct PlannedRun {
+  std::string run_id;
+  std::string state;
+  int world_size = 0;
+  fs::path out_dir;
+};
+
+// Either the ranks' data, or why the run cannot be ingested.
+struct RunReading {
+  std::vector<RankData> ranks;
+  std::optional<std::string> failure;
+};
+
+std::string utc_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string rank_file_name(int rank) { return "rank" + std::to_string(rank) + ".sqlite"; }
+
+// Sizes and modification times of the rank files and their non-empty WAL files: a
+// rewritten run changes it, an untouched one keeps it. Empty WAL files are left out
+// because a read-only reader (ingest itself) creates and touches them.
+std::string fingerprint(const PlannedRun& run) {
+  std::string text;
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    for (const std::string suffix : {"", "-wal"}) {
+      const fs::path path = run.out_dir / (rank_file_name(rank) + suffix);
+      std::error_code error;
+      const auto size = fs::file_size(path, error);
+      if (error || (size == 0 && !suffix.empty())) {
+        text += suffix.empty() ? "missing;" : "";
+        continue;
+      }
+      const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
+      text += path.filename().string() + ":" + std::to_string(size) + ":" +
+              std::to_string(mtime) + ";";
+    }
+  }
+  return text;
+}
+
+RunReading read_run(const PlannedRun& run) {
+  RunReading reading;
+  std::vector<int> missing;
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    if (!fs::exists(run.out_dir / rank_file_name(rank))) missing.push_back(rank);
+  }
+  if (!missing.empty()) {
+    std::string names, ranks;
+    for (int rank : missing) {
+      names += (names.empty() ? "" : ", ") + rank_file_name(rank);
+      ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
+    }
+    reading.failure = "missing run database" + std::string(missing.size() > 1 ? "s " : " ") +
+                      names + " (rank" + (missing.size() > 1 ? "s " : " ") + ranks + " of " +
+                      std::to_string(run.world_size) + ") in " + run.out_dir.string();
+    return reading;
+  }
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    const std::string name = rank_file_name(rank);
+    auto data = read_rank_database((run.out_dir / name).string());
+    if (!data) {
+      reading.failure = "corrupt run database " + name + ": " + data.status().message();
+      return reading;
+    }
+    if (data->run_id != run.run_id || data->rank != rank || data->world_size != run.world_size) {
+      reading.failure = name + " belongs to run " + data->run_id + " rank " +
+                        std::to_string(data->rank) + " of " + std::to_string(data->world_size) +
+                        ", expected run " + run.run_id + " rank " + std::to_string(rank) +
+                        " of " + std::to_string(run.world_size);
+      return reading;
+    }
+    if (data->status != "completed") {
+      reading.failure = "rank " + std::to_string(rank) + " ended " + data->status +
+                        (data->failure_reason.empty() ? "" : ": " + data->failure_reason);
+      return reading;
+    }
+    reading.ranks.push_back(std::move(*data));
+  }
+  return reading;
+}
+
+Status delete_measurements(sqlite::Database& db, const std::string& run_id) {
+  std::vector<std::string> tables = {"m_phases", std::string("m_") + kStepsTable};
+  for (const CopiedTable& table : copied_tables()) tables.push_back(std::string("m_") + table.name);
+  for (const auto& table : tables) {
+    auto statement = db.prepare("DELETE FROM " + table + " WHERE run_id = ?");
+    if (!statement) return statement.status();
+    statement->bind(1, run_id);
+    if (Status status = statement->run(); !status) return status;
+  }
+  return Status::ok();
+}
+
+Status insert_rows(sqlite::Database& db, const std::string& table, const std::string& columns,
+                   const std::string& run_id, int rank, const Rows& rows) {
+  if (rows.empty()) return Status::ok();
+  std::string placeholders = "?, ?, ?";
+  for (char c : columns) placeholders += c == ',' ? ", ?" : "";
+  auto statement = db.prepare("INSERT INTO " + table + " (run_id, rank, " + columns +
+                              ") VALUES (" + placeholders + ")");
+  if (!statement) return statement.status();
+  for (const auto& row : rows) {
+    statement->bind(1, run_id).bind(2, rank);
+    for (size_t i = 0; i < row.size(); ++i) statement->bind(static_cast<int>(i + 3), row[i]);
+    if (Status status = statement->run(); !status) return status;
+  }
+  return Status::ok();
+}
+
+Status insert_rank(sqlite::Database& db, const RankData& rank, bool store_steps) {
+  for (const CopiedTable& table : copied_tables()) {
+    if (Status status = insert_rows(db, std::string("m_") + table.name, table.columns,
+                                    rank.run_id, rank.rank, rank.tables.at(table.name));
+        !status) {
+      return status;
+    }
+  }
+  if (store_steps) {
+    if (Status status = insert_rows(db, std::string("m_") + kStepsTable,
+                                    "global_step, epoch, warmup, samples, data_ms, forward_ms, "
+                                    "backward_ms, comm_exposed_ms, optimizer_ms, step_ms, loss",
+                                    rank.run_id, rank.rank, rank.tables.at(kStepsTable));
+        !status) {
+      return status;
+    }
+  }
+  Rows phase_rows;
+  for (const PhaseAggregate& phase : rank.phases) {
+    phase_rows.push_back({phase.phase, int64_t{phase.steps}, phase.median_ms, phase.mean_ms,
+                          phase.min_ms, phase.max_ms, phase.total_ms});
+  }
+  return insert_rows(db, "m_phases", "phase, steps, median_ms, mean_ms, min_ms, max_ms, total_ms",
+                     rank.run_id, rank.rank, phase_rows);
+}
+
+Status record_ingest(sqlite::Database& db, const PlannedRun& run, const std::string& print,
+                     const std::optional<std::string>& failure) {
+  auto statement = db.prepare(
+      "INSERT OR REPLACE INTO m_ingest (run_id, status, reason, ranks, fingerprint, ingested_at) "
+      "VALUES (?, ?, ?, ?, ?, ?)");
+  if (!statement) return statement.status();
+  statement->bind(1, run.run_id).bind(2, failure ? "failed" : "ingested");
+  failure ? statement->bind(3, *failure) : statement->bind_null(3);
+  statement->bind(4, run.world_size).bind(5, print).bind(6, utc_now());
+  if (Status status = statement->run(); !status) return status;
+  if (!failure) return Status::ok();
+  auto mark = db.prepare("UPDATE runs SET state = 'FAILED', reason = ? WHERE run_id = ?");
+  if (!mark) return mark.status();
+  mark->bind(1, *failure).bind(2, run.run_id);
+  return mark->run();
+}
+
+Result<std::vector<PlannedRun>> planned_runs(sqlite::Database& db, const fs::path& base_dir) {
+  auto current = current_runs_condition(db);
+  if (!current) return current.status();
+  auto rows = db.query("SELECT run_id, state, world_size, out_dir FROM runs WHERE " + *current +
+                       " ORDER BY run_id");
+  if (!rows) return rows.status();
+  std::vector<PlannedRun> runs;
+  for (const auto& row : *rows) {
+    PlannedRun run{sqlite::to_string(row[0]), sqlite::to_string(row[1]),
+                   static_cast<int>(std::get<int64_t>(row[2])), fs::path(sqlite::to_string(row[3]))};
+    if (run.out_dir.is_relative()) run.out_dir = base_dir / run.out_dir;
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+Result<std::optional<std::string>> stored_fingerprint(sqlite::Database& db,
+                                                      const std::string& run_id) {
+  auto value = db.query_value("SELECT fingerprint FROM m_ingest WHERE run_id = ?", {run_id});
+  if (!value) return value.status();
+  if (!*value) return std::optional<std::string>();
+  return std::optional<std::string>(sqlite::to_string(**value));
+}
+
+Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptions& options,
+                  IngestOutcome& outcome) {
+  const bool completed = run.state == "COMPLETED";
+  const std::string print = fingerprint(run);
+  auto previous = stored_fingerprint(db, run.run_id);
+  if (!previous) return previous.status();
+  if (*previous && **previous == print) {
+    ++outcome.unchanged;
+    return Status::ok();
+  }
+  RunReading reading = read_run(run);
+  // A run the scheduler did not report completed is taken only when its files prove it.
+  if (!completed && reading.failure) return Status::ok();
+  if (Status status = delete_measurements(db, run.run_id); !status) return status;
+  if (reading.failure) {
+    ++outcome.failed;
+    outcome.failures.push_back(run.run_id + ": " + *reading.failure);
+  } else {
+    for (const RankData& rank : reading.ranks) {
+      if (Status status = insert_rank(db, rank, options.store_steps); !status) return status;
+    }
+    ++outcome.ingested;
+  }
+  return record_ingest(db, run, print, reading.failure);
+}
+
+}  // namespace
+
+Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptions& options) {
+  auto has_tables = has_study_tables(study_db);
+  if (!has_tables) return has_tables.status();
+  if (!*has_tables) {
+    return Status::error(study_db.path() +
+                         ": not a study database (no study/runs tables; submit the study first)");
+  }
+  const fs::path base_dir = options.base_dir.empty() ? fs::current_path() : fs::path(options.base_dir);
+  IngestOutcome outcome;
+  Status status = sqlite::in_transaction(study_db, [&]() -> Status {
+    if (Status schema = ensure_measurement_schema(study_db); !schema) return schema;
+    auto runs = planned_runs(study_db, base_dir);
+    if (!runs) return runs.status();
+    for (const PlannedRun& run : *runs) {
+      if (kActiveStates.count(run.state)) continue;
+      if (Status ingested = ingest_run(study_db, run, options, outcome); !ingested) {
+        return ingested.with_context("ingesting run " + run.run_id);
+      }
+      if (options.after_run) {
+        if (Status hook = options.after_run(run.run_id); !hook) return hook;
+      }
+    }
+    return Status::ok();
+  });
+  if (!status) return status.with_context("ingest of " + study_db.path() + " rolled back");
+  return outcome;
+}
+
+Result<IngestOutcome> ingest_study(const std::string& study_db_path, const IngestOptions& options) {
+  if (!fs::exists(study_db_path)) {
+    return Status::error(study_db_path + ": no such study database");
+  }
+  auto db = sqlite::Database::open(study_db_path, sqlite::OpenMode::kReadWrite);
+  if (!db) return db.status();
+  return ingest_study(*db, options);
+}
+
+}  // namespace scalestudy::results

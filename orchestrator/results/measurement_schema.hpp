@@ -1,0 +1,24 @@
+// The measurement tables (`m_*`) of the study database: the columns ingest writes and the
+// report, query and export commands read. docs/study-database.md documents them; this
+// file is their single definition. Stateless functions.
+#pragma once
+
+#include "harness/core/sqlite.hpp"
+#include "harness/core/status.hpp"
+
+namespace scalestudy::results {
+
+// The run-database schema version (PRAGMA user_version) this code reads.
+inline constexpr int kRunDatabaseSchemaVersion = 1;
+
+// Creates the m_* tables and indexes if they are missing. Idempotent.
+Status ensure_measurement_schema(sqlite::Database& study_db);
+
+// True when the study database has the sched-owned tables ingest joins to (study, runs).
+Result<bool> has_study_tables(sqlite::Database& study_db);
+
+// A WHERE condition selecting the runs of the current plan: sched keeps runs dropped from
+// the study YAML with planned = 0 (when its runs table has that column).
+Result<std::string> current_runs_condition(sqlite::Database& study_db);
+
+}  // namespace scalestudy::results

@@ -1,0 +1,106 @@
+#include "orchestrator/results/rank_database.hpp"
+
+#include "orchestrator/results/measurement_schema.hpp"
+#include "orchestrator/results/statistics.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+constexpr const char* kRunColumns =
+    "workload, local_rank, world_size, host, device, backend, config_json, started_at, "
+    "finished_at, status, failure_reason";
+constexpr const char* kStepColumns =
+    "global_step, epoch, warmup, samples, data_ms, forward_ms, backward_ms, comm_exposed_ms, "
+    "optimizer_ms, step_ms, loss";
+// The phases in the order of the steps table's columns 4.. (after warmup, samples).
+constexpr const char* kPhaseNames[] = {"data",      "forward",   "backward",
+                                       "comm_exposed", "optimizer", "step"};
+constexpr int kFirstPhaseColumn = 4;
+constexpr int kWarmupColumn = 2;
+
+double as_double(const sqlite::Value& value) {
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
+  return 0;
+}
+
+std::vector<PhaseAggregate> aggregate_phases(const Rows& steps) {
+  bool any_measured = false;
+  for (const auto& step : steps) any_measured |= as_double(step[kWarmupColumn]) == 0;
+  std::vector<PhaseAggregate> phases;
+  for (size_t p = 0; p < std::size(kPhaseNames); ++p) {
+    std::vector<double> values;
+    for (const auto& step : steps) {
+      if (any_measured && as_double(step[kWarmupColumn]) != 0) continue;
+      values.push_back(as_double(step[kFirstPhaseColumn + p]));
+    }
+    if (values.empty()) continue;
+    Summary summary = summarize(values);
+    phases.push_back({kPhaseNames[p], summary.count, summary.median, summary.mean, summary.min,
+                      summary.max, summary.mean * summary.count});
+  }
+  return phases;
+}
+
+}  // namespace
+
+const std::vector<CopiedTable>& copied_tables() {
+  static const std::vector<CopiedTable> kTables = {
+      {"run", kRunColumns},
+      {"provenance", "key, value"},
+      {"summary", "name, value"},
+      {"epochs", "epoch, lr, train_loss, train_acc, val_loss, val_acc, samples_per_s, epoch_s"},
+      {"telemetry",
+       "t_s, cpu_rss_bytes, gpu_util_pct, gpu_mem_used_bytes, gpu_power_w, gpu_temp_c"},
+      {"collectives", "op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps"},
+  };
+  return kTables;
+}
+
+Result<RankData> read_rank_database(const std::string& path) {
+  auto db = sqlite::Database::open(path, sqlite::OpenMode::kReadOnly);
+  if (!db) return db.status();
+  auto check = db->query_value("PRAGMA quick_check");
+  if (!check) return check.status();
+  if (!*check || sqlite::to_string(**check) != "ok") {
+    return Status::error(path + ": integrity check failed: " +
+                         (*check ? sqlite::to_string(**check) : std::string("no answer")));
+  }
+  auto version = db->query_value("PRAGMA user_version");
+  if (!version) return version.status();
+  const int64_t found_version = *version ? std::get<int64_t>(**version) : 0;
+  if (found_version != kRunDatabaseSchemaVersion) {
+    return Status::error(path + ": run database schema version " + std::to_string(found_version) +
+                         " is not supported (this scalestudy reads version " +
+                         std::to_string(kRunDatabaseSchemaVersion) + ")");
+  }
+
+  RankData data;
+  for (const CopiedTable& table : copied_tables()) {
+    auto rows = db->query(std::string("SELECT ") + table.columns + " FROM " + table.name);
+    if (!rows) return rows.status().with_context("table " + std::string(table.name));
+    data.tables[table.name] = std::move(*rows);
+  }
+  const Rows& run_rows = data.tables["run"];
+  if (run_rows.size() != 1) {
+    return Status::error(path + ": table run has " + std::to_string(run_rows.size()) +
+                         " rows, expected exactly 1");
+  }
+  auto identity =
+      db->query("SELECT run_id, rank, world_size, status, failure_reason FROM run");
+  if (!identity) return identity.status().with_context("table run");
+  const auto& run = identity->front();
+  data.run_id = sqlite::to_string(run[0]);
+  data.rank = static_cast<int>(as_double(run[1]));
+  data.world_size = static_cast<int>(as_double(run[2]));
+  data.status = sqlite::to_string(run[3]);
+  data.failure_reason = sqlite::to_string(run[4]);
+
+  auto steps = db->query(std::string("SELECT ") + kStepColumns + " FROM steps ORDER BY global_step");
+  if (!steps) return steps.status().with_context("table steps");
+  data.phases = aggregate_phases(*steps);
+  data.tables[kStepsTable] = std::move(*steps);
+  return data;
+}
+
+}  // namespace scalestudy::results

@@ -1,0 +1,512 @@
+#include "orchestrator/results/report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "orchestrator/results/efficiency.hpp"
+#include "orchestrator/results/run_measurements.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+// Parameters that describe the scale of a run rather than its configuration.
+const std::set<std::string> kScaleKeys = {"nodes", "tasks_per_node", "world_size", "gpus",
+                                          "gpus_per_node", "ranks"};
+const std::set<std::string> kFailedStates = {"FAILED",    "TIMEOUT",   "PREEMPTED",
+                                             "NODE_FAIL", "CANCELLED", "OUT_OF_MEMORY"};
+constexpr double kDefaultCvWarnPct = 5;
+constexpr int kDefaultMinRepeats = 3;
+
+struct ReportSettings {
+  double cv_warn_pct = kDefaultCvWarnPct;
+  int min_repeats = kDefaultMinRepeats;
+};
+
+// What a point needs beyond ReportPoint for the model and the baselines.
+struct PointWork {
+  ReportPoint point;
+  std::vector<const RunMeasurement*> measured;
+  std::vector<const RunMeasurement*> failed;
+  int config_order = 0;
+  double comm_exposed_ms = 0;
+  std::optional<double> gradient_bytes, bucket_cap_mb;
+};
+
+std::string json_text(const nlohmann::json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+std::map<std::string, std::string> parse_object(const std::string& text, const std::string& what,
+                                                std::vector<std::string>& warnings) {
+  std::map<std::string, std::string> values;
+  if (text.empty()) return values;
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  if (!json.is_object()) {
+    warnings.push_back("study " + what + " is not a JSON object; ignored: " + text);
+    return values;
+  }
+  for (const auto& [key, value] : json.items()) {
+    // sched stores named report thresholds as {"thresholds": {name: value}}.
+    if (value.is_object()) {
+      for (const auto& [inner_key, inner] : value.items()) values[inner_key] = json_text(inner);
+    } else {
+      values[key] = json_text(value);
+    }
+  }
+  return values;
+}
+
+std::optional<double> number_setting(const std::map<std::string, std::string>& settings,
+                                     const std::string& key, std::vector<std::string>& warnings) {
+  auto it = settings.find(key);
+  if (it == settings.end()) return std::nullopt;
+  try {
+    return std::stod(it->second);
+  } catch (const std::exception&) {
+    warnings.push_back("report setting " + key + " is not a number: " + it->second);
+    return std::nullopt;
+  }
+}
+
+std::optional<double> median_of(const std::vector<const RunMeasurement*>& runs,
+                                std::optional<double> (*get)(const RunMeasurement&)) {
+  std::vector<double> values;
+  for (const auto* run : runs) {
+    if (auto value = get(*run)) values.push_back(*value);
+  }
+  if (values.empty()) return std::nullopt;
+  return median(values);
+}
+
+std::string config_label(const std::map<std::string, std::string>& config) {
+  if (config.empty()) return "default";
+  std::string label;
+  for (const auto& [key, value] : config) label += (label.empty() ? "" : " ") + key + "=" + value;
+  return label;
+}
+
+std::string point_name(const ReportPoint& point) {
+  std::string name = "N=" + std::to_string(point.world_size);
+  if (point.config_label != "default") name += " (" + point.config_label + ")";
+  return name;
+}
+
+// Strong and weak studies: varied keys that take several values at one world size are
+// the configuration; keys that follow the scale (batch, a scaled learning rate) are not.
+// Sensitivity: every varied key but the scale's.
+std::set<std::string> configuration_keys(const std::vector<RunMeasurement>& runs,
+                                         const std::string& kind) {
+  std::set<std::string> keys;
+  std::map<std::string, std::map<int, std::set<std::string>>> values_by_scale;
+  for (const auto& run : runs) {
+    for (const auto& [key, value] : run.varied) {
+      if (kScaleKeys.count(key)) continue;
+      if (kind == "sensitivity") keys.insert(key);
+      values_by_scale[key][run.world_size].insert(value);
+    }
+  }
+  for (const auto& [key, by_scale] : values_by_scale) {
+    for (const auto& [scale, values] : by_scale) {
+      if (values.size() > 1) keys.insert(key);
+    }
+  }
+  return keys;
+}
+
+Summary summarize_runs(const std::vector<const RunMeasurement*>& runs,
+                       double (*get)(const RunMeasurement&)) {
+  std::vector<double> values;
+  for (const auto* run : runs) values.push_back(get(*run));
+  return summarize(values);
+}
+
+void fill_measurements(PointWork& work, std::optional<double> target_acc) {
+  ReportPoint& point = work.point;
+  const auto& runs = work.measured;
+  for (const auto* run : runs) point.run_ids.push_back(run->run_id);
+  point.throughput_samples_per_s =
+      summarize_runs(runs, [](const RunMeasurement& r) { return r.samples_per_s; });
+  point.epoch_s = summarize_runs(runs, [](const RunMeasurement& r) { return r.epoch_s; });
+  point.step_ms = summarize_runs(runs, [](const RunMeasurement& r) { return r.step_ms_median; });
+  point.final_val_acc = median_of(runs, [](const RunMeasurement& r) { return r.final_val_acc; });
+  std::vector<double> data, compute, comm, optimizer, comm_ms;
+  for (const auto* run : runs) {
+    const PhaseShares shares = run->phases.shares();
+    data.push_back(shares.data_pct);
+    compute.push_back(shares.compute_pct);
+    comm.push_back(shares.comm_exposed_pct);
+    optimizer.push_back(shares.optimizer_pct);
+    comm_ms.push_back(run->phases.comm_exposed_ms);
+  }
+  point.phases = {median(data), median(compute), median(comm), median(optimizer)};
+  work.comm_exposed_ms = median(comm_ms);
+  point.device_hours_per_epoch = device_hours_per_epoch(point.world_size, point.epoch_s.median);
+
+  auto largest = [&](std::optional<double> (*get)(const RunMeasurement&)) {
+    std::optional<double> result;
+    for (const auto* run : runs) {
+      if (auto value = get(*run)) result = std::max(result.value_or(*value), *value);
+    }
+    return result;
+  };
+  point.memory.gpu_peak_bytes = largest([](const RunMeasurement& r) { return r.gpu_mem_peak_bytes; });
+  point.memory.gpu_avg_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_avg_bytes; });
+  point.memory.gpu_mode_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_mode_bytes; });
+  point.memory.cpu_rss_peak_bytes = largest([](const RunMeasurement& r) { return r.cpu_rss_peak_bytes; });
+  work.gradient_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gradient_bytes; });
+  work.bucket_cap_mb = median_of(runs, [](const RunMeasurement& r) { return r.bucket_cap_mb; });
+
+  std::map<int, std::vector<double>> accuracy_by_epoch;
+  std::vector<double> times_to_accuracy;
+  for (const auto* run : runs) {
+    for (size_t epoch = 0; epoch < run->val_acc_per_epoch.size(); ++epoch) {
+      if (run->val_acc_per_epoch[epoch]) {
+        accuracy_by_epoch[static_cast<int>(epoch) + 1].push_back(*run->val_acc_per_epoch[epoch]);
+      }
+    }
+    if (target_acc) {
+      if (auto seconds = time_to_accuracy_s(run->epoch_s_per_epoch, run->val_acc_per_epoch,
+                                            *target_acc)) {
+        times_to_accuracy.push_back(*seconds);
+      }
+    }
+  }
+  for (const auto& [epoch, values] : accuracy_by_epoch) {
+    point.accuracy_curve.push_back({epoch, median(values)});
+  }
+  if (!times_to_accuracy.empty()) point.time_to_accuracy_s = median(times_to_accuracy);
+}
+
+std::vector<PointWork> group_points(const std::vector<RunMeasurement>& runs,
+                                    const std::set<std::string>& config_keys,
+                                    std::optional<double> target_acc) {
+  std::vector<PointWork> points;
+  std::map<std::string, int> config_order;
+  for (const auto& run : runs) {
+    std::map<std::string, std::string> config;
+    for (const auto& [key, value] : run.varied) {
+      if (config_keys.count(key)) config[key] = value;
+    }
+    const std::string label = config_label(config);
+    config_order.emplace(label, static_cast<int>(config_order.size()));
+    auto it = std::find_if(points.begin(), points.end(), [&](const PointWork& work) {
+      const ReportPoint& p = work.point;
+      return p.config_label == label && p.world_size == run.world_size && p.nodes == run.nodes &&
+             p.global_batch == run.global_batch && p.per_gpu_batch == run.per_gpu_batch;
+    });
+    if (it == points.end()) {
+      PointWork work;
+      work.point.config_label = label;
+      work.point.config = config;
+      work.point.nodes = run.nodes;
+      work.point.world_size = run.world_size;
+      work.point.gpus = run.gpus_per_node > 0 ? run.world_size : 0;
+      work.point.global_batch = run.global_batch;
+      work.point.per_gpu_batch = run.per_gpu_batch;
+      work.config_order = config_order[label];
+      points.push_back(std::move(work));
+      it = points.end() - 1;
+    }
+    ++it->point.planned_runs;
+    if (run.measured) {
+      it->measured.push_back(&run);
+    } else if (kFailedStates.count(run.state)) {
+      it->failed.push_back(&run);
+    }
+  }
+  std::stable_sort(points.begin(), points.end(), [](const PointWork& a, const PointWork& b) {
+    return std::tie(a.config_order, a.point.world_size, a.point.nodes) <
+           std::tie(b.config_order, b.point.world_size, b.point.nodes);
+  });
+  for (auto& work : points) {
+    work.point.failed_runs = static_cast<int>(work.failed.size());
+    fill_measurements(work, target_acc);
+  }
+  return points;
+}
+
+// Whether a point matches the selector; `scale_only` ignores configuration keys.
+bool matches(const ReportPoint& point, const std::map<std::string, std::string>& selector,
+             bool scale_only) {
+  for (const auto& [key, value] : selector) {
+    std::optional<int> scale;
+    if (key == "world_size" || key == "gpus" || key == "ranks") scale = point.world_size;
+    if (key == "nodes") scale = point.nodes;
+    if (key == "global_batch") scale = point.global_batch;
+    if (key == "per_gpu_batch") scale = point.per_gpu_batch;
+    if (scale) {
+      if (std::to_string(*scale) != value) return false;
+    } else if (!scale_only) {
+      auto it = point.config.find(key);
+      if (it == point.config.end() || it->second != value) return false;
+    }
+  }
+  return true;
+}
+
+std::optional<double> ratio(std::optional<double> value, std::optional<double> base) {
+  if (!value || !base || *base == 0) return std::nullopt;
+  return *value / *base;
+}
+
+void set_memory_ratio(ReportPoint& point, const ReportPoint& base) {
+  point.memory_ratio.gpu_peak_bytes = ratio(point.memory.gpu_peak_bytes, base.memory.gpu_peak_bytes);
+  point.memory_ratio.gpu_avg_bytes = ratio(point.memory.gpu_avg_bytes, base.memory.gpu_avg_bytes);
+  point.memory_ratio.gpu_mode_bytes = ratio(point.memory.gpu_mode_bytes, base.memory.gpu_mode_bytes);
+  point.memory_ratio.cpu_rss_peak_bytes =
+      ratio(point.memory.cpu_rss_peak_bytes, base.memory.cpu_rss_peak_bytes);
+}
+
+const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, int world_size) {
+  const BandwidthCurve* best = nullptr;
+  for (const auto& curve : curves) {
+    if (curve.points.empty()) continue;
+    if (!best || std::abs(curve.world_size - world_size) < std::abs(best->world_size - world_size)) {
+      best = &curve;
+    }
+  }
+  return best;
+}
+
+void predict_communication(PointWork& work, const PointWork& base,
+                           const std::vector<BandwidthCurve>& curves) {
+  ReportPoint& point = work.point;
+  if (point.run_ids.empty() || base.point.run_ids.empty() || !work.gradient_bytes) return;
+  if (base.point.per_gpu_batch <= 0 || point.per_gpu_batch <= 0) return;
+  const BandwidthCurve* curve = nearest_curve(curves, point.world_size);
+  if (!curve) return;
+  const double message_bytes =
+      work.bucket_cap_mb ? *work.bucket_cap_mb * 1024 * 1024 : *work.gradient_bytes;
+  auto busbw = interpolate_busbw_gbps(*curve, message_bytes);
+  if (!busbw) return;
+  // The base's compute per sample: its step without the exposed all-reduce wait.
+  const double compute_ms_per_sample =
+      (base.point.step_ms.median - base.comm_exposed_ms) / base.point.per_gpu_batch;
+  point.comm = predict_step(compute_ms_per_sample, point.per_gpu_batch, point.world_size,
+                            *work.gradient_bytes, *busbw, point.step_ms.median);
+  point.comm_curve_source =
+      curve->source + " (world size " + std::to_string(curve->world_size) + ")";
+}
+
+void apply_scaling(std::vector<PointWork>& points, const Report& report,
+                   const std::vector<BandwidthCurve>& curves) {
+  std::map<std::string, const PointWork*> base_by_series;
+  for (const auto& work : points) {
+    if (work.point.run_ids.empty()) continue;
+    auto& base = base_by_series[work.point.config_label];
+    if (matches(work.point, report.baseline, true) && (!base || !matches(base->point, report.baseline, true))) {
+      base = &work;
+    } else if (!base) {
+      base = &work;
+    }
+  }
+  for (auto& work : points) {
+    auto it = base_by_series.find(work.point.config_label);
+    if (it == base_by_series.end() || work.point.run_ids.empty()) continue;
+    const ReportPoint& base = it->second->point;
+    ReportPoint& point = work.point;
+    point.is_baseline = &it->second->point == &point;
+    if (report.kind == "strong") {
+      point.speedup = strong_speedup(base.throughput_samples_per_s.median,
+                                     point.throughput_samples_per_s.median);
+      point.efficiency =
+          strong_efficiency(base.throughput_samples_per_s.median, base.world_size,
+                            point.throughput_samples_per_s.median, point.world_size);
+    } else if (report.kind == "weak") {
+      point.efficiency = weak_efficiency(base.step_ms.median, point.step_ms.median);
+    }
+    set_memory_ratio(point, base);
+    predict_communication(work, *it->second, curves);
+  }
+}
+
+void apply_sensitivity(std::vector<PointWork>& points, Report& report) {
+  // The first measured point matching the selector, else the first at the smallest scale.
+  const PointWork* base = nullptr;
+  const PointWork* smallest = nullptr;
+  for (const auto& work : points) {
+    if (work.point.run_ids.empty()) continue;
+    if (!smallest || work.point.world_size < smallest->point.world_size) smallest = &work;
+    if (!base && !report.baseline.empty() && matches(work.point, report.baseline, false)) {
+      base = &work;
+    }
+  }
+  if (!base) base = smallest;
+  if (!base) return;
+  const std::string base_label = base->point.config_label;
+  SensitivityVerdict verdict;
+  bool any_compared = false;
+  for (auto& work : points) {
+    ReportPoint& point = work.point;
+    if (point.run_ids.empty()) continue;
+    // The baseline configuration at this point's scale.
+    auto same_scale = std::find_if(points.begin(), points.end(), [&](const PointWork& other) {
+      return other.point.config_label == base_label && other.point.world_size == point.world_size &&
+             !other.point.run_ids.empty();
+    });
+    if (same_scale == points.end()) continue;
+    const ReportPoint& reference = same_scale->point;
+    point.is_baseline = &reference == &point;
+    point.throughput_change_pct = throughput_change_pct(reference.throughput_samples_per_s.median,
+                                                        point.throughput_samples_per_s.median);
+    if (point.final_val_acc && reference.final_val_acc) {
+      point.accuracy_change_points =
+          accuracy_change_points(*reference.final_val_acc, *point.final_val_acc);
+    }
+    set_memory_ratio(point, reference);
+    if (point.is_baseline || point.world_size != base->point.world_size) continue;
+    if (!any_compared || *point.throughput_change_pct > verdict.best_throughput_change_pct) {
+      verdict.best_config = point.config_label;
+      verdict.best_throughput_change_pct = *point.throughput_change_pct;
+      verdict.best_accuracy_change_points = point.accuracy_change_points;
+      any_compared = true;
+    }
+  }
+  if (!any_compared) return;
+  if (report.target_gain_pct) {
+    verdict.target_met = verdict.best_throughput_change_pct >= *report.target_gain_pct;
+  }
+  report.sensitivity = verdict;
+}
+
+void add_warnings(const std::vector<PointWork>& points, const std::vector<RunMeasurement>& runs,
+                  const ReportSettings& settings, Report& report) {
+  std::string few_repeats;
+  for (const auto& work : points) {
+    const ReportPoint& point = work.point;
+    if (!work.failed.empty()) {
+      std::string reason = work.failed.front()->state;
+      if (!work.failed.front()->reason.empty()) reason += ": " + work.failed.front()->reason;
+      report.warnings.push_back(point_name(point) + ": " + std::to_string(work.failed.size()) +
+                                " of " + std::to_string(point.planned_runs) +
+                                " runs failed (first: " + reason + ")");
+    }
+    if (point.run_ids.empty()) {
+      report.warnings.push_back(point_name(point) + ": no measured runs");
+      continue;
+    }
+    if (static_cast<int>(point.run_ids.size()) < settings.min_repeats) {
+      few_repeats += (few_repeats.empty() ? "" : ", ") + point_name(point) + " (" +
+                     std::to_string(point.run_ids.size()) + ")";
+    }
+    if (point.throughput_samples_per_s.count >= 2 &&
+        point.throughput_samples_per_s.cv_pct > settings.cv_warn_pct) {
+      char text[160];
+      std::snprintf(text, sizeof text, ": noisy, throughput CV %.1f%% over %d repeats (> %.0f%%)",
+                    point.throughput_samples_per_s.cv_pct, point.throughput_samples_per_s.count,
+                    settings.cv_warn_pct);
+      report.warnings.push_back(point_name(point) + text);
+    }
+  }
+  if (!few_repeats.empty()) {
+    report.warnings.push_back("fewer than " + std::to_string(settings.min_repeats) +
+                              " repeats, no 95% confidence interval: " + few_repeats);
+  }
+  int not_ingested = 0;
+  for (const auto& run : runs) not_ingested += run.state == "COMPLETED" && !run.measured;
+  if (not_ingested > 0) {
+    report.warnings.push_back(std::to_string(not_ingested) +
+                              " completed runs are not ingested yet (scalestudy ingest)");
+  }
+  if (!report.baseline.empty()) {
+    const bool scale_only = report.kind != "sensitivity";
+    bool found = std::any_of(points.begin(), points.end(), [&](const PointWork& work) {
+      return matches(work.point, report.baseline, scale_only);
+    });
+    if (!found) {
+      std::string selector;
+      for (const auto& [key, value] : report.baseline) {
+        selector += (selector.empty() ? "" : ",") + key + "=" + value;
+      }
+      report.warnings.push_back("baseline " + selector +
+                                " matches no measured point; using the smallest scale");
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::map<std::string, std::string>> parse_baseline_selector(const std::string& text) {
+  std::map<std::string, std::string> selector;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    const auto equals = item.find('=');
+    if (equals == std::string::npos || equals == 0 || equals + 1 == item.size()) {
+      return Status::error("--baseline: expected key=value[,key=value], got '" + item + "'");
+    }
+    selector[item.substr(0, equals)] = item.substr(equals + 1);
+  }
+  return selector;
+}
+
+Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& options) {
+  auto info = load_study_info(study_db);
+  if (!info) return info.status();
+  auto all_runs = load_run_measurements(study_db);
+  if (!all_runs) return all_runs.status();
+
+  Report report;
+  report.study = info->name;
+  report.kind = info->kind;
+  const auto settings = parse_object(info->report_json, "report settings", report.warnings);
+  report.baseline = options.baseline_override.empty()
+                        ? parse_object(info->baseline_json, "baseline", report.warnings)
+                        : options.baseline_override;
+  report.thresholds.input_bound_pct = options.input_bound_pct.value_or(
+      number_setting(settings, "input_bound_pct", report.warnings).value_or(5));
+  report.thresholds.comm_bound_pct = options.comm_bound_pct.value_or(
+      number_setting(settings, "comm_bound_pct", report.warnings).value_or(20));
+  report.target_gain_pct = options.target_gain_pct
+                               ? options.target_gain_pct
+                               : number_setting(settings, "target_gain_pct", report.warnings);
+  report.target_acc = options.target_acc ? options.target_acc
+                                         : number_setting(settings, "target_acc", report.warnings);
+  if (report.target_acc && *report.target_acc > 1) *report.target_acc /= 100;  // given in %
+  ReportSettings limits;
+  limits.cv_warn_pct =
+      number_setting(settings, "cv_warn_pct", report.warnings).value_or(kDefaultCvWarnPct);
+  limits.min_repeats = static_cast<int>(
+      number_setting(settings, "min_repeats", report.warnings).value_or(kDefaultMinRepeats));
+
+  // Profiling runs and all-reduce benchmarks are never points of the efficiency tables.
+  std::vector<RunMeasurement> runs;
+  for (auto& run : *all_runs) {
+    if (run.profiled || run.workload == "allreduce") continue;
+    report.gpu |= run.gpus_per_node > 0;
+    ++report.runs_planned;
+    report.runs_measured += run.measured;
+    report.runs_failed += !run.measured && kFailedStates.count(run.state) > 0;
+    runs.push_back(std::move(run));
+  }
+
+  std::vector<BandwidthCurve> curves;
+  if (!options.comm_model_run_db.empty()) {
+    auto curve = load_bandwidth_curve_file(options.comm_model_run_db);
+    if (!curve) return curve.status().with_context("--comm-model");
+    curves.push_back(std::move(*curve));
+  } else {
+    auto loaded = load_bandwidth_curves(study_db);
+    if (!loaded) return loaded.status();
+    curves = std::move(*loaded);
+  }
+
+  std::vector<PointWork> points =
+      group_points(runs, configuration_keys(runs, report.kind), report.target_acc);
+  for (auto& work : points) {
+    work.point.bottleneck = classify_bottleneck(work.point.phases, report.thresholds);
+  }
+  if (report.kind == "sensitivity") {
+    apply_sensitivity(points, report);
+  } else {
+    apply_scaling(points, report, curves);
+  }
+  add_warnings(points, runs, limits, report);
+  for (auto& work : points) report.points.push_back(std::move(work.point));
+  return report;
+}
+
+}  // namespace scalestudy::results

@@ -1,0 +1,99 @@
+// The report of one study: its measured points (a configuration at a scale, over its
+// repeats) with statistics, scaling efficiency or sensitivity deltas vs the baseline,
+// phase shares and bottleneck, memory, the communication-model prediction, and warnings.
+// build_report() computes it from a study database; render_report() (report_render.hpp)
+// prints it. Plain value types; build_report uses the Database from one thread.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/sqlite.hpp"
+#include "harness/core/status.hpp"
+#include "orchestrator/results/bottleneck.hpp"
+#include "orchestrator/results/comm_model.hpp"
+#include "orchestrator/results/statistics.hpp"
+
+namespace scalestudy::results {
+
+inline constexpr const char* kReportSchema = "scalestudy.report/1";
+
+struct ReportOptions {
+  // `--baseline key=value,...`: replaces the study's baseline selector. Keys: nodes,
+  // world_size (or gpus, ranks), global_batch, per_gpu_batch, or a varied parameter.
+  std::map<std::string, std::string> baseline_override;
+  // Override the study's report settings (report_json) when set.
+  std::optional<double> input_bound_pct, comm_bound_pct, target_gain_pct, target_acc;
+  // An all-reduce run database for the communication model, instead of the study's own
+  // all-reduce runs.
+  std::string comm_model_run_db;
+};
+
+struct MemoryUse {
+  std::optional<double> gpu_peak_bytes, gpu_avg_bytes, gpu_mode_bytes, cpu_rss_peak_bytes;
+};
+
+struct EpochAccuracy {
+  int epoch = 0;           // 1-based
+  double val_acc = 0;      // median over repeats, fraction
+};
+
+struct ReportPoint {
+  std::string config_label;  // "precision=bf16 bucket_cap_mb=25", or "default"
+  std::map<std::string, std::string> config;
+  int nodes = 0, world_size = 0, gpus = 0;  // gpus: 0 on CPU runs
+  int global_batch = 0, per_gpu_batch = 0;
+  std::vector<std::string> run_ids;  // measured repeats
+  int planned_runs = 0, failed_runs = 0;
+  bool is_baseline = false;
+
+  Summary throughput_samples_per_s;
+  Summary epoch_s;
+  Summary step_ms;
+  std::optional<double> final_val_acc;  // median over repeats, fraction
+  PhaseShares phases;                   // median over repeats
+  Bottleneck bottleneck = Bottleneck::kCompute;
+  double device_hours_per_epoch = 0;    // GPU-hours (GPU runs) or rank-hours
+
+  // Strong: speedup and efficiency; weak: efficiency; vs the series' baseline point.
+  std::optional<double> speedup, efficiency;
+  std::optional<double> time_to_accuracy_s;  // when a target accuracy is set and reached
+  // Sensitivity: vs the baseline configuration at the same scale.
+  std::optional<double> throughput_change_pct, accuracy_change_points;
+
+  MemoryUse memory;
+  MemoryUse memory_ratio;  // value / the baseline point's value
+  std::optional<CommPrediction> comm;
+  std::string comm_curve_source;
+  std::vector<EpochAccuracy> accuracy_curve;
+};
+
+struct SensitivityVerdict {
+  std::string best_config;
+  double best_throughput_change_pct = 0;
+  std::optional<double> best_accuracy_change_points;
+  std::optional<bool> target_met;  // when a target gain is set
+};
+
+struct Report {
+  std::string schema = kReportSchema;
+  std::string study;
+  std::string kind;           // strong | weak | sensitivity | custom
+  bool gpu = false;           // any GPU runs: "GPU-hours", else "rank-hours"
+  std::map<std::string, std::string> baseline;  // the selector used
+  BottleneckThresholds thresholds;
+  std::optional<double> target_gain_pct, target_acc;
+  std::vector<ReportPoint> points;  // by configuration, then world size
+  std::optional<SensitivityVerdict> sensitivity;
+  int runs_planned = 0, runs_measured = 0, runs_failed = 0;
+  std::vector<std::string> warnings;
+};
+
+Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& options = {});
+
+// Parses "key=value[,key=value]" (the --baseline flag).
+Result<std::map<std::string, std::string>> parse_baseline_selector(const std::string& text);
+
+}  // namespace scalestudy::results

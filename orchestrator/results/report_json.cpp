@@ -1,0 +1,130 @@
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/results/report_render.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json optional_number(const std::optional<double>& value) {
+  return value ? Json(*value) : Json(nullptr);
+}
+
+Json summary_json(const Summary& summary) {
+  if (summary.count == 0) {
+    return Json{{"count", 0}, {"median", nullptr}, {"min", nullptr}, {"max", nullptr},
+                {"mean", nullptr}, {"stddev", nullptr}, {"cv_pct", nullptr},
+                {"ci95_half_width", nullptr}};
+  }
+  return Json{{"count", summary.count},
+              {"median", summary.median},
+              {"min", summary.min},
+              {"max", summary.max},
+              {"mean", summary.mean},
+              {"stddev", summary.stddev},
+              {"cv_pct", summary.cv_pct},
+              {"ci95_half_width", optional_number(summary.ci95_half_width)}};
+}
+
+Json memory_json(const MemoryUse& memory) {
+  return Json{{"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
+              {"gpu_avg_bytes", optional_number(memory.gpu_avg_bytes)},
+              {"gpu_mode_bytes", optional_number(memory.gpu_mode_bytes)},
+              {"cpu_rss_peak_bytes", optional_number(memory.cpu_rss_peak_bytes)}};
+}
+
+Json comm_json(const ReportPoint& point) {
+  if (!point.comm) return nullptr;
+  const CommPrediction& comm = *point.comm;
+  return Json{{"curve", point.comm_curve_source},
+              {"busbw_gbps", comm.busbw_gbps},
+              {"comm_ms", comm.comm_ms},
+              {"compute_ms", comm.compute_ms},
+              {"predicted_step_ms", comm.predicted_step_ms},
+              {"predicted_efficiency", comm.predicted_efficiency},
+              {"measured_step_ms", comm.measured_step_ms},
+              {"measured_efficiency", comm.measured_efficiency}};
+}
+
+Json point_json(const ReportPoint& point) {
+  Json accuracy = Json::array();
+  for (const auto& epoch : point.accuracy_curve) {
+    accuracy.push_back(Json{{"epoch", epoch.epoch}, {"val_acc", epoch.val_acc}});
+  }
+  const bool measured = !point.run_ids.empty();
+  return Json{
+      {"config_label", point.config_label},
+      {"config", Json(point.config)},
+      {"nodes", point.nodes},
+      {"world_size", point.world_size},
+      {"gpus", point.gpus},
+      {"global_batch", point.global_batch},
+      {"per_gpu_batch", point.per_gpu_batch},
+      {"is_baseline", point.is_baseline},
+      {"runs",
+       Json{{"planned", point.planned_runs},
+            {"measured", point.run_ids.size()},
+            {"failed", point.failed_runs},
+            {"run_ids", point.run_ids}}},
+      {"throughput_samples_per_s", summary_json(point.throughput_samples_per_s)},
+      {"epoch_s", summary_json(point.epoch_s)},
+      {"step_ms", summary_json(point.step_ms)},
+      {"final_val_acc", optional_number(point.final_val_acc)},
+      {"phases_pct",
+       measured ? Json{{"data", point.phases.data_pct},
+                       {"compute", point.phases.compute_pct},
+                       {"comm_exposed", point.phases.comm_exposed_pct},
+                       {"optimizer", point.phases.optimizer_pct}}
+                : Json(nullptr)},
+      {"bottleneck", measured ? Json(to_string(point.bottleneck)) : Json(nullptr)},
+      {"device_hours_per_epoch", measured ? Json(point.device_hours_per_epoch) : Json(nullptr)},
+      {"speedup", optional_number(point.speedup)},
+      {"efficiency", optional_number(point.efficiency)},
+      {"time_to_accuracy_s", optional_number(point.time_to_accuracy_s)},
+      {"throughput_change_pct", optional_number(point.throughput_change_pct)},
+      {"accuracy_change_points", optional_number(point.accuracy_change_points)},
+      {"memory", memory_json(point.memory)},
+      {"memory_vs_baseline", memory_json(point.memory_ratio)},
+      {"comm_model", comm_json(point)},
+      {"accuracy_curve", accuracy},
+  };
+}
+
+}  // namespace
+
+std::string render_report_json(const Report& report) {
+  Json points = Json::array();
+  for (const auto& point : report.points) points.push_back(point_json(point));
+  Json sensitivity = nullptr;
+  if (report.sensitivity) {
+    const SensitivityVerdict& verdict = *report.sensitivity;
+    sensitivity = Json{
+        {"best_config", verdict.best_config},
+        {"best_throughput_change_pct", verdict.best_throughput_change_pct},
+        {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
+        {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)}};
+  }
+  Json document{
+      {"schema", report.schema},
+      {"study", report.study},
+      {"kind", report.kind},
+      {"device", report.gpu ? "gpu" : "cpu"},
+      {"baseline", Json(report.baseline)},
+      {"settings",
+       Json{{"input_bound_pct", report.thresholds.input_bound_pct},
+            {"comm_bound_pct", report.thresholds.comm_bound_pct},
+            {"target_gain_pct", optional_number(report.target_gain_pct)},
+            {"target_acc", optional_number(report.target_acc)}}},
+      {"runs",
+       Json{{"planned", report.runs_planned},
+            {"measured", report.runs_measured},
+            {"failed", report.runs_failed}}},
+      {"points", points},
+      {"sensitivity", sensitivity},
+      {"warnings", report.warnings},
+  };
+  return document.dump(2) + "\n";
+}
+
+}  // namespace scalestudy::results

@@ -1,0 +1,31 @@
+// Renders a Report: as tables (terminal, markdown, CSV), as the versioned JSON document
+// described in docs/report-json.md, or as one self-contained HTML page with the tables
+// and the SVG plots inlined. Pure functions of the Report; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/results/report.hpp"
+#include "orchestrator/results/text_table.hpp"
+
+namespace scalestudy::results {
+
+enum class ReportFormat { kTable, kMarkdown, kCsv, kJson, kHtml };
+
+// "table", "md" (or "markdown"), "csv", "json", "html".
+Result<ReportFormat> parse_report_format(const std::string& name);
+
+// The report's tables: the kind's main table, the communication model (when measured),
+// memory; in that order.
+std::vector<Table> report_tables(const Report& report);
+
+// The JSON document alone (what render_report gives for ReportFormat::kJson).
+std::string render_report_json(const Report& report);
+
+// `svg_paths`: plots to inline into the HTML page (other formats ignore them).
+std::string render_report(const Report& report, ReportFormat format,
+                          const std::vector<std::string>& svg_paths = {});
+
+}  // namespace scalestudy::results

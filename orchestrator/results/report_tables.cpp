@@ -1,0 +1,270 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+
+#include "orchestrator/results/report_render.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = kMiB * 1024.0;
+
+std::string fixed(double value, int decimals) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+std::string fixed(const std::optional<double>& value, int decimals) {
+  return value ? fixed(*value, decimals) : "-";
+}
+
+std::string percent(const std::optional<double>& fraction, int decimals = 1) {
+  return fraction ? fixed(*fraction * 100, decimals) : "-";
+}
+
+std::string signed_fixed(const std::optional<double>& value, int decimals) {
+  if (!value) return "-";
+  return (*value >= 0 ? "+" : "") + fixed(*value, decimals);
+}
+
+// Enough decimals for the magnitude: 12345, 123.4, 1.234.
+std::string magnitude(double value) {
+  const double size = std::fabs(value);
+  return fixed(value, size >= 1000 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3);
+}
+
+std::string range(const Summary& summary) {
+  if (summary.count < 2) return "-";
+  return magnitude(summary.min) + "–" + magnitude(summary.max);
+}
+
+std::string ci(const Summary& summary) {
+  return summary.ci95_half_width ? "±" + magnitude(*summary.ci95_half_width) : "-";
+}
+
+bool has_several_configs(const Report& report) {
+  for (const auto& point : report.points) {
+    if (point.config_label != report.points.front().config_label) return true;
+  }
+  return false;
+}
+
+std::string scale_header(const Report& report) { return report.gpu ? "GPUs" : "ranks"; }
+std::string per_rank_header(const Report& report) {
+  return report.gpu ? "per-GPU batch" : "per-rank batch";
+}
+std::string hours_header(const Report& report) {
+  return report.gpu ? "GPU-h/epoch" : "rank-h/epoch";
+}
+
+// Columns shared by the tables: a header and how a point fills it.
+struct Column {
+  std::string header;
+  std::function<std::string(const ReportPoint&)> cell;
+};
+
+Table make_table(const std::string& title, const std::vector<Column>& columns,
+                 const Report& report, bool (*include)(const ReportPoint&) = nullptr) {
+  Table table;
+  table.title = title;
+  for (const auto& column : columns) table.headers.push_back(column.header);
+  for (const auto& point : report.points) {
+    if (include && !include(point)) continue;
+    std::vector<std::string> row;
+    for (const auto& column : columns) row.push_back(column.cell(point));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::vector<Column> leading_columns(const Report& report, bool with_batches) {
+  std::vector<Column> columns;
+  if (has_several_configs(report) || report.kind == "sensitivity") {
+    columns.push_back({"config", [](const ReportPoint& p) {
+                         return p.config_label + (p.is_baseline ? " (base)" : "");
+                       }});
+  }
+  columns.push_back({scale_header(report), [](const ReportPoint& p) {
+                       return std::to_string(p.world_size);
+                     }});
+  columns.push_back({"nodes", [](const ReportPoint& p) { return std::to_string(p.nodes); }});
+  if (with_batches) {
+    columns.push_back({"global batch", [](const ReportPoint& p) {
+                         return std::to_string(p.global_batch);
+                       }});
+    columns.push_back({per_rank_header(report), [](const ReportPoint& p) {
+                         return std::to_string(p.per_gpu_batch);
+                       }});
+  }
+  return columns;
+}
+
+std::vector<Column> throughput_columns() {
+  return {
+      {"throughput [samples/s]",
+       [](const ReportPoint& p) {
+         return p.run_ids.empty() ? "-" : magnitude(p.throughput_samples_per_s.median);
+       }},
+      {"min–max", [](const ReportPoint& p) { return range(p.throughput_samples_per_s); }},
+      {"95% CI", [](const ReportPoint& p) { return ci(p.throughput_samples_per_s); }},
+  };
+}
+
+std::vector<Column> phase_columns() {
+  auto share = [](double PhaseShares::*field) {
+    return [field](const ReportPoint& p) {
+      return p.run_ids.empty() ? std::string("-") : fixed(p.phases.*field, 1);
+    };
+  };
+  return {
+      {"data %", share(&PhaseShares::data_pct)},
+      {"compute %", share(&PhaseShares::compute_pct)},
+      {"comm %", share(&PhaseShares::comm_exposed_pct)},
+      {"optim %", share(&PhaseShares::optimizer_pct)},
+      {"bottleneck",
+       [](const ReportPoint& p) {
+         return p.run_ids.empty() ? std::string("-") : std::string(to_string(p.bottleneck));
+       }},
+  };
+}
+
+std::vector<Column> trailing_columns(const Report& report) {
+  return {
+      {hours_header(report),
+       [](const ReportPoint& p) {
+         return p.run_ids.empty() ? std::string("-") : fixed(p.device_hours_per_epoch, 4);
+       }},
+      {"runs", [](const ReportPoint& p) {
+         std::string text = std::to_string(p.run_ids.size()) + "/" + std::to_string(p.planned_runs);
+         return p.failed_runs ? text + " (" + std::to_string(p.failed_runs) + " failed)" : text;
+       }},
+  };
+}
+
+void append(std::vector<Column>& to, std::vector<Column> more) {
+  for (auto& column : more) to.push_back(std::move(column));
+}
+
+Table main_table(const Report& report) {
+  std::vector<Column> columns = leading_columns(report, true);
+  append(columns, throughput_columns());
+  Column epoch{"time/epoch [s]", [](const ReportPoint& p) {
+                 return p.run_ids.empty() ? "-" : magnitude(p.epoch_s.median);
+               }};
+  Column step{"step [ms]", [](const ReportPoint& p) {
+                return p.run_ids.empty() ? "-" : magnitude(p.step_ms.median);
+              }};
+  Column accuracy{"val acc [%]", [](const ReportPoint& p) { return percent(p.final_val_acc, 2); }};
+  std::string title;
+  if (report.kind == "strong") {
+    title = "Strong scaling: " + report.study;
+    columns.push_back(epoch);
+    columns.push_back({"speedup", [](const ReportPoint& p) { return fixed(p.speedup, 2); }});
+    columns.push_back({"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    columns.push_back(accuracy);
+  } else if (report.kind == "weak") {
+    title = "Weak scaling: " + report.study;
+    columns.push_back(step);
+    columns.push_back(epoch);
+    columns.push_back({"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    columns.push_back(accuracy);
+    if (report.target_acc) {
+      columns.push_back({"time to " + fixed(*report.target_acc * 100, 1) + "% [s]",
+                         [](const ReportPoint& p) { return fixed(p.time_to_accuracy_s, 1); }});
+    }
+  } else if (report.kind == "sensitivity") {
+    title = "Sensitivity: " + report.study;
+    columns.push_back({"change [%]", [](const ReportPoint& p) {
+                         return signed_fixed(p.throughput_change_pct, 1);
+                       }});
+    columns.push_back(step);
+    columns.push_back(accuracy);
+    columns.push_back({"Δacc [pts]", [](const ReportPoint& p) {
+                         return signed_fixed(p.accuracy_change_points, 2);
+                       }});
+  } else {
+    title = "Runs: " + report.study;
+    columns.push_back(step);
+    columns.push_back(epoch);
+    columns.push_back(accuracy);
+  }
+  append(columns, phase_columns());
+  append(columns, trailing_columns(report));
+  return make_table(title, columns, report);
+}
+
+Table comm_table(const Report& report) {
+  std::vector<Column> columns = leading_columns(report, false);
+  auto field = [](double CommPrediction::*member, bool as_percent) {
+    return [member, as_percent](const ReportPoint& p) {
+      if (!p.comm) return std::string("-");
+      const double value = (*p.comm).*member;
+      return as_percent ? fixed(value * 100, 1) : magnitude(value);
+    };
+  };
+  append(columns, {
+                      {"busbw [GB/s]", field(&CommPrediction::busbw_gbps, false)},
+                      {"predicted comm [ms]", field(&CommPrediction::comm_ms, false)},
+                      {"predicted step [ms]", field(&CommPrediction::predicted_step_ms, false)},
+                      {"measured step [ms]", field(&CommPrediction::measured_step_ms, false)},
+                      {"predicted eff [%]", field(&CommPrediction::predicted_efficiency, true)},
+                      {"measured eff [%]", field(&CommPrediction::measured_efficiency, true)},
+                  });
+  return make_table("Communication model (all-reduce busbw at the bucket size, no overlap)",
+                    columns, report, [](const ReportPoint& p) { return p.comm.has_value(); });
+}
+
+Table memory_table(const Report& report) {
+  double largest = 0;
+  for (const auto& point : report.points) {
+    for (const auto& value : {point.memory.gpu_peak_bytes, point.memory.cpu_rss_peak_bytes}) {
+      if (value) largest = std::max(largest, *value);
+    }
+  }
+  const bool gib = largest >= kGiB;
+  const double unit = gib ? kGiB : kMiB;
+  const std::string unit_name = gib ? "GiB" : "MiB";
+  auto bytes = [unit](std::optional<double> MemoryUse::*member) {
+    return [unit, member](const ReportPoint& p) {
+      const auto& value = p.memory.*member;
+      return value ? fixed(*value / unit, 2) : std::string("-");
+    };
+  };
+  auto times = [](std::optional<double> MemoryUse::*member) {
+    return [member](const ReportPoint& p) {
+      const auto& value = p.memory_ratio.*member;
+      return value ? fixed(*value, 2) + "×" : std::string("-");
+    };
+  };
+  std::vector<Column> columns = leading_columns(report, true);
+  if (report.gpu) {
+    append(columns, {
+                        {"GPU peak [" + unit_name + "]", bytes(&MemoryUse::gpu_peak_bytes)},
+                        {"GPU avg [" + unit_name + "]", bytes(&MemoryUse::gpu_avg_bytes)},
+                        {"GPU mode [" + unit_name + "]", bytes(&MemoryUse::gpu_mode_bytes)},
+                        {"GPU peak vs base", times(&MemoryUse::gpu_peak_bytes)},
+                    });
+  }
+  append(columns, {
+                      {"CPU RSS peak [" + unit_name + "]", bytes(&MemoryUse::cpu_rss_peak_bytes)},
+                      {"RSS vs base", times(&MemoryUse::cpu_rss_peak_bytes)},
+                  });
+  return make_table("Memory", columns, report, [](const ReportPoint& p) {
+    return !p.run_ids.empty();
+  });
+}
+
+}  // namespace
+
+std::vector<Table> report_tables(const Report& report) {
+  std::vector<Table> tables = {main_table(report)};
+  Table comm = comm_table(report);
+  if (!comm.rows.empty()) tables.push_back(std::move(comm));
+  tables.push_back(memory_table(report));
+  return tables;
+}
+
+}  // namespace scalestudy::results

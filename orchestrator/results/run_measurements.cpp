@@ -1,0 +1,253 @@
+#include "orchestrator/results/run_measurements.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "orchestrator/results/measurement_schema.hpp"
+#include "orchestrator/results/rank_database.hpp"
+#include "orchestrator/results/statistics.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+double as_double(const sqlite::Value& value) {
+  if (const auto* d = std::get_if<double>(&value)) return *d;
+  if (const auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
+  return 0;
+}
+
+int as_int(const sqlite::Value& value) { return static_cast<int>(as_double(value)); }
+
+std::optional<double> as_optional(const sqlite::Value& value) {
+  if (std::holds_alternative<std::monostate>(value)) return std::nullopt;
+  return as_double(value);
+}
+
+// varied_json values may be strings or numbers; both become their text.
+std::map<std::string, std::string> parse_varied(const std::string& json_text) {
+  std::map<std::string, std::string> varied;
+  auto json = nlohmann::json::parse(json_text, nullptr, false);
+  if (!json.is_object()) return varied;
+  for (const auto& [key, value] : json.items()) {
+    varied[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+  return varied;
+}
+
+Result<bool> table_exists(sqlite::Database& db, const std::string& table) {
+  auto count = db.query_value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                              {table});
+  if (!count) return count.status();
+  return *count && as_int(**count) > 0;
+}
+
+Status load_summary(sqlite::Database& db, RunMeasurement& run) {
+  auto rows = db.query("SELECT name, rank, value FROM m_summary WHERE run_id = ? ORDER BY rank",
+                       {run.run_id});
+  if (!rows) return rows.status();
+  std::map<std::string, std::vector<double>> by_name;  // values in rank order
+  for (const auto& row : *rows) by_name[sqlite::to_string(row[0])].push_back(as_double(row[2]));
+  auto first = [&](const char* name) -> std::optional<double> {
+    auto it = by_name.find(name);
+    return it == by_name.end() ? std::nullopt : std::optional<double>(it->second.front());
+  };
+  auto largest = [&](const char* name) -> std::optional<double> {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) return std::nullopt;
+    return *std::max_element(it->second.begin(), it->second.end());
+  };
+  auto average = [&](const char* name) -> std::optional<double> {
+    auto it = by_name.find(name);
+    return it == by_name.end() ? std::nullopt : std::optional<double>(mean(it->second));
+  };
+  run.samples_per_s = first("samples_per_s").value_or(0);
+  if (auto it = by_name.find("step_ms_median"); it != by_name.end()) {
+    run.step_ms_median = median(it->second);
+  }
+  run.final_val_acc = first("final_val_acc");
+  run.gpu_mem_peak_bytes = largest("gpu_mem_peak_bytes");
+  run.gpu_mem_avg_bytes = average("gpu_mem_avg_bytes");
+  run.gpu_mem_mode_bytes = largest("gpu_mem_mode_bytes");
+  run.cpu_rss_peak_bytes = largest("cpu_rss_peak_bytes");
+  run.gradient_bytes = first("gradient_bytes");
+  run.bucket_cap_mb = first("bucket_cap_mb");
+  return Status::ok();
+}
+
+Status load_phases(sqlite::Database& db, RunMeasurement& run) {
+  auto rows = db.query(
+      "SELECT phase, avg(mean_ms) FROM m_phases WHERE run_id = ? GROUP BY phase",
+      {run.run_id});
+  if (!rows) return rows.status();
+  for (const auto& row : *rows) {
+    const std::string phase = sqlite::to_string(row[0]);
+    const double mean_ms = as_double(row[1]);
+    if (phase == "data") run.phases.data_ms = mean_ms;
+    if (phase == "forward") run.phases.forward_ms = mean_ms;
+    if (phase == "backward") run.phases.backward_ms = mean_ms;
+    if (phase == "comm_exposed") run.phases.comm_exposed_ms = mean_ms;
+    if (phase == "optimizer") run.phases.optimizer_ms = mean_ms;
+    if (phase == "step") run.phases.step_ms = mean_ms;
+  }
+  if (run.step_ms_median == 0) {
+    auto medians = db.query("SELECT median_ms FROM m_phases WHERE run_id = ? AND phase = 'step'",
+                            {run.run_id});
+    if (!medians) return medians.status();
+    std::vector<double> values;
+    for (const auto& row : *medians) values.push_back(as_double(row[0]));
+    run.step_ms_median = median(values);
+  }
+  return Status::ok();
+}
+
+Status load_epochs(sqlite::Database& db, RunMeasurement& run) {
+  auto rows = db.query(
+      "SELECT epoch_s, val_acc, samples_per_s FROM m_epochs WHERE run_id = ?1 AND rank = "
+      "(SELECT min(rank) FROM m_epochs WHERE run_id = ?1) ORDER BY epoch",
+      {run.run_id});
+  if (!rows) return rows.status();
+  std::vector<double> epoch_throughputs;
+  for (const auto& row : *rows) {
+    run.epoch_s_per_epoch.push_back(as_double(row[0]));
+    run.val_acc_per_epoch.push_back(as_optional(row[1]));
+    epoch_throughputs.push_back(as_double(row[2]));
+  }
+  run.epoch_s = median(run.epoch_s_per_epoch);
+  if (run.samples_per_s == 0) run.samples_per_s = median(epoch_throughputs);
+  if (!run.final_val_acc && !run.val_acc_per_epoch.empty()) {
+    run.final_val_acc = run.val_acc_per_epoch.back();
+  }
+  return Status::ok();
+}
+
+Status load_identity(sqlite::Database& db, RunMeasurement& run) {
+  auto workload = db.query_value("SELECT workload FROM m_run WHERE run_id = ? ORDER BY rank LIMIT 1",
+                                 {run.run_id});
+  if (!workload) return workload.status();
+  if (*workload) run.workload = sqlite::to_string(**workload);
+  auto commit = db.query_value(
+      "SELECT value FROM m_provenance WHERE run_id = ? AND key = 'git_commit' ORDER BY rank LIMIT 1",
+      {run.run_id});
+  if (!commit) return commit.status();
+  if (*commit) run.git_commit = sqlite::to_string(**commit);
+  if (!run.cpu_rss_peak_bytes) {
+    auto rss = db.query_value("SELECT max(cpu_rss_bytes) FROM m_telemetry WHERE run_id = ?",
+                              {run.run_id});
+    if (!rss) return rss.status();
+    if (*rss) run.cpu_rss_peak_bytes = as_optional(**rss);
+  }
+  return Status::ok();
+}
+
+BandwidthCurve curve_from_rows(const std::string& source, int world_size, const Rows& rows) {
+  std::map<int64_t, std::vector<double>> by_bytes;  // repeated sizes: their median
+  for (const auto& row : rows) {
+    by_bytes[static_cast<int64_t>(as_double(row[0]))].push_back(as_double(row[1]));
+  }
+  BandwidthCurve curve{source, world_size, {}};
+  for (const auto& [bytes, values] : by_bytes) curve.points.push_back({bytes, median(values)});
+  return curve;
+}
+
+}  // namespace
+
+PhaseShares PhaseTimes::shares() const {
+  if (step_ms <= 0) return {};
+  return {data_ms / step_ms * 100, (forward_ms + backward_ms) / step_ms * 100,
+          comm_exposed_ms / step_ms * 100, optimizer_ms / step_ms * 100};
+}
+
+Result<StudyInfo> load_study_info(sqlite::Database& study_db) {
+  auto rows =
+      study_db.query("SELECT name, kind, source_path, baseline_json, report_json FROM study");
+  if (!rows) return rows.status().with_context("reading the study table");
+  if (rows->size() != 1) {
+    return Status::error(study_db.path() + ": table study has " + std::to_string(rows->size()) +
+                         " rows, expected 1");
+  }
+  const auto& row = rows->front();
+  return StudyInfo{sqlite::to_string(row[0]), sqlite::to_string(row[1]), sqlite::to_string(row[2]),
+                   sqlite::to_string(row[3]), sqlite::to_string(row[4])};
+}
+
+Result<std::vector<RunMeasurement>> load_run_measurements(sqlite::Database& study_db) {
+  auto ingested_table = table_exists(study_db, "m_ingest");
+  if (!ingested_table) return ingested_table.status();
+  const std::string ingest_join =
+      *ingested_table ? "LEFT JOIN m_ingest i ON i.run_id = r.run_id"
+                      : "LEFT JOIN (SELECT NULL AS run_id, NULL AS status) i ON 0";
+  auto current = current_runs_condition(study_db);
+  if (!current) return current.status();
+  auto rows = study_db.query(
+      "SELECT r.run_id, r.repeat, r.nodes, r.tasks_per_node, r.world_size, r.gpus_per_node, "
+      "r.global_batch, r.per_gpu_batch, r.varied_json, r.profiled, r.state, r.job_id, r.reason, "
+      "i.status FROM runs r " +
+      ingest_join + " WHERE " + *current + " ORDER BY r.rowid");
+  if (!rows) return rows.status();
+  std::vector<RunMeasurement> runs;
+  for (const auto& row : *rows) {
+    RunMeasurement run;
+    run.run_id = sqlite::to_string(row[0]);
+    run.repeat = as_int(row[1]);
+    run.nodes = as_int(row[2]);
+    run.tasks_per_node = as_int(row[3]);
+    run.world_size = as_int(row[4]);
+    run.gpus_per_node = as_int(row[5]);
+    run.global_batch = as_int(row[6]);
+    run.per_gpu_batch = as_int(row[7]);
+    run.varied = parse_varied(sqlite::to_string(row[8]));
+    run.profiled = as_int(row[9]) != 0;
+    run.state = sqlite::to_string(row[10]);
+    run.job_id = sqlite::to_string(row[11]);
+    run.reason = sqlite::to_string(row[12]);
+    run.measured = sqlite::to_string(row[13]) == "ingested";
+    if (run.measured) {
+      for (auto* load : {load_summary, load_phases, load_epochs, load_identity}) {
+        if (Status status = load(study_db, run); !status) {
+          return status.with_context("run " + run.run_id);
+        }
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+Result<std::vector<BandwidthCurve>> load_bandwidth_curves(sqlite::Database& study_db) {
+  auto has_collectives = table_exists(study_db, "m_collectives");
+  if (!has_collectives) return has_collectives.status();
+  std::vector<BandwidthCurve> curves;
+  if (!*has_collectives) return curves;
+  auto runs = study_db.query(
+      "SELECT DISTINCT c.run_id, m.world_size FROM m_collectives c JOIN m_run m "
+      "ON m.run_id = c.run_id AND m.rank = c.rank WHERE c.op = 'allreduce' AND c.rank = 0 "
+      "ORDER BY c.run_id");
+  if (!runs) return runs.status();
+  for (const auto& run : *runs) {
+    const std::string run_id = sqlite::to_string(run[0]);
+    auto rows = study_db.query(
+        "SELECT bytes, busbw_gbps FROM m_collectives WHERE run_id = ? AND rank = 0 AND op = "
+        "'allreduce'",
+        {run_id});
+    if (!rows) return rows.status();
+    curves.push_back(curve_from_rows(run_id, as_int(run[1]), *rows));
+  }
+  return curves;
+}
+
+Result<BandwidthCurve> load_bandwidth_curve_file(const std::string& run_db_path) {
+  auto data = read_rank_database(run_db_path);
+  if (!data) return data.status();
+  Rows rows;
+  // collectives columns: op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps
+  for (const auto& row : data->tables.at("collectives")) {
+    if (sqlite::to_string(row[0]) == "allreduce") rows.push_back({row[1], row[6]});
+  }
+  if (rows.empty()) {
+    return Status::error(run_db_path + ": no allreduce rows in table collectives");
+  }
+  return curve_from_rows(run_db_path, data->world_size, rows);
+}
+
+}  // namespace scalestudy::results

@@ -1,0 +1,23 @@
+// A titled table of text cells and its renderings: an aligned terminal table (numbers
+// right-aligned, text left), GitHub markdown, CSV (RFC 4180 quoting) and an HTML table.
+// Shared by the report, query and export commands. Value type; renderers are pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace scalestudy::results {
+
+struct Table {
+  std::string title;  // printed above the table; empty: none
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+};
+
+enum class TableFormat { kText, kMarkdown, kCsv, kHtml };
+
+std::string render_table(const Table& table, TableFormat format);
+std::string csv_field(const std::string& text);
+std::string html_escape(const std::string& text);
+
+}  // namespace scalestudy::results

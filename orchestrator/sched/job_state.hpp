@@ -1,0 +1,45 @@
+// JobState: where a scheduler says a job is, in the vocabulary every backend maps onto
+// (SLURM's names; the local executor and slurmrestd translate into them), plus the
+// retry policy that `submit` applies to finished jobs. Value types; no shared state.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace scalestudy::sched {
+
+enum class JobState {
+  kPending,
+  kRunning,
+  kCompleted,
+  kFailed,
+  kTimeout,
+  kPreempted,
+  kNodeFail,
+  kCancelled,
+  kOutOfMemory,
+};
+
+// What a poll learns about one job. exit_code is the job's (or the first failing rank's)
+// exit status where the scheduler reports one; reason is the scheduler's explanation
+// ("TimeLimit", "rank 1 exited with code 3", ...), empty when it gave none.
+struct JobStatus {
+  JobState state = JobState::kPending;
+  std::optional<int> exit_code;
+  std::string reason;
+};
+
+// "PENDING", "OUT_OF_MEMORY", ...: the names stored in the study database.
+const char* to_string(JobState state);
+// The inverse of to_string; nullopt for any other text.
+std::optional<JobState> parse_job_state(std::string_view name);
+
+// A finished job: nothing will change its state any more.
+bool is_terminal(JobState state);
+// A finished job that `submit` resubmits while attempts remain: everything but COMPLETED.
+// CANCELLED counts, so a run killed with scancel / `scalestudy cancel` reruns on the next
+// submit (the acceptance); a study that should stop is left unsubmitted instead.
+bool is_retryable(JobState state);
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,51 @@
+#include "orchestrator/sched/local_launch.hpp"
+
+#include <algorithm>
+
+namespace scalestudy::sched {
+
+std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
+                                            const std::string& launcher_path, int master_port) {
+  const int world_size = std::max(1, run.spec.world_size);
+  std::map<std::string, std::string> common = run.spec.env;
+  common["MASTER_ADDR"] = "127.0.0.1";
+  common["MASTER_PORT"] = std::to_string(master_port);
+  common["WORLD_SIZE"] = std::to_string(world_size);
+  common["LOCAL_WORLD_SIZE"] = std::to_string(world_size);
+
+  if (!launcher_path.empty()) {
+    LocalProcess launcher;
+    // Explicit single-node settings: inside a SLURM allocation the launcher would otherwise
+    // take its node count and master address from SLURM_*.
+    launcher.argv = {launcher_path,
+                     "--nproc-per-node",
+                     std::to_string(world_size),
+                     "--nnodes",
+                     "1",
+                     "--node-rank",
+                     "0",
+                     "--master-addr",
+                     "127.0.0.1",
+                     "--master-port",
+                     std::to_string(master_port),
+                     "--"};
+    launcher.argv.insert(launcher.argv.end(), run.workload_argv.begin(), run.workload_argv.end());
+    launcher.env_overrides = common;
+    launcher.log_path = run.out_dir + "/launch.log";
+    return {launcher};
+  }
+  std::vector<LocalProcess> ranks;
+  for (int rank = 0; rank < world_size; ++rank) {
+    LocalProcess process;
+    process.argv = run.workload_argv;
+    process.env_overrides = common;
+    process.env_overrides["RANK"] = std::to_string(rank);
+    process.env_overrides["LOCAL_RANK"] = std::to_string(rank);
+    process.env_overrides["GROUP_RANK"] = "0";
+    process.log_path = run.out_dir + "/rank" + std::to_string(rank) + ".log";
+    ranks.push_back(std::move(process));
+  }
+  return ranks;
+}
+
+}  // namespace scalestudy::sched

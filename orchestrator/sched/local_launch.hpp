@@ -1,0 +1,28 @@
+// How the local backend starts one run's ranks on this machine: either one
+// `scalestudy-launch --nproc-per-node N -- WORKLOAD...` process (torchrun-style, the same
+// launcher the rendered SLURM scripts use per node) or, without a launcher, one process
+// per rank with the torchrun environment set directly. Either way each rank sees RANK,
+// WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT, which is what
+// the harness's rank discovery reads. Pure functions; no state.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "orchestrator/sched/scheduler.hpp"
+
+namespace scalestudy::sched {
+
+struct LocalProcess {
+  std::vector<std::string> argv;  // argv[0] is a path
+  std::map<std::string, std::string> env_overrides;
+  std::string log_path;  // stdout and stderr, appended
+};
+
+// The processes that together make up `run` on one node. master_port must be free and
+// distinct from every concurrently running run's.
+std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
+                                            const std::string& launcher_path, int master_port);
+
+}  // namespace scalestudy::sched

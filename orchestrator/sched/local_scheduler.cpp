@@ -1,0 +1,310 @@
+#include "orchestrator/sched/local_scheduler.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "orchestrator/sched/local_launch.hpp"
+
+extern char** environ;
+
+namespace scalestudy::sched {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kKillGrace = std::chrono::seconds(5);
+constexpr auto kReapInterval = std::chrono::milliseconds(20);
+
+struct RankProcess {
+  pid_t pid = 0;
+  bool done = false;
+  int wait_status = 0;
+};
+
+struct ActiveRun {
+  Submission submission;
+  int slots = 1;
+  int master_port = 0;
+  pid_t group = 0;
+  std::vector<RankProcess> ranks;
+  std::optional<Clock::time_point> deadline;  // the run's time limit
+  std::optional<Clock::time_point> kill_at;   // SIGKILL after SIGTERM's grace period
+  bool timed_out = false;
+  std::optional<JobStatus> first_failure;  // the first rank that did not exit 0
+};
+
+std::string local_job_id(pid_t group) {
+  return "local-" + std::to_string(getpid()) + "." + std::to_string(group);
+}
+
+// A port the kernel considers free right now; `taken` keeps concurrent runs apart.
+Result<int> free_port(const std::set<int>& taken) {
+  for (int tries = 0; tries < 32; ++tries) {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return Status::error("socket: " + std::string(std::strerror(errno)));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof(address);
+    int port = -1;
+    if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      port = ntohs(address.sin_port);
+    }
+    close(fd);
+    if (port > 0 && taken.count(port) == 0) return port;
+  }
+  return Status::error("no free TCP port on 127.0.0.1 for MASTER_PORT");
+}
+
+std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string text(*entry);
+    if (overrides.count(text.substr(0, text.find('='))) == 0) entries.push_back(std::move(text));
+  }
+  for (const auto& [key, value] : overrides) entries.push_back(key + "=" + value);
+  return entries;
+}
+
+// Forks one process into process group `group` (0: a new group led by it).
+Result<pid_t> spawn(const LocalProcess& process, pid_t group) {
+  std::vector<std::string> argv_storage = process.argv;
+  std::vector<std::string> env_storage = environment_with(process.env_overrides);
+  std::vector<char*> argv, envp;
+  for (auto& arg : argv_storage) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  for (auto& entry : env_storage) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  int log_fd = open(process.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_fd < 0) {
+    return Status::error(process.log_path + ": " + std::string(std::strerror(errno)));
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(log_fd);
+    return Status::error("fork: " + std::string(std::strerror(errno)));
+  }
+  if (pid == 0) {
+    setpgid(0, group);
+    int null_input = open("/dev/null", O_RDONLY);
+    if (null_input >= 0) dup2(null_input, STDIN_FILENO);
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+    execve(argv[0], argv.data(), envp.data());
+    std::string message =
+        std::string("scalestudy: cannot execute ") + argv[0] + ": " + std::strerror(errno) + "\n";
+    (void)!write(STDERR_FILENO, message.data(), message.size());
+    _exit(127);
+  }
+  setpgid(pid, group == 0 ? pid : group);  // also in the parent: no race with kill(-group)
+  close(log_fd);
+  return pid;
+}
+
+JobStatus rank_failure(size_t rank, int wait_status) {
+  JobStatus status;
+  std::string who = "rank " + std::to_string(rank);
+  if (WIFEXITED(wait_status)) {
+    status.state = JobState::kFailed;
+    status.exit_code = WEXITSTATUS(wait_status);
+    status.reason = who + " exited with code " + std::to_string(*status.exit_code);
+    return status;
+  }
+  int signal_number = WTERMSIG(wait_status);
+  // SIGTERM/SIGKILL/SIGINT from outside (scalestudy cancel, kill) read as a cancellation.
+  bool external_stop =
+      signal_number == SIGTERM || signal_number == SIGKILL || signal_number == SIGINT;
+  status.state = external_stop ? JobState::kCancelled : JobState::kFailed;
+  status.exit_code = 128 + signal_number;
+  status.reason = who + " killed by signal " + std::to_string(signal_number) + " (" +
+                  strsignal(signal_number) + ")";
+  return status;
+}
+
+void signal_group(ActiveRun& run, int signal_number) {
+  kill(-run.group, signal_number);
+  if (signal_number == SIGTERM) run.kill_at = Clock::now() + kKillGrace;
+}
+
+// Reaps what has exited, stops the rest of a run after a failure or at its time limit.
+// Returns true when every rank of the run has exited.
+bool advance(ActiveRun& run) {
+  bool all_done = true;
+  for (size_t rank = 0; rank < run.ranks.size(); ++rank) {
+    RankProcess& process = run.ranks[rank];
+    if (process.done) continue;
+    pid_t reaped = waitpid(process.pid, &process.wait_status, WNOHANG);
+    if (reaped == process.pid || (reaped < 0 && errno == ECHILD)) {
+      process.done = true;
+      bool clean_exit = WIFEXITED(process.wait_status) && WEXITSTATUS(process.wait_status) == 0;
+      if (!clean_exit && !run.first_failure && !run.kill_at) {
+        run.first_failure = rank_failure(rank, process.wait_status);
+        signal_group(run, SIGTERM);
+      }
+      continue;
+    }
+    all_done = false;
+  }
+  if (all_done) return true;
+  auto now = Clock::now();
+  if (run.deadline && now >= *run.deadline && !run.kill_at) {
+    run.timed_out = true;
+    signal_group(run, SIGTERM);
+  } else if (run.kill_at && now >= *run.kill_at) {
+    kill(-run.group, SIGKILL);
+  }
+  return false;
+}
+
+JobStatus final_status(const ActiveRun& run, int time_limit_minutes) {
+  if (run.timed_out) {
+    return {JobState::kTimeout, std::nullopt,
+            "time limit of " + std::to_string(time_limit_minutes) + " min reached"};
+  }
+  if (run.first_failure) return *run.first_failure;
+  return {JobState::kCompleted, 0, ""};
+}
+
+// pid of the submitter and process group encoded in a local job id.
+std::optional<std::pair<pid_t, pid_t>> parse_local_job_id(const std::string& job_id) {
+  const std::string prefix = "local-";
+  if (job_id.rfind(prefix, 0) != 0) return std::nullopt;
+  size_t dot = job_id.find('.', prefix.size());
+  if (dot == std::string::npos) return std::nullopt;
+  try {
+    return std::make_pair(static_cast<pid_t>(std::stol(job_id.substr(prefix.size()))),
+                          static_cast<pid_t>(std::stol(job_id.substr(dot + 1))));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool alive(pid_t pid) {
+  return kill(pid, 0) == 0 || errno == EPERM;
+}
+bool group_alive(pid_t group) {
+  return kill(-group, 0) == 0 || errno == EPERM;
+}
+
+}  // namespace
+
+LocalScheduler::LocalScheduler(const SchedulerOptions& options)
+    : max_parallel_runs_(std::max(1, options.max_parallel_runs)),
+      max_slots_(options.max_slots > 0
+                     ? options.max_slots
+                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+      launcher_path_(options.launcher_path) {}
+
+Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<PreparedRun>& runs,
+                                                       const SubmitCallbacks& callbacks) {
+  std::vector<Submission> submissions;
+  std::vector<ActiveRun> active;
+  std::set<int> ports_in_use;
+  int slots_in_use = 0;
+  size_t next = 0;
+  Status start_error;
+  while ((next < runs.size() && start_error.is_ok()) || !active.empty()) {
+    while (next < runs.size() && start_error.is_ok() &&
+           static_cast<int>(active.size()) < max_parallel_runs_) {
+      const PreparedRun& run = runs[next];
+      int slots = std::max(1, run.spec.world_size);
+      if (!active.empty() && slots_in_use + slots > max_slots_) break;
+      auto port = free_port(ports_in_use);
+      if (!port) {
+        start_error = port.status();
+        break;
+      }
+      ActiveRun started;
+      started.slots = slots;
+      started.master_port = *port;
+      for (const LocalProcess& process : plan_local_launch(run, launcher_path_, *port)) {
+        auto pid = spawn(process, started.group);
+        if (!pid) {
+          start_error = pid.status().with_context("run " + run.spec.run_id);
+          break;
+        }
+        if (started.group == 0) started.group = *pid;
+        started.ranks.push_back({*pid, false, 0});
+      }
+      if (!start_error.is_ok() && started.group != 0) signal_group(started, SIGKILL);
+      if (started.group == 0) break;
+      if (run.spec.slurm.time_limit_minutes > 0) {
+        started.deadline = Clock::now() + std::chrono::minutes(run.spec.slurm.time_limit_minutes);
+      }
+      started.submission = {run.spec.run_id, local_job_id(started.group)};
+      submissions.push_back(started.submission);
+      if (callbacks.submitted) callbacks.submitted(started.submission);
+      ports_in_use.insert(started.master_port);
+      slots_in_use += slots;
+      active.push_back(std::move(started));
+      ++next;
+    }
+    for (auto it = active.begin(); it != active.end();) {
+      if (!advance(*it)) {
+        ++it;
+        continue;
+      }
+      const PreparedRun& run = *std::find_if(runs.begin(), runs.end(), [&](const PreparedRun& r) {
+        return r.spec.run_id == it->submission.run_id;
+      });
+      JobStatus status = final_status(*it, run.spec.slurm.time_limit_minutes);
+      finished_[it->submission.job_id] = status;
+      if (callbacks.finished) callbacks.finished(it->submission, status);
+      ports_in_use.erase(it->master_port);
+      slots_in_use -= it->slots;
+      it = active.erase(it);
+    }
+    if (!active.empty()) std::this_thread::sleep_for(kReapInterval);
+  }
+  if (!start_error.is_ok()) return start_error;
+  return submissions;
+}
+
+Result<std::map<std::string, JobStatus>> LocalScheduler::poll(
+    const std::vector<std::string>& job_ids) {
+  std::map<std::string, JobStatus> states;
+  for (const auto& job_id : job_ids) {
+    if (auto known = finished_.find(job_id); known != finished_.end()) {
+      states[job_id] = known->second;
+      continue;
+    }
+    auto ids = parse_local_job_id(job_id);
+    if (!ids) continue;
+    auto [submitter, group] = *ids;
+    if (group_alive(group)) {
+      states[job_id] = {JobState::kRunning, std::nullopt, ""};
+    } else if (!alive(submitter)) {
+      states[job_id] = {JobState::kFailed, std::nullopt,
+                        "lost: the submitting process " + std::to_string(submitter) +
+                            " ended before recording how the run ended"};
+    }
+    // Group gone but submitter alive: it is about to record the result; leave it to it.
+  }
+  return states;
+}
+
+Status LocalScheduler::cancel(const std::vector<std::string>& job_ids) {
+  for (const auto& job_id : job_ids) {
+    auto ids = parse_local_job_id(job_id);
+    if (!ids) return Status::error("not a local job id: " + job_id);
+    if (kill(-ids->second, SIGTERM) != 0 && errno != ESRCH) {
+      return Status::error("cancel " + job_id + ": " + std::strerror(errno));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace scalestudy::sched

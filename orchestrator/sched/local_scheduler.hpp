@@ -1,0 +1,39 @@
+// The local backend: runs each run's ranks as processes on this machine. There is no
+// daemon: submit() executes the runs itself, at most max_parallel_runs at a time and never
+// more ranks than max_slots at once (a run wider than max_slots runs alone), and returns
+// when all have finished, reporting each job through the callbacks as it starts and ends;
+// the caller records those states in the study database. A run is one process group; its
+// job id is "local-<submitter pid>.<process group id>", so another process (status,
+// cancel) can tell a live run (group alive), one whose submitter still owns it, and one
+// lost with its submitter (both gone: FAILED, "lost"). A rank failing stops its run's other
+// ranks (SIGTERM, then SIGKILL after a grace period), as torchrun does; a RunSpec time limit
+// is enforced the same way and ends in TIMEOUT. Not thread-safe; one instance per thread.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "orchestrator/sched/scheduler.hpp"
+
+namespace scalestudy::sched {
+
+class LocalScheduler : public Scheduler {
+ public:
+  explicit LocalScheduler(const SchedulerOptions& options);
+
+  std::string name() const override { return "local"; }
+  bool runs_inside_submit() const override { return true; }
+  Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
+                                         const SubmitCallbacks& callbacks) override;
+  Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
+  Status cancel(const std::vector<std::string>& job_ids) override;
+
+ private:
+  int max_parallel_runs_;
+  int max_slots_;
+  std::string launcher_path_;
+  std::map<std::string, JobStatus> finished_;  // jobs this instance ran to completion
+};
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,216 @@
+#include "orchestrator/sched/render/job_script.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "orchestrator/sched/render/embedded_templates.hpp"
+#include "orchestrator/sched/render/shell_quote.hpp"
+#include "orchestrator/sched/render/text_template.hpp"
+#include "orchestrator/study/scalar_values.hpp"
+
+namespace scalestudy {
+namespace {
+
+// Seconds before the time limit at which SLURM sends SIGTERM to the job step's tasks.
+constexpr int kTermSignalLeadSeconds = 60;
+
+enum Placeholder : int {
+  kSbatchDirectives,
+  kStudy,
+  kRunId,
+  kModuleLoads,
+  kEnvExports,
+  kOutDir,
+  kLaunchLine,
+  kPlaceholderCount
+};
+const std::vector<std::string> kPlaceholderNames = {"sbatch_directives", "study",       "run_id",
+                                                    "module_loads",      "env_exports", "out_dir",
+                                                    "launch_line"};
+
+const TextTemplate& sbatch_template() {
+  // Parsed once; the template is compiled in, so a parse error is a build defect.
+  static const TextTemplate kTemplate = [] {
+    Result<TextTemplate> parsed = TextTemplate::parse(kSbatchTemplate, kPlaceholderNames);
+    if (!parsed)
+      throw std::logic_error("slurm/templates/sbatch.sh.in: " + parsed.status().message());
+    return std::move(parsed).value();
+  }();
+  return kTemplate;
+}
+
+std::string flag_name(const std::string& key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+void directive(std::string& out, const char* option, const std::string& value) {
+  out.append("#SBATCH ").append(option).append("=").append(value).append("\n");
+}
+
+std::string substitute_wrapper_word(const std::string& word, const RunSpec& spec,
+                                    const RenderContext& context) {
+  std::string out = word;
+  for (const auto& [placeholder, value] :
+       {std::pair<std::string, const std::string&>{"{{out_dir}}", context.out_dir},
+        std::pair<std::string, const std::string&>{"{{run_id}}", spec.run_id}}) {
+    for (size_t at = out.find(placeholder); at != std::string::npos;
+         at = out.find(placeholder, at + value.size())) {
+      out.replace(at, placeholder.size(), value);
+    }
+  }
+  return out;
+}
+
+// sbatch reads #SBATCH values itself; a path with a space needs its double quotes.
+std::string directive_path(const std::string& path) {
+  return path.find(' ') == std::string::npos ? path : "\"" + path + "\"";
+}
+
+std::string render_directives(const RunSpec& spec, const RenderContext& context) {
+  const SlurmOptions& slurm = spec.slurm;
+  std::string out;
+  out.reserve(512);
+  directive(out, "--job-name", spec.study + "-" + spec.run_id);
+  directive(out, "--nodes", std::to_string(spec.nodes));
+  directive(out, "--ntasks-per-node", std::to_string(spec.tasks_per_node));
+  if (slurm.gpus_per_node > 0)
+    directive(out, "--gpus-per-node", std::to_string(slurm.gpus_per_node));
+  directive(out, "--cpus-per-task", std::to_string(slurm.cpus_per_task));
+  if (slurm.memory_mb > 0) directive(out, "--mem", format_memory(slurm.memory_mb));
+  if (slurm.time_limit_minutes > 0) {
+    directive(out, "--time", format_time_limit(slurm.time_limit_minutes));
+  }
+  if (!slurm.partition.empty()) directive(out, "--partition", slurm.partition);
+  if (!slurm.account.empty()) directive(out, "--account", slurm.account);
+  if (!slurm.qos.empty()) directive(out, "--qos", slurm.qos);
+  if (!slurm.constraint.empty()) directive(out, "--constraint", slurm.constraint);
+  directive(out, "--output", directive_path(context.out_dir + "/slurm-%j.out"));
+  directive(out, "--error", directive_path(context.out_dir + "/slurm-%j.err"));
+  directive(out, "--signal", "TERM@" + std::to_string(kTermSignalLeadSeconds));
+  for (const auto& option : slurm.extra_options) out.append("#SBATCH ").append(option).append("\n");
+  out.pop_back();  // the template ends the block's last line
+  return out;
+}
+
+// The launcher words before the workload: srun [scalestudy-launch ... --] [container]
+// [profiler].
+std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext& context) {
+  std::vector<std::string> words;
+  if (spec.launcher == LauncherKind::kTorchrun) {
+    words = {"srun",
+             "--ntasks-per-node=1",
+             "--kill-on-bad-exit=1",
+             context.launch_helper_path,
+             "--nproc-per-node",
+             std::to_string(spec.tasks_per_node),
+             "--"};
+  } else {
+    words = {"srun", "--kill-on-bad-exit=1"};
+  }
+  if (!spec.container.image.empty()) {
+    words.push_back("apptainer");
+    words.push_back("exec");
+    if (spec.slurm.gpus_per_node > 0) words.push_back("--nv");
+    for (const auto& bind : spec.container.binds) {
+      words.push_back("--bind");
+      words.push_back(bind);
+    }
+    words.push_back(spec.container.image);
+  }
+  for (const auto& word : context.profile_wrapper) {
+    words.push_back(substitute_wrapper_word(word, spec, context));
+  }
+  return words;
+}
+
+}  // namespace
+
+Status check_render_context(const RenderContext& context) {
+  for (const std::string* path : {&context.out_dir, &context.binary_path}) {
+    if (path->empty() || (*path)[0] != '/') {
+      return Status::error("render: '" + *path + "' is not an absolute path");
+    }
+    if (std::any_of(path->begin(), path->end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == '"'; })) {
+      return Status::error("render: path '" + *path + "' holds a control character or '\"'");
+    }
+  }
+  return Status::ok();
+}
+
+std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
+                                       const std::string& out_dir) {
+  std::vector<std::string> argv;
+  argv.reserve(5 + 2 * spec.params.size());
+  argv.push_back(binary_path);
+  argv.push_back("--run-id");
+  argv.push_back(spec.run_id);
+  argv.push_back("--out-dir");
+  argv.push_back(out_dir);
+  for (const auto& [key, value] : spec.params) {  // std::map: sorted by key
+    argv.push_back(flag_name(key));
+    argv.push_back(value);
+  }
+  return argv;
+}
+
+std::vector<std::string> launch_command(const RunSpec& spec, const RenderContext& context) {
+  std::vector<std::string> words = launch_prefix(spec, context);
+  std::vector<std::string> argv = workload_argv(spec, context.binary_path, context.out_dir);
+  words.insert(words.end(), std::make_move_iterator(argv.begin()),
+               std::make_move_iterator(argv.end()));
+  return words;
+}
+
+std::string render_sbatch_script(const RunSpec& spec, const RenderContext& context) {
+  std::string module_loads;
+  for (const auto& module : spec.modules) {
+    module_loads.append("module load ");
+    append_shell_quoted(module_loads, module);
+    module_loads += '\n';
+  }
+  std::string env_exports;
+  for (const auto& [name, value] : spec.env) {  // names are identifiers (checked by the loader)
+    env_exports.append("export ").append(name).append("=");
+    append_shell_quoted(env_exports, value);
+    env_exports += '\n';
+  }
+  std::string directives = render_directives(spec, context);
+  std::string quoted_out_dir = shell_quote(context.out_dir);
+  // The launcher and the binary on the first line, then one workload flag per line.
+  std::string launch_line;
+  launch_line.reserve(1024);
+  for (const auto& word : launch_prefix(spec, context)) {
+    append_shell_quoted(launch_line, word);
+    launch_line += ' ';
+  }
+  std::vector<std::string> argv = workload_argv(spec, context.binary_path, context.out_dir);
+  append_shell_quoted(launch_line, argv[0]);
+  for (size_t i = 1; i + 1 < argv.size(); i += 2) {
+    launch_line.append(" \\\n    ");
+    append_shell_quoted(launch_line, argv[i]);
+    launch_line += ' ';
+    append_shell_quoted(launch_line, argv[i + 1]);
+  }
+
+  std::vector<std::string_view> values(kPlaceholderCount);
+  values[kSbatchDirectives] = directives;
+  values[kStudy] = spec.study;
+  values[kRunId] = spec.run_id;
+  values[kModuleLoads] = module_loads;
+  values[kEnvExports] = env_exports;
+  values[kOutDir] = quoted_out_dir;
+  values[kLaunchLine] = launch_line;
+  return sbatch_template().render(values);
+}
+
+std::string resolve_workload_binary(const std::string& workload, const std::string& bin_dir) {
+  namespace fs = std::filesystem;
+  if (workload.find('/') != std::string::npos) return fs::absolute(workload).lexically_normal();
+  return (fs::path(bin_dir) / workload).lexically_normal();
+}
+
+}  // namespace scalestudy

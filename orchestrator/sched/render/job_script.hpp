@@ -1,0 +1,47 @@
+// Rendering one run for execution: the argv of its workload process (used by the local
+// executor and inside every launch line) and its sbatch job script, from the template
+// slurm/templates/sbatch.sh.in (compiled in). Every value that reaches the script is
+// shell-quoted; the RunSpec is trusted to come from the study loader, which has already
+// rejected control characters in the fields that reach #SBATCH lines. Pure functions;
+// thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/study/run_spec.hpp"
+
+namespace scalestudy {
+
+struct RenderContext {
+  std::string out_dir;      // the run's folder: <results>/<study>/runs/<run_id>, absolute
+  std::string binary_path;  // the workload binary, absolute
+  // The torchrun-style per-node launcher (launcher: torchrun).
+  std::string launch_helper_path = "scalestudy-launch";
+  // Words placed before the workload binary (a profiler); "{{out_dir}}" and "{{run_id}}"
+  // inside a word are replaced. Empty: no profiler.
+  std::vector<std::string> profile_wrapper;
+};
+
+// Checks what the context adds to a script: paths on one line, absolute, no '"'.
+Status check_render_context(const RenderContext& context);
+
+// BINARY --run-id ID --out-dir DIR then every param as `--key value` (sorted by key,
+// '_' -> '-'), each flag with exactly one value.
+std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
+                                       const std::string& out_dir);
+
+// The launch command of a run, as argv words: srun [container] [profiler] workload, or
+// srun --ntasks-per-node=1 scalestudy-launch --nproc-per-node K -- [container] [profiler]
+// workload.
+std::vector<std::string> launch_command(const RunSpec& spec, const RenderContext& context);
+
+// The whole job script.
+std::string render_sbatch_script(const RunSpec& spec, const RenderContext& context);
+
+// Where a RunSpec's `workload` lives: a name is looked up in `bin_dir` (where the CLI and
+// the workloads are built side by side), a path is made absolute.
+std::string resolve_workload_binary(const std::string& workload, const std::string& bin_dir);
+
+}  // namespace scalestudy

@@ -1,0 +1,55 @@
+#include "orchestrator/sched/run_spec_json.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+const char* kind_name(StudyKind kind) {
+  switch (kind) {
+    case StudyKind::kStrong:
+      return "strong";
+    case StudyKind::kWeak:
+      return "weak";
+    case StudyKind::kSensitivity:
+      return "sensitivity";
+    case StudyKind::kCustom:
+      return "custom";
+  }
+  return "custom";
+}
+
+}  // namespace
+
+nlohmann::json run_spec_to_json(const RunSpec& spec) {
+  const SlurmOptions& slurm = spec.slurm;
+  return {
+      {"run_id", spec.run_id},
+      {"study", spec.study},
+      {"kind", kind_name(spec.kind)},
+      {"repeat", spec.repeat},
+      {"nodes", spec.nodes},
+      {"tasks_per_node", spec.tasks_per_node},
+      {"world_size", spec.world_size},
+      {"global_batch", spec.global_batch},
+      {"per_gpu_batch", spec.per_gpu_batch},
+      {"workload", spec.workload},
+      {"params", spec.params},
+      {"varied", spec.varied},
+      {"slurm",
+       {{"partition", slurm.partition},
+        {"account", slurm.account},
+        {"qos", slurm.qos},
+        {"constraint", slurm.constraint},
+        {"time_limit_minutes", slurm.time_limit_minutes},
+        {"cpus_per_task", slurm.cpus_per_task},
+        {"memory_mb", slurm.memory_mb},
+        {"gpus_per_node", slurm.gpus_per_node},
+        {"extra_options", slurm.extra_options}}},
+      {"launcher", spec.launcher == LauncherKind::kSrun ? "srun" : "torchrun"},
+      {"modules", spec.modules},
+      {"container", {{"image", spec.container.image}, {"binds", spec.container.binds}}},
+      {"env", spec.env},
+      {"profile", spec.profile},
+  };
+}
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,30 @@
+// The `slurm` backend: the SLURM command-line tools through the process runner (argv, never
+// a shell). submit = `sbatch --parsable` per batch job (job arrays for runs of one shape);
+// poll = `squeue -r -t all` for what slurmctld still holds, then `sacct -X` for finished
+// jobs (exit codes, and jobs slurmctld has forgotten); cancel = `scancel`. Every call is
+// counted (commands_run) so benchmarks can report scheduler load. Not thread-safe.
+#pragma once
+
+#include "orchestrator/sched/scheduler.hpp"
+
+namespace scalestudy::sched {
+
+class SlurmScheduler : public Scheduler {
+ public:
+  explicit SlurmScheduler(const SchedulerOptions& options) : options_(options) {}
+
+  std::string name() const override { return "slurm"; }
+  Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
+                                         const SubmitCallbacks& callbacks) override;
+  Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
+  Status cancel(const std::vector<std::string>& job_ids) override;
+
+  int commands_run() const { return commands_run_; }
+
+ private:
+  Result<std::string> run_command(const std::vector<std::string>& argv, bool tolerate_failure);
+  SchedulerOptions options_;
+  int commands_run_ = 0;
+};
+
+}  // namespace scalestudy::sched

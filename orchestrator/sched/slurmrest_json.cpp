@@ -1,0 +1,259 @@
+#include "orchestrator/sched/slurmrest_json.hpp"
+
+#include <set>
+
+#include "orchestrator/sched/job_arrays.hpp"
+#include "orchestrator/sched/slurm_states.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+using nlohmann::json;
+
+const std::map<std::string, std::string>& short_options() {
+  static const std::map<std::string, std::string> kShort = {
+      {"-J", "job-name"},   {"-N", "nodes"},     {"-n", "ntasks"},  {"-c", "cpus-per-task"},
+      {"-t", "time"},       {"-p", "partition"}, {"-A", "account"}, {"-q", "qos"},
+      {"-C", "constraint"}, {"-o", "output"},    {"-e", "error"},   {"-a", "array"},
+      {"-d", "dependency"}, {"-H", "hold"},      {"-D", "chdir"},
+  };
+  return kShort;
+}
+
+const std::set<std::string>& flag_options() {
+  static const std::set<std::string> kFlags = {"hold", "requeue", "no-requeue", "exclusive"};
+  return kFlags;
+}
+
+// sbatch --time formats: M, M:S, H:M:S, D-H, D-H:M, D-H:M:S -> whole minutes (rounded up).
+Result<int> parse_time_minutes(const std::string& text) {
+  int days = 0;
+  std::string clock = text;
+  if (size_t dash = text.find('-'); dash != std::string::npos) {
+    days = std::stoi(text.substr(0, dash));
+    clock = text.substr(dash + 1);
+  }
+  std::vector<int> parts;
+  size_t start = 0;
+  while (start <= clock.size()) {
+    size_t colon = clock.find(':', start);
+    parts.push_back(std::stoi(clock.substr(start, colon - start)));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  long seconds = 0;
+  if (days > 0) {  // D-H[:M[:S]]
+    const long scale[] = {3600, 60, 1};
+    for (size_t i = 0; i < parts.size() && i < 3; ++i) seconds += parts[i] * scale[i];
+    seconds += days * 86400L;
+  } else if (parts.size() == 1) {
+    seconds = parts[0] * 60L;
+  } else if (parts.size() == 2) {
+    seconds = parts[0] * 60L + parts[1];
+  } else {
+    seconds = parts[0] * 3600L + parts[1] * 60L + parts[2];
+  }
+  return static_cast<int>((seconds + 59) / 60);
+}
+
+// --mem values: a number of megabytes, or with a K/M/G/T suffix.
+long long parse_memory_mb(const std::string& text) {
+  size_t used = 0;
+  long long amount = std::stoll(text, &used);
+  std::string suffix = text.substr(used);
+  if (suffix == "K" || suffix == "k") return std::max(1LL, amount / 1024);
+  if (suffix == "G" || suffix == "g") return amount * 1024;
+  if (suffix == "T" || suffix == "t") return amount * 1024 * 1024;
+  return amount;
+}
+
+json node_range(const std::string& text) {
+  size_t dash = text.find('-');
+  int low = std::stoi(text.substr(0, dash));
+  int high = dash == std::string::npos ? low : std::stoi(text.substr(dash + 1));
+  return json::array({low, high});
+}
+
+// Sets one job property; false for an option the REST API has no field for.
+bool apply_option(json& job, const std::string& name, const std::string& value) {
+  static const std::map<std::string, std::string> kStrings = {
+      {"job-name", "name"},
+      {"partition", "partition"},
+      {"account", "account"},
+      {"qos", "qos"},
+      {"constraint", "constraints"},
+      {"output", "standard_output"},
+      {"error", "standard_error"},
+      {"array", "array"},
+      {"dependency", "dependency"},
+      {"chdir", "current_working_directory"},
+      {"comment", "comment"},
+      {"reservation", "reservation"},
+      {"gpus-per-node", "gpus_per_node"},
+  };
+  static const std::map<std::string, std::string> kIntegers = {
+      {"ntasks", "tasks"},
+      {"ntasks-per-node", "tasks_per_node"},
+      {"cpus-per-task", "cpus_per_task"},
+  };
+  if (auto text = kStrings.find(name); text != kStrings.end()) {
+    job[text->second] = value;
+  } else if (auto number = kIntegers.find(name); number != kIntegers.end()) {
+    job[number->second] = std::stoi(value);
+  } else if (name == "nodes") {
+    job["nodes"] = node_range(value);
+  } else if (name == "time") {
+    auto minutes = parse_time_minutes(value);
+    job["time_limit"] = *minutes;
+  } else if (name == "mem") {
+    job["memory_per_node"] = parse_memory_mb(value);
+  } else if (name == "signal") {
+    // 22.05's REST parser rejects the B:/R: target prefix; the signal itself is kept.
+    std::string signal = value;
+    if (signal.size() > 2 && signal[1] == ':') signal = signal.substr(2);
+    job["signal"] = signal;
+  } else if (name == "hold") {
+    job["hold"] = true;
+  } else if (name == "requeue" || name == "no-requeue") {
+    job["requeue"] = name == "requeue";
+  } else if (name == "exclusive") {
+    job["exclusive"] = "exclusive";
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::optional<int> optional_int(const json& value) {
+  if (value.is_number_integer()) return value.get<int>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, std::string>>> parse_sbatch_options(
+    const std::vector<std::string>& words) {
+  std::vector<std::pair<std::string, std::string>> options;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    std::string name, value;
+    bool has_value = false;
+    if (word.rfind("--", 0) == 0) {
+      size_t equals = word.find('=');
+      name = word.substr(2, equals == std::string::npos ? std::string::npos : equals - 2);
+      if (equals != std::string::npos) {
+        value = word.substr(equals + 1);
+        has_value = true;
+      }
+    } else if (word.size() >= 2 && word[0] == '-') {
+      auto known = short_options().find(word.substr(0, 2));
+      if (known == short_options().end()) return Status::error("unknown sbatch option " + word);
+      name = known->second;
+      if (word.size() > 2) {
+        value = word.substr(word[2] == '=' ? 3 : 2);
+        has_value = true;
+      }
+    } else {
+      return Status::error("stray word in sbatch options: " + word);
+    }
+    if (!has_value && flag_options().count(name) == 0) {
+      if (i + 1 >= words.size()) return Status::error("sbatch option " + word + " needs a value");
+      value = words[++i];
+    }
+    options.emplace_back(name, value);
+  }
+  return options;
+}
+
+Result<nlohmann::json> rest_submit_body(const std::string& script_text,
+                                        const std::vector<std::string>& options,
+                                        const std::map<std::string, std::string>& environment,
+                                        const std::string& working_directory) {
+  std::vector<std::string> words = sbatch_directives(script_text);
+  words.insert(words.end(), options.begin(), options.end());
+  auto parsed = parse_sbatch_options(words);
+  if (!parsed) return parsed.status();
+  json job = {{"current_working_directory", working_directory}, {"environment", json(environment)}};
+  for (const auto& [name, value] : *parsed) {
+    try {
+      if (!apply_option(job, name, value)) {
+        return Status::error("sbatch option --" + name +
+                             " has no slurmrestd v0.0.38 equivalent; use the slurm scheduler");
+      }
+    } catch (const std::exception&) {
+      return Status::error("sbatch option --" + name + "=" + value + ": not a valid value");
+    }
+  }
+  // sbatch derives the task count from --nodes x --ntasks-per-node; slurmrestd defaults it
+  // to 1, which would start one rank.
+  if (!job.contains("tasks") && job.contains("tasks_per_node") && job.contains("nodes")) {
+    job["tasks"] = job["nodes"][0].get<int>() * job["tasks_per_node"].get<int>();
+  }
+  return json{{"script", script_text}, {"job", job}};
+}
+
+std::string rest_errors(const nlohmann::json& answer) {
+  std::string joined;
+  if (!answer.contains("errors") || !answer["errors"].is_array()) return joined;
+  for (const auto& error : answer["errors"]) {
+    std::string text = error.value("error", "");
+    if (error.contains("description")) text += " (" + error.value("description", "") + ")";
+    joined += (joined.empty() ? "" : "; ") + text;
+  }
+  return joined;
+}
+
+Result<std::string> parse_rest_submit_response(const nlohmann::json& answer) {
+  // A held job comes back with its id *and* an "error" saying it is held.
+  if (answer.contains("job_id") && answer["job_id"].is_number_integer()) {
+    return std::to_string(answer["job_id"].get<long long>());
+  }
+  std::string errors = rest_errors(answer);
+  return Status::error("slurmrestd refused the job" + (errors.empty() ? "" : ": " + errors));
+}
+
+std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
+  std::map<std::string, JobStatus> states;
+  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return states;
+  for (const auto& job : answer["jobs"]) {
+    auto status =
+        make_slurm_status(job.value("job_state", ""), optional_int(job.value("exit_code", json())),
+                          job.value("state_reason", ""));
+    if (!status) continue;
+    std::string job_id = std::to_string(job.value("job_id", 0LL));
+    auto task = optional_int(job.value("array_task_id", json()));
+    std::string pending_tasks = job.value("array_task_string", "");
+    std::vector<std::string> ids;
+    if (task) {
+      ids = {std::to_string(job.value("array_job_id", 0LL)) + "_" + std::to_string(*task)};
+    } else if (!pending_tasks.empty()) {
+      ids = expand_array_job_id(job_id + "_[" + pending_tasks + "]");
+    } else {
+      ids = {job_id};
+    }
+    for (const auto& id : ids) states[id] = *status;
+  }
+  return states;
+}
+
+std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer) {
+  std::map<std::string, JobStatus> states;
+  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return states;
+  for (const auto& job : answer["jobs"]) {
+    json state = job.value("state", json::object());
+    json exit = job.value("exit_code", json::object());
+    auto status = make_slurm_status(state.value("current", ""),
+                                    optional_int(exit.value("return_code", json())),
+                                    state.value("reason", ""));
+    if (!status) continue;
+    json array = job.value("array", json::object());
+    auto task = optional_int(array.value("task_id", json()));
+    std::string job_id =
+        task ? std::to_string(array.value("job_id", 0LL)) + "_" + std::to_string(*task)
+             : std::to_string(job.value("job_id", 0LL));
+    states[job_id] = *status;
+  }
+  return states;
+}
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,41 @@
+// JSON for slurmrestd (OpenAPI v0.0.38, SLURM 22.05): the job submit body built from a
+// rendered script's #SBATCH options (slurmrestd does not read them from the script), and
+// job states read from /slurm/.../jobs and /slurmdb/.../job answers. Pure functions.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/job_state.hpp"
+
+namespace scalestudy::sched {
+
+// sbatch option words ("--nodes=2", "-t", "5", "--hold") as (long name, value) pairs:
+// {"nodes","2"}, {"time","5"}, {"hold",""}.
+Result<std::vector<std::pair<std::string, std::string>>> parse_sbatch_options(
+    const std::vector<std::string>& words);
+
+// {"script": ..., "job": {...}} for POST /slurm/v0.0.38/job/submit. `options` are the
+// script's #SBATCH words followed by submit-time extras (--array, --dependency, --hold);
+// later ones win. An option the REST API cannot express is an error naming it.
+Result<nlohmann::json> rest_submit_body(const std::string& script_text,
+                                        const std::vector<std::string>& options,
+                                        const std::map<std::string, std::string>& environment,
+                                        const std::string& working_directory);
+
+// The job id of a submit answer, or an error with slurmrestd's messages.
+Result<std::string> parse_rest_submit_response(const nlohmann::json& answer);
+
+// States from GET /slurm/v0.0.38/jobs (array tasks as "A_T"; pending tasks expanded).
+std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer);
+// States from GET /slurmdb/v0.0.38/job/ID (finished jobs slurmctld no longer holds).
+std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer);
+
+// The "errors" of an answer joined into one line ("" when none).
+std::string rest_errors(const nlohmann::json& answer);
+
+}  // namespace scalestudy::sched

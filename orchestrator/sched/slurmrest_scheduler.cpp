@@ -1,0 +1,157 @@
+#include "orchestrator/sched/slurmrest_scheduler.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/slurm_states.hpp"
+#include "orchestrator/sched/slurmrest_json.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+std::string first_env(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    if (const char* value = std::getenv(name); value != nullptr && *value != '\0') return value;
+  }
+  return "";
+}
+
+std::string current_user_name() {
+  if (const passwd* entry = getpwuid(geteuid()); entry != nullptr) return entry->pw_name;
+  return "";
+}
+
+// The environment a REST-submitted batch script starts with (slurmrestd requires one; it
+// does not inherit ours as sbatch does).
+std::map<std::string, std::string> job_environment() {
+  std::map<std::string, std::string> environment = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "SLURM_CONF", "LANG"}) {
+    if (const char* value = std::getenv(name); value != nullptr) environment[name] = value;
+  }
+  return environment;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SlurmRestScheduler>> SlurmRestScheduler::create(
+    const SchedulerOptions& options) {
+  std::string url =
+      options.rest_url.empty() ? first_env({"SCALESTUDY_SLURMRESTD"}) : options.rest_url;
+  if (url.empty()) {
+    return Status::error(
+        "slurmrest: no slurmrestd URL (set SCALESTUDY_SLURMRESTD to "
+        "unix:/path/to/slurmrestd.sock or https://host:port)");
+  }
+  std::string user = first_env({"SCALESTUDY_SLURMRESTD_USER", "SLURM_USER_NAME"});
+  if (user.empty()) user = current_user_name();
+  std::string token = first_env({"SCALESTUDY_SLURMRESTD_TOKEN", "SLURM_JWT"});
+  return std::unique_ptr<SlurmRestScheduler>(
+      new SlurmRestScheduler(options, std::move(url), std::move(user), std::move(token)));
+}
+
+SlurmRestScheduler::SlurmRestScheduler(const SchedulerOptions& options, std::string url,
+                                       std::string user, std::string token)
+    : options_(options),
+      token_(token),
+      http_(std::move(url),
+            token.empty()
+                ? std::vector<std::pair<std::string, std::string>>{{"X-SLURM-USER-NAME", user}}
+                : std::vector<std::pair<std::string, std::string>>{{"X-SLURM-USER-NAME", user},
+                                                                   {"X-SLURM-USER-TOKEN", token}},
+            options.command_timeout_ms) {}
+
+Status SlurmRestScheduler::scrubbed(const Status& status) const {
+  if (status.is_ok() || token_.empty()) return status;
+  std::string message = status.message();
+  for (size_t at = message.find(token_); at != std::string::npos; at = message.find(token_, at)) {
+    message.replace(at, token_.size(), "<token>");
+  }
+  return Status::error(message);
+}
+
+Result<nlohmann::json> SlurmRestScheduler::call(const std::string& method, const std::string& path,
+                                                const std::string& body) {
+  auto response = http_.request(method, path, body);
+  if (!response) return scrubbed(response.status());
+  auto answer = nlohmann::json::parse(response->body, nullptr, false);
+  if (answer.is_discarded()) {
+    return scrubbed(Status::error(method + " " + path + ": HTTP " +
+                                  std::to_string(response->status_code) + ": " +
+                                  response->body.substr(0, 300)));
+  }
+  return answer;
+}
+
+Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<PreparedRun>& runs,
+                                                           const SubmitCallbacks& callbacks) {
+  auto jobs = plan_batch_jobs(runs, options_);
+  if (!jobs) return jobs.status();
+  const std::map<std::string, std::string> environment = job_environment();
+  const std::string path = "/slurm/" + options_.rest_api_version + "/job/submit";
+  auto post = [&](const BatchJob& job,
+                  const std::vector<std::string>& submit_options) -> Result<std::string> {
+    std::ifstream file(job.script_path);
+    std::stringstream script;
+    script << file.rdbuf();
+    if (!file) return Status::error(job.script_path + ": cannot read the job script");
+    std::string working_directory = job.is_array
+                                        ? job.script_path.substr(0, job.script_path.rfind('/'))
+                                        : job.runs.front()->out_dir;
+    auto body = rest_submit_body(script.str(), submit_options, environment, working_directory);
+    if (!body) return body.status().with_context(job.script_path);
+    auto answer = call("POST", path, body->dump());
+    if (!answer) return answer.status();
+    auto job_id = parse_rest_submit_response(*answer);
+    return job_id ? job_id : scrubbed(job_id.status());
+  };
+  return submit_batch_jobs(*jobs, options_, post, callbacks);
+}
+
+Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
+    const std::vector<std::string>& job_ids) {
+  std::map<std::string, JobStatus> states;
+  if (job_ids.empty()) return states;
+  auto live = call("GET", "/slurm/" + options_.rest_api_version + "/jobs");
+  if (!live) return live.status();
+  auto known = parse_rest_jobs(*live);
+  std::set<std::string> missing_bases;
+  for (const auto& job_id : job_ids) {
+    if (auto found = known.find(job_id); found != known.end()) {
+      states[job_id] = found->second;
+    } else {
+      missing_bases.insert(base_job_id(job_id));
+    }
+  }
+  // Finished jobs slurmctld has forgotten: ask the accounting database.
+  for (const auto& base : missing_bases) {
+    auto accounted = call("GET", "/slurmdb/" + options_.rest_api_version + "/job/" + base);
+    if (!accounted) return accounted.status();
+    for (const auto& [job_id, status] : parse_rest_db_jobs(*accounted)) {
+      if (std::find(job_ids.begin(), job_ids.end(), job_id) != job_ids.end() &&
+          states.count(job_id) == 0) {
+        states[job_id] = status;
+      }
+    }
+  }
+  return states;
+}
+
+Status SlurmRestScheduler::cancel(const std::vector<std::string>& job_ids) {
+  for (const auto& job_id : job_ids) {
+    auto answer = call("DELETE", "/slurm/" + options_.rest_api_version + "/job/" + job_id);
+    if (!answer) return answer.status();
+    if (std::string errors = rest_errors(*answer); !errors.empty()) {
+      return scrubbed(Status::error("cancel " + job_id + ": " + errors));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace scalestudy::sched

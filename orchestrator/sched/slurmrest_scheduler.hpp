@@ -1,0 +1,44 @@
+// The `slurmrest` backend: the slurm backend's behaviour through slurmrestd's REST API
+// (v0.0.38 by default) over libcurl. The URL comes from SchedulerOptions::rest_url or
+// $SCALESTUDY_SLURMRESTD ("unix:/run/slurmrestd.sock" or "https://host:port"); the JWT
+// from $SCALESTUDY_SLURMRESTD_TOKEN or $SLURM_JWT, sent as X-SLURM-USER-TOKEN with
+// X-SLURM-USER-NAME ($SCALESTUDY_SLURMRESTD_USER, $SLURM_USER_NAME, else the current user).
+// The token lives only in this object's memory: it is never logged or written, and every
+// error message is scrubbed of it. Jobs run as the token's user. Not thread-safe.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/sched/http_client.hpp"
+#include "orchestrator/sched/scheduler.hpp"
+
+namespace scalestudy::sched {
+
+class SlurmRestScheduler : public Scheduler {
+ public:
+  // An error when no URL is configured.
+  static Result<std::unique_ptr<SlurmRestScheduler>> create(const SchedulerOptions& options);
+
+  std::string name() const override { return "slurmrest"; }
+  Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
+                                         const SubmitCallbacks& callbacks) override;
+  Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
+  Status cancel(const std::vector<std::string>& job_ids) override;
+
+  int requests_sent() const { return http_.requests_sent(); }
+
+ private:
+  SlurmRestScheduler(const SchedulerOptions& options, std::string url, std::string user,
+                     std::string token);
+  // GET/POST/DELETE under /slurm or /slurmdb/<version>; the parsed JSON answer.
+  Result<nlohmann::json> call(const std::string& method, const std::string& path,
+                              const std::string& body = "");
+  Status scrubbed(const Status& status) const;
+
+  SchedulerOptions options_;
+  std::string token_;
+  HttpClient http_;
+};
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,104 @@
+#include "orchestrator/sched/status_report.hpp"
+
+#include <algorithm>
+
+namespace scalestudy::sched {
+namespace {
+
+// {"precision":"bf16","world_size":"2"} -> "precision=bf16 world_size=2"
+std::string varied_text(const std::string& varied_json) {
+  auto varied = nlohmann::json::parse(varied_json, nullptr, false);
+  if (!varied.is_object()) return "";
+  std::string text;
+  for (const auto& [key, value] : varied.items()) {
+    text += (text.empty() ? "" : " ") + key + "=" +
+            (value.is_string() ? value.get<std::string>() : value.dump());
+  }
+  return text;
+}
+
+std::string shown_state(const RunRecord& run, int max_attempts) {
+  return is_exhausted(run, max_attempts) ? run.state + " (final)" : run.state;
+}
+
+std::string shown_reason(const RunRecord& run, int max_attempts) {
+  return is_exhausted(run, max_attempts) ? failure_summary(run) : run.reason;
+}
+
+}  // namespace
+
+std::string progress_line(const StudyProgress& progress, int bar_width) {
+  int filled = progress.total == 0 ? 0 : progress.completed * bar_width / progress.total;
+  int failed = progress.total == 0 ? 0 : progress.failed * bar_width / progress.total;
+  std::string bar = "[" + std::string(filled, '#') + std::string(failed, 'x') +
+                    std::string(std::max(0, bar_width - filled - failed), '-') + "]";
+  std::string line = bar + " " + std::to_string(progress.completed) + "/" +
+                     std::to_string(progress.total) + " done";
+  auto part = [&](int count, const char* what) {
+    if (count > 0) line += ", " + std::to_string(count) + " " + what;
+  };
+  part(progress.failed, "failed");
+  part(progress.retryable, "to retry");
+  part(progress.in_flight, "in flight");
+  part(progress.planned, "not submitted");
+  return line;
+}
+
+std::string status_table(const StudyProgress& progress) {
+  const std::vector<std::string> headers = {"run", "varied", "state", "attempts", "job", "reason"};
+  std::vector<std::vector<std::string>> rows;
+  for (const RunRecord& run : progress.runs) {
+    rows.push_back({run.run_id, varied_text(run.varied_json),
+                    shown_state(run, progress.max_attempts),
+                    std::to_string(run.attempts) + "/" + std::to_string(progress.max_attempts),
+                    run.job_id, shown_reason(run, progress.max_attempts)});
+  }
+  std::vector<size_t> widths(headers.size());
+  for (size_t column = 0; column < headers.size(); ++column) {
+    widths[column] = headers[column].size();
+    for (const auto& row : rows) widths[column] = std::max(widths[column], row[column].size());
+  }
+  auto format_row = [&](const std::vector<std::string>& cells) {
+    std::string line;
+    for (size_t column = 0; column < cells.size(); ++column) {
+      bool last = column + 1 == cells.size();
+      line += last ? cells[column]
+                   : cells[column] + std::string(widths[column] - cells[column].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    return line + "\n";
+  };
+  std::string table = format_row(headers);
+  for (const auto& row : rows) table += format_row(row);
+  return table;
+}
+
+nlohmann::json status_json(const std::string& study_name, const StudyProgress& progress) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const RunRecord& run : progress.runs) {
+    auto varied = nlohmann::json::parse(run.varied_json, nullptr, false);
+    runs.push_back({{"run_id", run.run_id},
+                    {"varied", varied.is_discarded() ? nlohmann::json::object() : varied},
+                    {"state", run.state},
+                    {"final", is_exhausted(run, progress.max_attempts) || run.state == "COMPLETED"},
+                    {"attempts", run.attempts},
+                    {"scheduler", run.scheduler},
+                    {"job_id", run.job_id},
+                    {"reason", shown_reason(run, progress.max_attempts)},
+                    {"submitted_at", run.submitted_at},
+                    {"started_at", run.started_at},
+                    {"finished_at", run.finished_at},
+                    {"out_dir", run.out_dir}});
+  }
+  return {{"study", study_name},
+          {"max_attempts", progress.max_attempts},
+          {"total", progress.total},
+          {"completed", progress.completed},
+          {"failed", progress.failed},
+          {"to_retry", progress.retryable},
+          {"in_flight", progress.in_flight},
+          {"not_submitted", progress.planned},
+          {"runs", runs}};
+}
+
+}  // namespace scalestudy::sched

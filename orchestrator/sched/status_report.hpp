@@ -1,0 +1,21 @@
+// How a study's progress is shown by `status`, `wait` and `submit`: a table (run id,
+// varied parameters, state, attempts, job id, reason), a done/total progress bar line,
+// and the same as JSON. Pure functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "orchestrator/sched/wait.hpp"
+
+namespace scalestudy::sched {
+
+// "[##########----------] 3/6 done · 1 failed · 2 running"
+std::string progress_line(const StudyProgress& progress, int bar_width = 30);
+
+// One line per run; exhausted runs say so ("TIMEOUT after 2 attempts: ...").
+std::string status_table(const StudyProgress& progress);
+
+nlohmann::json status_json(const std::string& study_name, const StudyProgress& progress);
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,332 @@
+#include "orchestrator/sched/study_state.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+
+#include "orchestrator/sched/run_spec_json.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+using sqlite::Value;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS study (
+  name          TEXT PRIMARY KEY,
+  kind          TEXT NOT NULL,
+  source_path   TEXT NOT NULL,
+  baseline_json TEXT NOT NULL,
+  report_json   TEXT NOT NULL DEFAULT '{}',
+  max_attempts  INTEGER NOT NULL DEFAULT 3
+);
+CREATE TABLE IF NOT EXISTS runs (
+  run_id         TEXT PRIMARY KEY,
+  repeat         INTEGER NOT NULL,
+  nodes          INTEGER NOT NULL,
+  tasks_per_node INTEGER NOT NULL,
+  world_size     INTEGER NOT NULL,
+  gpus_per_node  INTEGER NOT NULL,
+  global_batch   INTEGER NOT NULL,
+  per_gpu_batch  INTEGER NOT NULL,
+  varied_json    TEXT NOT NULL,
+  params_json    TEXT NOT NULL,
+  spec_json      TEXT NOT NULL,
+  profiled       INTEGER NOT NULL DEFAULT 0,
+  state          TEXT NOT NULL,
+  attempts       INTEGER NOT NULL DEFAULT 0,
+  scheduler      TEXT,
+  job_id         TEXT,
+  reason         TEXT,
+  submitted_at   TEXT, started_at TEXT, finished_at TEXT,
+  out_dir        TEXT NOT NULL,
+  planned        INTEGER NOT NULL DEFAULT 1,
+  claim_token    TEXT,
+  claimed_at     TEXT
+);
+CREATE TABLE IF NOT EXISTS attempts (
+  run_id TEXT NOT NULL, attempt INTEGER NOT NULL, scheduler TEXT NOT NULL, job_id TEXT NOT NULL,
+  state TEXT NOT NULL, reason TEXT, submitted_at TEXT NOT NULL, finished_at TEXT,
+  PRIMARY KEY (run_id, attempt)
+);
+)sql";
+
+std::string text_of(const Value& value) {
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  if (const auto* number = std::get_if<int64_t>(&value)) return std::to_string(*number);
+  return "";
+}
+int int_of(const Value& value) {
+  if (const auto* number = std::get_if<int64_t>(&value)) return static_cast<int>(*number);
+  return 0;
+}
+
+std::string host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+// A SUBMITTING claim whose process is known to be gone (same host, pid not alive).
+bool claim_is_stale(const std::string& token) {
+  size_t first = token.find(':');
+  size_t second = token.find(':', first + 1);
+  if (first == std::string::npos || second == std::string::npos) return false;
+  if (token.substr(0, first) != host_name()) return false;
+  pid_t pid = static_cast<pid_t>(std::atol(token.substr(first + 1, second - first - 1).c_str()));
+  return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+std::string utc_now_iso8601() {
+  std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+std::string make_claim_token() {
+  std::random_device entropy;
+  return host_name() + ":" + std::to_string(getpid()) + ":" + std::to_string(entropy());
+}
+
+bool is_exhausted(const RunRecord& run, int max_attempts) {
+  auto state = parse_job_state(run.state);
+  return state && is_retryable(*state) && run.attempts >= max_attempts;
+}
+
+std::string failure_summary(const RunRecord& run) {
+  std::string summary = run.state + " after " + std::to_string(run.attempts) +
+                        (run.attempts == 1 ? " attempt" : " attempts");
+  return run.reason.empty() ? summary : summary + ": " + run.reason;
+}
+
+Result<StudyState> StudyState::initialise(Result<sqlite::Database> db) {
+  if (!db) return db.status();
+  if (Status wal = db->exec("PRAGMA journal_mode=WAL"); !wal) return wal;
+  if (Status schema = sqlite::in_transaction(*db, [&] { return db->exec(kSchema); }); !schema) {
+    return schema;
+  }
+  return StudyState(std::move(*db));
+}
+
+Result<StudyState> StudyState::open(const std::string& path) {
+  std::error_code ignored;
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ignored);
+  return initialise(sqlite::Database::open(path));
+}
+
+Result<StudyState> StudyState::open_existing(const std::string& path) {
+  if (!std::filesystem::exists(path)) {
+    return Status::error(path + ": no study database (submit the study first)");
+  }
+  return initialise(sqlite::Database::open(path, sqlite::OpenMode::kReadWrite));
+}
+
+Status StudyState::save_study(const StudyRecord& study) {
+  return sqlite::in_transaction(db_, [&]() -> Status {
+    auto saved = db_.query(
+        "INSERT INTO study(name, kind, source_path, baseline_json, report_json, max_attempts) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, "
+        "source_path = excluded.source_path, baseline_json = excluded.baseline_json, "
+        "report_json = excluded.report_json, max_attempts = excluded.max_attempts",
+        {study.name, study.kind, study.source_path, study.baseline_json, study.report_json,
+         int64_t{study.max_attempts}});
+    return saved.status();
+  });
+}
+
+Result<std::optional<StudyRecord>> StudyState::study() {
+  auto rows = db_.query(
+      "SELECT name, kind, source_path, baseline_json, report_json, max_attempts FROM study");
+  if (!rows) return rows.status();
+  if (rows->empty()) return std::optional<StudyRecord>();
+  const auto& row = rows->front();
+  return std::optional<StudyRecord>(StudyRecord{text_of(row[0]), text_of(row[1]), text_of(row[2]),
+                                                text_of(row[3]), text_of(row[4]), int_of(row[5])});
+}
+
+Status StudyState::plan_runs(const std::vector<PlannedRun>& runs) {
+  return sqlite::in_transaction(db_, [&]() -> Status {
+    if (Status cleared = db_.exec("UPDATE runs SET planned = 0"); !cleared) return cleared;
+    auto upsert = db_.prepare(
+        "INSERT INTO runs(run_id, repeat, nodes, tasks_per_node, world_size, gpus_per_node, "
+        "global_batch, per_gpu_batch, varied_json, params_json, spec_json, profiled, state, "
+        "out_dir, planned) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'PLANNED', ?, 1) "
+        "ON CONFLICT(run_id) DO UPDATE SET repeat = excluded.repeat, nodes = excluded.nodes, "
+        "tasks_per_node = excluded.tasks_per_node, world_size = excluded.world_size, "
+        "gpus_per_node = excluded.gpus_per_node, global_batch = excluded.global_batch, "
+        "per_gpu_batch = excluded.per_gpu_batch, varied_json = excluded.varied_json, "
+        "params_json = excluded.params_json, spec_json = excluded.spec_json, "
+        "profiled = excluded.profiled, out_dir = excluded.out_dir, planned = 1");
+    if (!upsert) return upsert.status();
+    for (const PlannedRun& run : runs) {
+      const RunSpec& spec = run.spec;
+      upsert->reset();
+      upsert->bind(1, spec.run_id)
+          .bind(2, spec.repeat)
+          .bind(3, spec.nodes)
+          .bind(4, spec.tasks_per_node)
+          .bind(5, spec.world_size)
+          .bind(6, spec.slurm.gpus_per_node)
+          .bind(7, spec.global_batch)
+          .bind(8, spec.per_gpu_batch)
+          .bind(9, nlohmann::json(spec.varied).dump())
+          .bind(10, nlohmann::json(spec.params).dump())
+          .bind(11, run_spec_to_json(spec).dump())
+          .bind(12, spec.profile == "none" ? 0 : 1)
+          .bind(13, run.out_dir);
+      if (Status inserted = upsert->run(); !inserted) {
+        return inserted.with_context("run " + spec.run_id);
+      }
+    }
+    return Status::ok();
+  });
+}
+
+Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
+                                                        const std::string& claim_token) {
+  std::vector<std::string> claimed;
+  Status claim = sqlite::in_transaction(db_, [&]() -> Status {
+    auto candidates = db_.query(
+        "SELECT run_id, state, attempts, claim_token FROM runs WHERE planned = 1 ORDER BY run_id");
+    if (!candidates) return candidates.status();
+    std::string now = utc_now_iso8601();
+    for (const auto& row : *candidates) {
+      std::string state = text_of(row[1]);
+      auto job_state = parse_job_state(state);
+      bool wanted = false;
+      if (state == kStateSubmitting) {
+        wanted = claim_is_stale(text_of(row[3]));
+      } else if (state == kStatePlanned || (job_state && is_retryable(*job_state))) {
+        wanted = int_of(row[2]) < max_attempts;
+      }
+      if (!wanted) continue;
+      auto update = db_.query(
+          "UPDATE runs SET state = 'SUBMITTING', claim_token = ?, claimed_at = ? WHERE run_id = ?",
+          {claim_token, now, row[0]});
+      if (!update) return update.status();
+      claimed.push_back(text_of(row[0]));
+    }
+    return Status::ok();
+  });
+  if (!claim) return claim;
+  return claimed;
+}
+
+Status StudyState::record_submission(const Submission& submission, const std::string& scheduler,
+                                     const std::string& claim_token) {
+  return sqlite::in_transaction(db_, [&]() -> Status {
+    std::string now = utc_now_iso8601();
+    auto updated = db_.query(
+        "UPDATE runs SET state = 'SUBMITTED', attempts = attempts + 1, scheduler = ?, job_id = ?, "
+        "reason = NULL, submitted_at = ?, started_at = NULL, finished_at = NULL, "
+        "claim_token = NULL, claimed_at = NULL "
+        "WHERE run_id = ? AND state = 'SUBMITTING' AND claim_token = ?",
+        {scheduler, submission.job_id, now, submission.run_id, claim_token});
+    if (!updated) return updated.status();
+    if (db_.changes() != 1) {
+      return Status::error("run " + submission.run_id + ": job " + submission.job_id +
+                           " submitted, but this process no longer holds the run's claim");
+    }
+    auto inserted = db_.query(
+        "INSERT INTO attempts(run_id, attempt, scheduler, job_id, state, submitted_at) "
+        "SELECT run_id, attempts, ?, ?, 'SUBMITTED', ? FROM runs WHERE run_id = ?",
+        {scheduler, submission.job_id, now, submission.run_id});
+    return inserted.status();
+  });
+}
+
+Status StudyState::release_claim(const std::string& run_id, const std::string& claim_token,
+                                 const std::string& reason) {
+  return sqlite::in_transaction(db_, [&]() -> Status {
+    auto updated = db_.query(
+        "UPDATE runs SET state = 'PLANNED', reason = ?, claim_token = NULL, claimed_at = NULL "
+        "WHERE run_id = ? AND state = 'SUBMITTING' AND claim_token = ?",
+        {reason.empty() ? Value() : Value(reason), run_id, claim_token});
+    return updated.status();
+  });
+}
+
+Status StudyState::record_job_status(const std::string& run_id, const std::string& job_id,
+                                     const JobStatus& status) {
+  return sqlite::in_transaction(db_, [&]() -> Status {
+    auto current = db_.query("SELECT state, job_id FROM runs WHERE run_id = ?", {run_id});
+    if (!current) return current.status();
+    if (current->empty() || text_of((*current)[0][1]) != job_id) return Status::ok();
+    auto previous = parse_job_state(text_of((*current)[0][0]));
+    bool terminal = is_terminal(status.state);
+    if (previous && is_terminal(*previous) && !terminal) return Status::ok();
+    std::string now = utc_now_iso8601();
+    Value reason = status.reason.empty() ? Value() : Value(status.reason);
+    Value finished = terminal ? Value(now) : Value();
+    auto updated = db_.query(
+        "UPDATE runs SET state = ?, reason = ?, "
+        "started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END, "
+        "finished_at = COALESCE(finished_at, ?) WHERE run_id = ?",
+        {to_string(status.state), reason, int64_t{status.state != JobState::kPending}, now,
+         finished, run_id});
+    if (!updated) return updated.status();
+    auto attempt = db_.query(
+        "UPDATE attempts SET state = ?, reason = ?, finished_at = COALESCE(finished_at, ?) "
+        "WHERE run_id = ? AND job_id = ?",
+        {to_string(status.state), reason, finished, run_id, job_id});
+    return attempt.status();
+  });
+}
+
+Result<std::vector<RunRecord>> StudyState::runs() {
+  auto rows = db_.query(
+      "SELECT run_id, repeat, nodes, tasks_per_node, world_size, gpus_per_node, varied_json, "
+      "state, attempts, scheduler, job_id, reason, submitted_at, started_at, finished_at, "
+      "out_dir FROM runs WHERE planned = 1 ORDER BY run_id");
+  if (!rows) return rows.status();
+  std::vector<RunRecord> records;
+  for (const auto& row : *rows) {
+    RunRecord record;
+    record.run_id = text_of(row[0]);
+    record.repeat = int_of(row[1]);
+    record.nodes = int_of(row[2]);
+    record.tasks_per_node = int_of(row[3]);
+    record.world_size = int_of(row[4]);
+    record.gpus_per_node = int_of(row[5]);
+    record.varied_json = text_of(row[6]);
+    record.state = text_of(row[7]);
+    record.attempts = int_of(row[8]);
+    record.scheduler = text_of(row[9]);
+    record.job_id = text_of(row[10]);
+    record.reason = text_of(row[11]);
+    record.submitted_at = text_of(row[12]);
+    record.started_at = text_of(row[13]);
+    record.finished_at = text_of(row[14]);
+    record.out_dir = text_of(row[15]);
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+Result<std::vector<AttemptRecord>> StudyState::attempts(const std::string& run_id) {
+  auto rows = db_.query(
+      "SELECT run_id, attempt, scheduler, job_id, state, reason, submitted_at, finished_at "
+      "FROM attempts WHERE run_id = ? ORDER BY attempt",
+      {run_id});
+  if (!rows) return rows.status();
+  std::vector<AttemptRecord> records;
+  for (const auto& row : *rows) {
+    records.push_back({text_of(row[0]), int_of(row[1]), text_of(row[2]), text_of(row[3]),
+                       text_of(row[4]), text_of(row[5]), text_of(row[6]), text_of(row[7])});
+  }
+  return records;
+}
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,113 @@
+// StudyState: the scheduling half of results/<study>.sqlite (docs/study-database.md):
+// the study row, one row per planned run with its current state and job, and every
+// submission attempt. Every write is one BEGIN IMMEDIATE transaction, so concurrent
+// `scalestudy submit`s of one study serialise on the database lock: a run is claimed
+// (PLANNED/retryable -> SUBMITTING, with the claimer's token) before any scheduler call,
+// and only the holder of the claim may record its submission. One StudyState per thread;
+// processes coordinate through SQLite's locking.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/sqlite.hpp"
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/job_state.hpp"
+#include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/study/run_spec.hpp"
+
+namespace scalestudy::sched {
+
+// Run states beyond the scheduler's JobState names.
+inline constexpr const char* kStatePlanned = "PLANNED";        // not submitted (yet / again)
+inline constexpr const char* kStateSubmitting = "SUBMITTING";  // claimed by a submit process
+inline constexpr const char* kStateSubmitted = "SUBMITTED";    // has a job id, not yet polled
+
+struct StudyRecord {
+  std::string name;
+  std::string kind;  // strong | weak | sensitivity | custom
+  std::string source_path;
+  std::string baseline_json = "{}";
+  std::string report_json = "{}";
+  int max_attempts = 3;
+};
+
+struct RunRecord {
+  std::string run_id;
+  int repeat = 0;
+  int nodes = 1, tasks_per_node = 1, world_size = 1, gpus_per_node = 0;
+  std::string varied_json;
+  std::string state;
+  int attempts = 0;
+  std::string scheduler, job_id, reason;
+  std::string submitted_at, started_at, finished_at;
+  std::string out_dir;
+};
+
+struct AttemptRecord {
+  std::string run_id;
+  int attempt = 0;
+  std::string scheduler, job_id, state, reason, submitted_at, finished_at;
+};
+
+// A RunSpec with the directory its results go to.
+struct PlannedRun {
+  RunSpec spec;
+  std::string out_dir;
+};
+
+class StudyState {
+ public:
+  // Opens (creating it and the schema if needed) the study database at `path`.
+  static Result<StudyState> open(const std::string& path);
+  // Opens an existing study database; an error if there is none.
+  static Result<StudyState> open_existing(const std::string& path);
+
+  Status save_study(const StudyRecord& study);
+  Result<std::optional<StudyRecord>> study();
+
+  // Inserts new runs as PLANNED and refreshes the spec columns of known ones (state and
+  // history kept). Runs no longer in `runs` (an edited YAML) stay for history but leave the
+  // plan: runs() and claims ignore them.
+  Status plan_runs(const std::vector<PlannedRun>& runs);
+
+  // Claims, atomically, every planned run that needs a submission: PLANNED or finished
+  // retryably (is_retryable) with attempts < max_attempts, plus runs whose SUBMITTING claim
+  // belongs to a dead process on this host. Returns the claimed run ids.
+  Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token);
+  // The claimed run got a job: SUBMITTED, attempts + 1, an attempts row. An error if the
+  // claim is not (any more) held under `claim_token`.
+  Status record_submission(const Submission& submission, const std::string& scheduler,
+                           const std::string& claim_token);
+  // The claimed run was not submitted (an error, or a dry run): back to PLANNED.
+  Status release_claim(const std::string& run_id, const std::string& claim_token,
+                       const std::string& reason);
+  // A poll (or the local executor) learned the state of `job_id`. Ignored when the run has
+  // moved on to another job, or when a stale non-terminal state would overwrite a final one.
+  Status record_job_status(const std::string& run_id, const std::string& job_id,
+                           const JobStatus& status);
+
+  // The runs of the current plan, ordered by run id.
+  Result<std::vector<RunRecord>> runs();
+  Result<std::vector<AttemptRecord>> attempts(const std::string& run_id);
+
+  sqlite::Database& database() { return db_; }
+
+ private:
+  explicit StudyState(sqlite::Database db) : db_(std::move(db)) {}
+  static Result<StudyState> initialise(Result<sqlite::Database> db);
+  sqlite::Database db_;
+};
+
+// A token naming this process ("host:pid:nonce") for claim_runs.
+std::string make_claim_token();
+// The current UTC time as ISO-8601 ("2024-05-01T12:00:00Z").
+std::string utc_now_iso8601();
+
+// True when a run will not be submitted again: finished without success and out of attempts.
+bool is_exhausted(const RunRecord& run, int max_attempts);
+// "TIMEOUT after 2 attempts: time limit of 1 min reached" for exhausted runs.
+std::string failure_summary(const RunRecord& run);
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,69 @@
+// submit_study: the idempotent heart of `scalestudy submit` (and of `run`). It records the
+// study and its planned runs in results/<study>.sqlite, reconciles the states of runs in
+// flight with their scheduler, claims (in one BEGIN IMMEDIATE transaction) every run that
+// needs a submission — never submitted, or finished without success with attempts left —
+// prepares them (job script, workload command line) and hands them to the scheduler,
+// recording each job id the moment it exists. Completed runs are skipped; pending and
+// running ones are left alone; two concurrent submits never submit a run twice. With the
+// local scheduler the call returns only when its runs have finished (see
+// local_scheduler.hpp). Functions; callers own the StudyState and Scheduler.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/study_state.hpp"
+#include "orchestrator/study/study.hpp"
+
+namespace scalestudy::sched {
+
+struct SubmitPlan {
+  StudyRecord study;
+  std::vector<RunSpec> runs;
+  std::string results_dir;  // the database is <results_dir>/<study>.sqlite
+};
+
+SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir);
+std::string study_database_path(const std::string& results_dir, const std::string& study_name);
+// <results_dir>/<study>/runs/<run_id>
+std::string run_out_dir(const std::string& results_dir, const std::string& study_name,
+                        const std::string& run_id);
+
+// Makes a run ready for a scheduler: writes its job script into out_dir (which exists) and
+// builds its workload command line. See prepare_run.hpp for the default one.
+using PrepareRun =
+    std::function<Result<PreparedRun>(const RunSpec& spec, const std::string& out_dir)>;
+
+struct SubmitOptions {
+  bool dry_run = false;  // report what would be submitted; no claims, no scheduler calls
+  SchedulerOptions scheduler_options;  // for polling runs of another scheduler
+  PrepareRun prepare;
+  std::function<void(const std::string& line)> log;  // progress lines; may be empty
+};
+
+struct SubmitReport {
+  std::string database_path;
+  std::vector<Submission> submitted;      // in this call
+  std::vector<std::string> would_submit;  // dry run: the runs a submit would claim
+  std::vector<std::string> completed;     // skipped: done
+  std::vector<std::string> in_flight;     // left alone: pending / running / claimed elsewhere
+  std::vector<std::string> exhausted;     // failed with no attempts left
+  std::vector<std::string> errors;        // runs that could not be prepared or submitted
+};
+
+Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
+                                  const SubmitOptions& options);
+
+// Polls the scheduler of every run in flight (SUBMITTED / PENDING / RUNNING) and records
+// what it says. `preferred` (may be null) polls the runs of its own name, and of its family
+// (slurm and slurmrest share job ids); other runs get a scheduler made from `options`.
+Status reconcile_study(StudyState& state, const SchedulerOptions& options,
+                       Scheduler* preferred = nullptr);
+
+// True for run states that a scheduler still holds.
+bool is_in_flight(const std::string& run_state);
+
+}  // namespace scalestudy::sched

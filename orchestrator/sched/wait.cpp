@@ -1,0 +1,104 @@
+#include "orchestrator/sched/wait.hpp"
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "orchestrator/sched/submit.hpp"
+
+namespace scalestudy::sched {
+
+Result<StudyProgress> study_progress(StudyState& state) {
+  StudyProgress progress;
+  auto study = state.study();
+  if (!study) return study.status();
+  if (*study) progress.max_attempts = (*study)->max_attempts;
+  auto runs = state.runs();
+  if (!runs) return runs.status();
+  progress.runs = std::move(*runs);
+  for (const RunRecord& run : progress.runs) {
+    ++progress.total;
+    auto job_state = parse_job_state(run.state);
+    if (run.state == "COMPLETED") {
+      ++progress.completed;
+    } else if (is_exhausted(run, progress.max_attempts)) {
+      ++progress.failed;
+    } else if (job_state && is_retryable(*job_state)) {
+      ++progress.retryable;
+    } else if (run.state == kStatePlanned) {
+      ++progress.planned;
+    } else {
+      ++progress.in_flight;
+    }
+  }
+  return progress;
+}
+
+Result<WaitOutcome> wait_study(StudyState& state, const SchedulerOptions& options,
+                               const WaitOptions& wait, Scheduler* preferred) {
+  using Clock = std::chrono::steady_clock;
+  const auto started = Clock::now();
+  auto total_attempts = [](const StudyProgress& progress) {
+    int sum = 0;
+    for (const RunRecord& run : progress.runs) sum += run.attempts;
+    return sum;
+  };
+  int attempts_at_last_resubmit = -1;
+  while (true) {
+    if (Status reconciled = reconcile_study(state, options, preferred); !reconciled) {
+      return reconciled;
+    }
+    auto progress = study_progress(state);
+    if (!progress) return progress.status();
+    if (wait.on_progress) wait.on_progress(*progress);
+    // A resubmission that submitted nothing (e.g. a run whose script cannot be rendered)
+    // would repeat forever: then those runs count as failed.
+    bool resubmit_helps = attempts_at_last_resubmit != total_attempts(*progress);
+    if ((progress->retryable > 0 || progress->planned > 0) && wait.resubmit && resubmit_helps) {
+      attempts_at_last_resubmit = total_attempts(*progress);
+      if (Status resubmitted = wait.resubmit(); !resubmitted) return resubmitted;
+      continue;  // the resubmission may have run to completion already (local)
+    }
+    if (progress->in_flight == 0) {
+      return progress->completed == progress->total ? WaitOutcome::kAllCompleted
+                                                    : WaitOutcome::kSomeFailed;
+    }
+    double waited_s = std::chrono::duration<double>(Clock::now() - started).count();
+    if (wait.timeout_s > 0 && waited_s >= wait.timeout_s) return WaitOutcome::kTimedOut;
+    double sleep_s = wait.poll_interval_s;
+    if (wait.timeout_s > 0) sleep_s = std::min(sleep_s, wait.timeout_s - waited_s);
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, sleep_s)));
+  }
+}
+
+Result<std::vector<std::string>> cancel_study(StudyState& state, const SchedulerOptions& options,
+                                              const std::optional<std::string>& run_id) {
+  auto runs = state.runs();
+  if (!runs) return runs.status();
+  std::map<std::string, std::vector<const RunRecord*>> by_scheduler;
+  bool found = !run_id.has_value();
+  for (const RunRecord& run : *runs) {
+    if (run_id && run.run_id != *run_id) continue;
+    found = true;
+    if (is_in_flight(run.state) && !run.job_id.empty()) by_scheduler[run.scheduler].push_back(&run);
+  }
+  if (!found) return Status::error("no run '" + *run_id + "' in this study");
+  std::vector<std::string> cancelled;
+  for (const auto& [name, members] : by_scheduler) {
+    auto scheduler = make_scheduler(name, options);
+    if (!scheduler) return scheduler.status();
+    std::vector<std::string> job_ids;
+    for (const RunRecord* run : members) job_ids.push_back(run->job_id);
+    if (Status stopped = (*scheduler)->cancel(job_ids); !stopped) return stopped;
+    for (const RunRecord* run : members) {
+      JobStatus status{JobState::kCancelled, std::nullopt, "cancelled with scalestudy cancel"};
+      if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {
+        return recorded;
+      }
+      cancelled.push_back(run->run_id);
+    }
+  }
+  return cancelled;
+}
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,55 @@
+// Following a submitted study: its progress from the study database (after reconciling
+// with the schedulers), waiting until every run has finished for good (`scalestudy wait`,
+// and the second half of `run`), and cancelling runs in flight. Functions; callers own
+// the StudyState and Scheduler.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/study_state.hpp"
+
+namespace scalestudy::sched {
+
+struct StudyProgress {
+  int max_attempts = 3;
+  int total = 0;
+  int completed = 0;
+  int failed = 0;     // finished without success, no attempts left
+  int retryable = 0;  // finished without success, attempts left (a submit reruns them)
+  int in_flight = 0;  // submitted, pending or running (or claimed by a submit)
+  int planned = 0;    // never submitted
+  std::vector<RunRecord> runs;
+
+  bool finished() const { return in_flight == 0 && planned == 0 && retryable == 0; }
+};
+
+Result<StudyProgress> study_progress(StudyState& state);
+
+struct WaitOptions {
+  double timeout_s = 0;  // 0: no limit
+  double poll_interval_s = 10;
+  // Called when runs failed with attempts left (e.g. submit_study again, as `run` does).
+  // Without it such runs count as failed for this wait.
+  std::function<Status()> resubmit;
+  std::function<void(const StudyProgress&)> on_progress;  // after every poll
+};
+
+enum class WaitOutcome { kAllCompleted, kSomeFailed, kTimedOut };
+
+// Polls (see reconcile_study; `preferred` may be null) every poll_interval_s until no run is
+// in flight, resubmitting retryable runs through wait.resubmit when given.
+
+Result<WaitOutcome> wait_study(StudyState& state, const SchedulerOptions& options,
+                               const WaitOptions& wait, Scheduler* preferred = nullptr);
+
+// Cancels every run in flight (or only `run_id`) through its scheduler and records it as
+// CANCELLED; a later poll may still say it completed first. Returns the cancelled run ids.
+Result<std::vector<std::string>> cancel_study(StudyState& state, const SchedulerOptions& options,
+                                              const std::optional<std::string>& run_id);
+
+}  // namespace scalestudy::sched

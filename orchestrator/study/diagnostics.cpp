@@ -1,0 +1,35 @@
+#include "orchestrator/study/diagnostics.hpp"
+
+#include "orchestrator/cli/args.hpp"
+
+namespace scalestudy {
+
+void Diagnostics::add(const SourceLocation& where, const std::string& field,
+                      const std::string& message) {
+  std::string text = where.to_string() + ": ";
+  if (!field.empty()) text += "field '" + field + "': ";
+  text += message;
+  if (seen_.insert(text).second) messages_.push_back(std::move(text));
+}
+
+void Diagnostics::add_unknown(const SourceLocation& where, const std::string& field,
+                              const std::string& what, const std::string& word,
+                              const std::vector<std::string>& candidates) {
+  std::string message = "unknown " + what + " '" + word + "'";
+  if (auto suggestion = cli::nearest(word, candidates)) {
+    message += " (did you mean '" + *suggestion + "'?)";
+  }
+  add(where, field, message);
+}
+
+Status Diagnostics::to_status() const {
+  if (messages_.empty()) return Status::ok();
+  std::string joined;
+  for (const auto& message : messages_) {
+    if (!joined.empty()) joined += '\n';
+    joined += message;
+  }
+  return Status::error(joined);
+}
+
+}  // namespace scalestudy

@@ -1,0 +1,376 @@
+#include "orchestrator/study/expansion.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+#include <unordered_map>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/study/references.hpp"
+#include "orchestrator/study/run_id.hpp"
+#include "orchestrator/study/run_spec_names.hpp"
+
+namespace scalestudy {
+namespace {
+
+// Past this many errors the rest of the expansion would only repeat them.
+constexpr size_t kMaxErrors = 50;
+
+// One dimension of the combination space: a matrix axis, or a zip group (its columns
+// advance together).
+struct Dimension {
+  std::vector<const Axis*> columns;
+  size_t length = 0;
+};
+
+// Where a run's value came from: a field, and the list index for axis values.
+struct ValueSource {
+  const SourceLocation* location;
+  const std::string* field;
+  int index;  // -1: not a list item
+  std::string describe() const {
+    return index < 0 ? *field : *field + "[" + std::to_string(index) + "]";
+  }
+};
+
+// Expands one study; holds the per-run scratch state so the hot loop does not allocate
+// more than the RunSpec it produces.
+class Expander {
+ public:
+  Expander(StudyTemplate& t, Diagnostics& diag) : t_(t), diag_(diag) {
+    for (const auto& axis : t_.matrix) dimensions_.push_back({{&axis}, axis.values.size()});
+    for (const auto& group : t_.zips) {
+      dimensions_.push_back({{}, group.empty() ? 0 : group[0].values.size()});
+      for (const auto& column : group) dimensions_.back().columns.push_back(&column);
+    }
+    size_t slots = t_.slot_names.size();
+    values_.resize(slots);
+    sources_.resize(slots, {&t_.name_location, &scale_field_, -1});
+    base_fields_.resize(slots);
+    resolve_state_.resize(slots);
+    for (const auto& [name, slot] : t_.param_slots) base_fields_[slot] = "workload." + name;
+    base_fields_[kSlotBinary] = "workload.binary";
+    batch_field_ =
+        t_.batch_given == StudyTemplate::BatchGiven::kGlobal ? "global_batch" : "per_gpu_batch";
+    values_[kSlotStudy] = t_.info.name;
+    values_[kSlotKind] = study_kind_name(t_.info.kind);
+    values_[kSlotBinary] = t_.binary.text;
+    sources_[kSlotBinary] = {&t_.binary.location, &base_fields_[kSlotBinary], -1};
+  }
+
+  Study run() {
+    size_t combinations = 1;
+    for (const auto& dimension : dimensions_) combinations *= dimension.length;
+    study_.runs.reserve(t_.scale.size() * combinations * t_.repeats);
+    std::vector<size_t> index(dimensions_.size(), 0);
+    for (const ScalePoint& point : t_.scale) {
+      for (size_t combination = 0; combination < combinations; ++combination) {
+        size_t rest = combination;
+        for (size_t d = dimensions_.size(); d-- > 0;) {
+          index[d] = rest % dimensions_[d].length;
+          rest /= dimensions_[d].length;
+        }
+        for (int repeat = 0; repeat < t_.repeats; ++repeat) {
+          if (diag_.size() >= kMaxErrors) return std::move(study_);
+          expand_one(point, index, repeat);
+        }
+      }
+    }
+    if (t_.baseline && !baseline_matched_ && diag_.empty()) {
+      diag_.add(t_.baseline->location, "baseline", "matches none of the study's runs");
+    }
+    fill_varied();
+    return std::move(study_);
+  }
+
+ private:
+  void expand_one(const ScalePoint& point, const std::vector<size_t>& index, int repeat) {
+    // Parameters: the workload's, then the axes' values for this combination.
+    for (const auto& [name, value] : t_.params) {
+      int slot = t_.param_slots.at(name);
+      values_[slot] = value.text;
+      sources_[slot] = {&value.location, &base_fields_[slot], -1};
+    }
+    const LocatedValue* batch = t_.batch ? &*t_.batch : nullptr;
+    ValueSource batch_source = {batch ? &batch->location : &point.location, &batch_field_, -1};
+    ValueSource origin = {&point.location, &scale_field_, -1};
+    for (size_t d = 0; d < dimensions_.size(); ++d) {
+      int position = static_cast<int>(index[d]);
+      for (const Axis* axis : dimensions_[d].columns) {
+        const LocatedValue& value = axis->values[position];
+        origin = {&value.location, &axis->field, position};
+        if (axis->name == "global_batch" || axis->name == "per_gpu_batch") {
+          batch = &value;
+          batch_source = origin;
+          continue;
+        }
+        int slot = t_.param_slots.at(axis->name);
+        values_[slot] = value.text;
+        sources_[slot] = origin;
+      }
+    }
+    // Scale and batch math.
+    int world_size = point.nodes * point.tasks_per_node;
+    long long given = batch ? std::stoll(batch->text) : 0;
+    long long global_batch = 0, per_gpu_batch = 0;
+    bool divisible = true;
+    if (t_.batch_given == StudyTemplate::BatchGiven::kGlobal) {
+      per_gpu_batch = given / world_size;
+      divisible = given % world_size == 0 || t_.round_down_uneven_batch;
+      global_batch = t_.round_down_uneven_batch ? per_gpu_batch * world_size : given;
+    } else if (t_.batch_given == StudyTemplate::BatchGiven::kPerGpu) {
+      per_gpu_batch = given;
+      global_batch = given * world_size;
+    }
+    values_[kSlotWorldSize] = std::to_string(world_size);
+    values_[kSlotNodes] = std::to_string(point.nodes);
+    values_[kSlotTasksPerNode] = std::to_string(point.tasks_per_node);
+    values_[kSlotGpusPerNode] = std::to_string(point.gpu ? point.tasks_per_node : 0);
+    values_[kSlotGlobalBatch] = std::to_string(global_batch);
+    values_[kSlotPerGpuBatch] = std::to_string(per_gpu_batch);
+    values_[kSlotRepeat] = std::to_string(repeat);
+
+    if (!resolve_params()) return;
+    for (const Selector& exclude : t_.excludes) {
+      if (matches(exclude)) return;
+    }
+    for (const WhereFilter& where : t_.wheres) {
+      if (!where.expression.evaluate(values_)) return;
+    }
+    if (batch && per_gpu_batch == 0) {
+      diag_.add(*batch_source.location, batch_source.describe(),
+                "global batch " + std::to_string(given) + " is smaller than " +
+                    std::to_string(world_size) + " ranks");
+      return;
+    }
+
+    if (!divisible) {
+      diag_.add(*batch_source.location, batch_source.describe(),
+                "global batch " + std::to_string(global_batch) + " does not divide evenly over " +
+                    std::to_string(world_size) + " ranks (scale point at " +
+                    point.location.to_string() + "); set `uneven_batch: round_down` to run " +
+                    std::to_string(per_gpu_batch) + " per rank, a global batch of " +
+                    std::to_string(per_gpu_batch * world_size));
+      return;
+    }
+    RunSpec spec = t_.shared;
+    spec.repeat = repeat;
+    spec.nodes = point.nodes;
+    spec.tasks_per_node = point.tasks_per_node;
+    spec.world_size = world_size;
+    spec.slurm.gpus_per_node = point.gpu ? point.tasks_per_node : 0;
+    spec.global_batch = static_cast<int>(global_batch);
+    spec.per_gpu_batch = static_cast<int>(per_gpu_batch);
+    spec.workload = values_[kSlotBinary];
+    for (const auto& [name, slot] : t_.param_slots)
+      spec.params.emplace_hint(spec.params.end(), name, values_[slot]);
+    if (t_.batch_given != StudyTemplate::BatchGiven::kNone) {
+      spec.params["batch_size"] = std::to_string(per_gpu_batch);
+    }
+    if (!substitute_shared(spec)) return;
+    if (t_.baseline && matches(*t_.baseline)) baseline_matched_ = true;
+
+    spec.run_id = compute_run_id(spec);
+    auto [existing, inserted] = ids_.emplace(spec.run_id, study_.runs.size());
+    if (!inserted) {
+      diag_.add(*origin.location, origin.describe(),
+                "duplicate run: repeat " + std::to_string(repeat) + " at " +
+                    std::to_string(world_size) + " ranks resolves to the same content as an " +
+                    "earlier run (id " + spec.run_id + "); remove the repeated value or filter it");
+      return;
+    }
+    study_.runs.push_back(std::move(spec));
+    given_batches_.push_back(given);
+  }
+
+  bool matches(const Selector& selector) const {
+    for (const auto& [slot, value] : selector.slot_values) {
+      if (values_[slot] != value.text) return false;
+    }
+    return true;
+  }
+
+  // Substitutes ${} in parameter values, following references between parameters.
+  bool resolve_params() {
+    std::fill(resolve_state_.begin(), resolve_state_.end(), kUnresolved);
+    bool ok = true;
+    for (const auto& [name, slot] : t_.param_slots) {
+      if (resolve_state_[slot] == kUnresolved && has_reference(values_[slot])) {
+        std::vector<std::string> chain;
+        ok = resolve_slot(slot, chain) && ok;
+      }
+    }
+    return ok;
+  }
+
+  enum ResolveState : char { kUnresolved, kResolving, kResolved };
+
+  bool resolve_slot(int slot, std::vector<std::string>& chain) {
+    resolve_state_[slot] = kResolving;
+    chain.push_back(t_.slot_names[slot]);
+    Result<std::string> resolved = substitute_references(
+        values_[slot], [&](const std::string& name) { return lookup(name, &chain); });
+    chain.pop_back();
+    resolve_state_[slot] = kResolved;
+    if (!resolved) {
+      diag_.add(*sources_[slot].location, sources_[slot].describe(), resolved.status().message());
+      return false;
+    }
+    values_[slot] = std::move(resolved).value();
+    return true;
+  }
+
+  // The value of ${name} for the current run. `chain` (the parameters being resolved)
+  // detects cycles; nullptr when substituting a field that no reference can lead back to.
+  Result<std::string> lookup(const std::string& name, std::vector<std::string>* chain) {
+    std::string_view key = name;
+    if (key.rfind("workload.", 0) == 0) key.remove_prefix(9);
+    if (key == "launcher") return std::string(launcher_name(t_.shared.launcher));
+    if (key == "profile") return t_.shared.profile;
+    auto slot_it = std::find(t_.slot_names.begin(), t_.slot_names.end(), key);
+    if (slot_it == t_.slot_names.end()) {
+      std::vector<std::string> candidates = t_.slot_names;
+      candidates.insert(candidates.end(), {"launcher", "profile"});
+      std::string message = "undefined reference '${" + name + "}'";
+      if (auto suggestion = cli::nearest(std::string(key), candidates)) {
+        message += " (did you mean '${" + *suggestion + "}'?)";
+      }
+      return Status::error(message);
+    }
+    int slot = static_cast<int>(slot_it - t_.slot_names.begin());
+    if (resolve_state_[slot] == kResolving) {
+      std::string cycle;
+      for (const auto& link : *chain) cycle += "${" + link + "} -> ";
+      return Status::error("reference cycle: " + cycle + "${" + std::string(key) + "}");
+    }
+    if (resolve_state_[slot] == kUnresolved && has_reference(values_[slot]) && chain) {
+      if (!resolve_slot(slot, *chain)) {
+        return Status::error("'${" + name + "}' refers to a value that cannot be resolved");
+      }
+    }
+    return values_[slot];
+  }
+
+  // Substitutes ${} in one shared field; `field` names it (with `index` for list items)
+  // and is only turned into text when there is something to report.
+  bool substitute_field(std::string& text, const char* field, int index = -1) {
+    if (!has_reference(text)) return true;
+    std::string name = index < 0 ? field : std::string(field) + "[" + std::to_string(index) + "]";
+    std::vector<std::string> chain;
+    Result<std::string> resolved =
+        substitute_references(text, [&](const std::string& key) { return lookup(key, &chain); });
+    auto where = t_.field_locations.find(name);
+    const SourceLocation& location =
+        where != t_.field_locations.end() ? where->second : t_.name_location;
+    if (!resolved) {
+      diag_.add(location, name, resolved.status().message());
+      return false;
+    }
+    text = std::move(resolved).value();
+    // Environment values are quoted in the script; everything else may land on one line.
+    bool one_line = std::strncmp(field, "env.", 4) != 0;
+    if (one_line && std::any_of(text.begin(), text.end(),
+                                [](char c) { return static_cast<unsigned char>(c) < 0x20; })) {
+      diag_.add(location, name, "resolves to text with a newline or control character");
+      return false;
+    }
+    return true;
+  }
+
+  bool substitute_shared(RunSpec& spec) {
+    bool ok = substitute_field(spec.workload, "workload.binary");
+    ok = substitute_field(spec.slurm.partition, "slurm.partition") && ok;
+    ok = substitute_field(spec.slurm.account, "slurm.account") && ok;
+    ok = substitute_field(spec.slurm.qos, "slurm.qos") && ok;
+    ok = substitute_field(spec.slurm.constraint, "slurm.constraint") && ok;
+    for (size_t i = 0; i < spec.slurm.extra_options.size(); ++i) {
+      ok = substitute_field(spec.slurm.extra_options[i], "slurm.extra", int(i)) && ok;
+    }
+    for (size_t i = 0; i < spec.modules.size(); ++i) {
+      ok = substitute_field(spec.modules[i], "modules", int(i)) && ok;
+    }
+    ok = substitute_field(spec.container.image, "container.image") && ok;
+    for (size_t i = 0; i < spec.container.binds.size(); ++i) {
+      ok = substitute_field(spec.container.binds[i], "container.binds", int(i)) && ok;
+    }
+    for (auto& [name, value] : spec.env) {
+      if (has_reference(value)) ok = substitute_env(name, value) && ok;
+    }
+    return ok;
+  }
+
+  bool substitute_env(const std::string& name, std::string& value) {
+    std::string field = "env." + name;
+    return substitute_field(value, field.c_str());
+  }
+
+  // A parameter is varied when its value differs between runs; world_size is always
+  // varied in strong and weak studies; nodes when one world size runs on several layouts.
+  void fill_varied() {
+    if (study_.runs.empty()) return;
+    const RunSpec& first = study_.runs.front();
+    auto differs = [&](const auto& get) {
+      return std::any_of(study_.runs.begin(), study_.runs.end(),
+                         [&](const RunSpec& run) { return get(run) != get(first); });
+    };
+    std::vector<std::string>& keys = study_.varied_keys;
+    bool scaling = t_.info.kind == StudyKind::kStrong || t_.info.kind == StudyKind::kWeak;
+    if (scaling || differs([](const RunSpec& r) { return r.world_size; })) {
+      keys.push_back("world_size");
+    }
+    std::map<int, std::set<int>> layouts;
+    for (const auto& run : study_.runs) layouts[run.world_size].insert(run.nodes);
+    if (std::any_of(layouts.begin(), layouts.end(),
+                    [](const auto& entry) { return entry.second.size() > 1; })) {
+      keys.push_back("nodes");
+    }
+    // The batch the study gives, as given (a rounded-down global batch is not a new setting).
+    bool batch_varies = std::any_of(given_batches_.begin(), given_batches_.end(),
+                                    [&](long long b) { return b != given_batches_.front(); });
+    if (batch_varies) keys.push_back(batch_field_);
+    for (const auto& [name, value] : first.params) {
+      if (name == "batch_size") continue;
+      auto value_of = [&name](const RunSpec& r) -> const std::string& { return r.params.at(name); };
+      if (differs(value_of)) keys.push_back(name);
+    }
+    for (RunSpec& run : study_.runs) {
+      for (const auto& key : keys) {
+        if (key == "world_size") {
+          run.varied[key] = std::to_string(run.world_size);
+        } else if (key == "nodes") {
+          run.varied[key] = std::to_string(run.nodes);
+        } else if (key == batch_field_) {
+          run.varied[key] = std::to_string(given_batches_[&run - study_.runs.data()]);
+        } else {
+          run.varied[key] = run.params.at(key);
+        }
+      }
+    }
+  }
+
+  StudyTemplate& t_;
+  Diagnostics& diag_;
+  Study study_;
+  std::vector<Dimension> dimensions_;
+  std::vector<std::string> values_;       // by slot, for the current run
+  std::vector<ValueSource> sources_;      // where each slot's value was written
+  std::vector<std::string> base_fields_;  // "workload.<name>" by slot
+  std::string batch_field_;               // the batch field the study gives
+  const std::string scale_field_ = "scale";
+  std::vector<char> resolve_state_;              // ResolveState by slot
+  std::unordered_map<std::string, size_t> ids_;  // run id -> index in runs
+  std::vector<long long> given_batches_;         // the study's batch value, by run
+  bool baseline_matched_ = false;
+};
+
+}  // namespace
+
+Study expand_study(StudyTemplate study_template, Diagnostics& diagnostics) {
+  Study study = Expander(study_template, diagnostics).run();
+  Study info = std::move(study_template.info);
+  info.runs = std::move(study.runs);
+  info.varied_keys = std::move(study.varied_keys);
+  return info;
+}
+
+}  // namespace scalestudy

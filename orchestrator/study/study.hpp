@@ -1,0 +1,45 @@
+// Study: a study file fully read, validated and expanded — its identity, the settings the
+// other modules need (baseline, report, retry policy) and every run it plans. Produced by
+// load_study(); a plain value type, not synchronised.
+//
+// The YAML language is described in studies/README.md. Loading rejects the whole study on
+// any error and reports every error it found, one per line, as "file:line:column: field
+// 'x': message".
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/study/run_spec.hpp"
+
+namespace scalestudy {
+
+struct StudyReportSettings {
+  std::optional<double> target_gain_pct;     // sensitivity: the gain a setting must reach
+  std::map<std::string, double> thresholds;  // named thresholds for the report
+};
+
+struct Study {
+  std::string name;
+  StudyKind kind = StudyKind::kCustom;
+  std::string description;
+  std::string source_path;  // the study file, absolute (empty for text loaded from memory)
+  // The reference point of efficiency tables: variable -> value (e.g. {"world_size": "1"}).
+  // Empty: the smallest world size.
+  std::map<std::string, std::string> baseline;
+  StudyReportSettings report;
+  int max_attempts = 3;    // submissions of a run before it counts as failed
+  int array_throttle = 0;  // most array tasks running at once; 0: no limit
+  std::vector<RunSpec> runs;
+  // The keys of RunSpec::varied across all runs, in display order.
+  std::vector<std::string> varied_keys;
+};
+
+Result<Study> load_study(const std::string& path);
+// For tests and tools: `display_path` names the text in errors and anchors `extends`.
+Result<Study> load_study_text(const std::string& yaml_text, const std::string& display_path);
+
+}  // namespace scalestudy

@@ -1,0 +1,100 @@
+#include "harness/dist/gradient_bucketer.hpp"
+
+#include <doctest/doctest.h>
+
+#include "harness/dist/communicator.hpp"
+#include "tests/harness/child_process.hpp"
+
+namespace scalestudy::dist {
+namespace {
+
+using Indices = std::vector<std::vector<size_t>>;
+
+Indices indices_of(const std::vector<BucketLayout>& layouts) {
+  Indices indices;
+  for (const BucketLayout& layout : layouts) indices.push_back(layout.parameter_indices);
+  return indices;
+}
+
+// Float parameters of 100, 300000 (1.2 MB), 50000 (0.2 MB) and 10 elements, plus a frozen one.
+std::vector<torch::Tensor> parameters() {
+  std::vector<torch::Tensor> tensors;
+  for (int64_t size : {100, 300000, 50000, 10}) {
+    tensors.push_back(torch::zeros({size}, torch::requires_grad()));
+  }
+  tensors.push_back(torch::zeros({7}));
+  return tensors;
+}
+
+}  // namespace
+
+TEST_CASE("buckets follow reverse parameter order within the caps") {
+  std::vector<torch::Tensor> tensors = parameters();
+  BucketerOptions options;
+
+  SUBCASE("a small first bucket, then the cap") {
+    options.bucket_cap_mb = 25;
+    options.first_bucket_cap_mb = 1;
+    auto layouts = plan_buckets(tensors, options);
+    CHECK(indices_of(layouts) == Indices{{3, 2}, {1, 0}});
+    CHECK(layouts[0].bytes == (10 + 50000) * 4);
+    CHECK(layouts[1].bytes == (300000 + 100) * 4);
+  }
+  SUBCASE("a parameter larger than the cap gets a bucket of its own") {
+    options.bucket_cap_mb = 0.5;
+    auto layouts = plan_buckets(tensors, options);
+    CHECK(indices_of(layouts) == Indices{{3, 2}, {1}, {0}});
+  }
+  SUBCASE("without overlap every gradient forms one bucket") {
+    options.overlap = false;
+    options.bucket_cap_mb = 0.01;
+    CHECK(indices_of(plan_buckets(tensors, options)) == Indices{{3, 2, 1, 0}});
+  }
+}
+
+TEST_CASE("bucketing keeps a single process's gradients unchanged") {
+  torch::manual_seed(3);
+  torch::nn::Linear first(8, 32), second(32, 2);
+  std::vector<torch::Tensor> all = first->parameters();
+  for (const auto& parameter : second->parameters()) all.push_back(parameter);
+  torch::Tensor input = torch::randn({4, 8});
+  second->forward(torch::relu(first->forward(input))).sum().backward();
+  std::vector<torch::Tensor> plain;
+  for (const auto& parameter : all) plain.push_back(parameter.grad().clone());
+
+  SelfCommunicator self;
+  BucketerOptions options;
+  options.bucket_cap_mb = 0.0001;  // 104 bytes: one bucket per parameter
+  GradientBucketer bucketer(all, self, options);
+  CHECK(bucketer.buckets().size() == all.size());
+  for (const auto& parameter : all) parameter.mutable_grad().zero_();
+  bucketer.start_step();
+  second->forward(torch::relu(first->forward(input))).sum().backward();
+  REQUIRE(bucketer.finish());
+  for (size_t i = 0; i < all.size(); ++i) CHECK(torch::allclose(all[i].grad(), plain[i]));
+  CHECK(bucketer.gradient_bytes() == (8 * 32 + 32 + 32 * 2 + 2) * 4);
+}
+
+TEST_CASE("two processes: bucketed all-reduce during backward equals the mean gradient") {
+  std::string dir = testing::fresh_dir("bucketer");
+  auto run = testing::run_to_end({testing::binary("scalestudy-launch"), "--nproc-per-node", "2",
+                                  "--", testing::binary("harness_dist_probe"), "allreduce", "60"},
+                                 {}, dir + "/out.txt", 120);
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  CHECK(run.output.find("rank 0: bucketed all-reduce equals the mean") != std::string::npos);
+  CHECK(run.output.find("rank 1: bucketed all-reduce equals the mean") != std::string::npos);
+}
+
+TEST_CASE("a silent peer makes the all-reduce fail after the timeout instead of hanging") {
+  std::string dir = testing::fresh_dir("bucketer-hang");
+  auto run = testing::run_to_end(
+      {testing::binary("scalestudy-launch"), "--nproc-per-node", "2", "--grace-s", "1", "--",
+       testing::binary("harness_dist_probe"), "hang", "3"},
+      {}, dir + "/out.txt", 60);
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  CHECK(run.output.find("peer rank died or timed out") != std::string::npos);
+}
+
+}  // namespace scalestudy::dist

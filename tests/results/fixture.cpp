@@ -1,0 +1,234 @@
+#include "tests/results/fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <unistd.h>
+
+#include "harness/core/sqlite.hpp"
+
+namespace scalestudy::results::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// docs/study-database.md, "State".
+constexpr const char* kStudySchema = R"sql(
+CREATE TABLE study (
+  name         TEXT PRIMARY KEY,
+  kind         TEXT NOT NULL,
+  source_path  TEXT NOT NULL,
+  baseline_json TEXT NOT NULL,
+  report_json  TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE runs (
+  run_id        TEXT PRIMARY KEY,
+  repeat        INTEGER NOT NULL,
+  nodes         INTEGER NOT NULL,
+  tasks_per_node INTEGER NOT NULL,
+  world_size    INTEGER NOT NULL,
+  gpus_per_node INTEGER NOT NULL,
+  global_batch  INTEGER NOT NULL,
+  per_gpu_batch INTEGER NOT NULL,
+  varied_json   TEXT NOT NULL,
+  params_json   TEXT NOT NULL,
+  spec_json     TEXT NOT NULL,
+  profiled      INTEGER NOT NULL DEFAULT 0,
+  state         TEXT NOT NULL,
+  attempts      INTEGER NOT NULL DEFAULT 0,
+  scheduler     TEXT,
+  job_id        TEXT,
+  reason        TEXT,
+  submitted_at  TEXT, started_at TEXT, finished_at TEXT,
+  out_dir       TEXT NOT NULL
+);
+CREATE TABLE attempts (
+  run_id TEXT NOT NULL, attempt INTEGER NOT NULL, scheduler TEXT NOT NULL, job_id TEXT NOT NULL,
+  state TEXT NOT NULL, reason TEXT, submitted_at TEXT NOT NULL, finished_at TEXT,
+  PRIMARY KEY (run_id, attempt)
+);
+)sql";
+
+// docs/run-database.md, schema version 1.
+constexpr const char* kRunSchema = R"sql(
+CREATE TABLE run (
+  run_id TEXT NOT NULL, workload TEXT NOT NULL, rank INTEGER NOT NULL,
+  local_rank INTEGER NOT NULL, world_size INTEGER NOT NULL, host TEXT NOT NULL,
+  device TEXT NOT NULL, backend TEXT NOT NULL, config_json TEXT NOT NULL,
+  started_at TEXT NOT NULL, finished_at TEXT,
+  status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+  failure_reason TEXT
+);
+CREATE TABLE provenance (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE steps (
+  global_step INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, warmup INTEGER NOT NULL,
+  samples INTEGER NOT NULL, data_ms REAL NOT NULL, forward_ms REAL NOT NULL,
+  backward_ms REAL NOT NULL, comm_exposed_ms REAL NOT NULL, optimizer_ms REAL NOT NULL,
+  step_ms REAL NOT NULL, loss REAL
+);
+CREATE TABLE epochs (
+  epoch INTEGER PRIMARY KEY, lr REAL NOT NULL, train_loss REAL NOT NULL, train_acc REAL,
+  val_loss REAL, val_acc REAL, samples_per_s REAL NOT NULL, epoch_s REAL NOT NULL
+);
+CREATE TABLE summary (name TEXT PRIMARY KEY, value REAL NOT NULL);
+CREATE TABLE telemetry (
+  t_s REAL NOT NULL, cpu_rss_bytes INTEGER, gpu_util_pct REAL, gpu_mem_used_bytes INTEGER,
+  gpu_power_w REAL, gpu_temp_c REAL
+);
+CREATE TABLE collectives (
+  op TEXT NOT NULL, bytes INTEGER NOT NULL, dtype TEXT NOT NULL, iterations INTEGER NOT NULL,
+  time_us REAL NOT NULL, algbw_gbps REAL NOT NULL, busbw_gbps REAL NOT NULL
+);
+PRAGMA user_version = 1;
+)sql";
+
+sqlite::Database open_or_fail(const std::string& path) {
+  auto db = sqlite::Database::open(path);
+  REQUIRE_MESSAGE(db.is_ok(), db.status().message());
+  return std::move(*db);
+}
+
+void exec_or_fail(sqlite::Database& db, const std::string& sql,
+                  const std::vector<sqlite::Value>& params = {}) {
+  auto rows = db.query(sql, params);
+  REQUIRE_MESSAGE(rows.is_ok(), rows.status().message());
+}
+
+std::string json_object(const std::map<std::string, std::string>& values) {
+  std::string text = "{";
+  for (const auto& [key, value] : values) {
+    text += (text.size() > 1 ? "," : "") + std::string("\"") + key + "\":\"" + value + "\"";
+  }
+  return text + "}";
+}
+
+}  // namespace
+
+StudyFixture::StudyFixture(const std::string& name, const std::string& kind,
+                           const std::string& baseline_json, const std::string& report_json) {
+  static std::atomic<int> counter{0};
+  dir_ = (fs::temp_directory_path() /
+          ("scalestudy_results_" + name + "_" + std::to_string(getpid()) + "_" +
+           std::to_string(counter++)))
+             .string();
+  fs::remove_all(dir_);
+  fs::create_directories(dir_);
+  db_path_ = dir_ + "/" + name + ".sqlite";
+  auto db = open_or_fail(db_path_);
+  REQUIRE(db.exec("PRAGMA journal_mode=WAL").is_ok());
+  REQUIRE(db.exec(kStudySchema).is_ok());
+  exec_or_fail(db, "INSERT INTO study VALUES (?, ?, ?, ?, ?)",
+               {name, kind, dir_ + "/" + name + ".yaml", baseline_json, report_json});
+}
+
+StudyFixture::~StudyFixture() {
+  std::error_code ignored;
+  fs::remove_all(dir_, ignored);
+}
+
+std::string StudyFixture::out_dir(const std::string& run_id) const {
+  return dir_ + "/runs/" + run_id;
+}
+
+std::string StudyFixture::rank_path(const std::string& run_id, int rank) const {
+  return out_dir(run_id) + "/rank" + std::to_string(rank) + ".sqlite";
+}
+
+void StudyFixture::add_run(const FixtureRun& run) {
+  auto db = open_or_fail(db_path_);
+  exec_or_fail(db,
+               "INSERT INTO runs (run_id, repeat, nodes, tasks_per_node, world_size, "
+               "gpus_per_node, global_batch, per_gpu_batch, varied_json, params_json, spec_json, "
+               "profiled, state, attempts, scheduler, job_id, out_dir) "
+               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?, 1, 'local', ?, ?)",
+               {run.run_id, int64_t{run.repeat}, int64_t{run.nodes}, int64_t{run.tasks_per_node},
+                int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
+                int64_t{run.per_gpu_batch}, json_object(run.varied),
+                "{\"workload\":\"" + run.workload + "\"}", int64_t{run.profiled ? 1 : 0},
+                run.state, "job-" + run.run_id, out_dir(run.run_id)});
+  if (!run.write_rank_files) return;
+  fs::create_directories(out_dir(run.run_id));
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    write_rank_database(rank_path(run.run_id, rank), run, rank);
+  }
+}
+
+void write_rank_database(const std::string& path, const FixtureRun& run, int rank) {
+  fs::remove(path);
+  auto db = open_or_fail(path);
+  REQUIRE(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL").is_ok());
+  REQUIRE(db.exec(kRunSchema).is_ok());
+  REQUIRE(db.exec("BEGIN").is_ok());
+  exec_or_fail(db,
+               "INSERT INTO run VALUES (?, ?, ?, ?, ?, 'host0', ?, ?, '{}', "
+               "'2025-01-01T00:00:00Z', '2025-01-01T00:10:00Z', 'completed', NULL)",
+               {run.run_id, run.workload, int64_t{rank}, int64_t{rank % run.tasks_per_node},
+                int64_t{run.world_size}, run.gpus_per_node ? "cuda:0" : "cpu",
+                run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none"});
+  exec_or_fail(db, "INSERT INTO provenance VALUES ('git_commit', ?), ('hostname', 'host0')",
+               {run.git_commit});
+  const int steps = run.warmup_steps + run.measured_steps;
+  for (int step = 0; step < steps; ++step) {
+    const double slow = step < run.warmup_steps ? 10 : 1;
+    exec_or_fail(db, "INSERT INTO steps VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, 2.0)",
+                 {int64_t{step}, int64_t{step < run.warmup_steps}, int64_t{run.per_gpu_batch},
+                  run.data_ms * slow, run.forward_ms * slow, run.backward_ms * slow,
+                  run.comm_exposed_ms * slow, run.optimizer_ms * slow, run.step_ms * slow});
+  }
+  for (size_t epoch = 0; epoch < run.epoch_s.size(); ++epoch) {
+    sqlite::Value accuracy = std::monostate{};
+    if (epoch < run.val_acc.size()) accuracy = run.val_acc[epoch];
+    exec_or_fail(db, "INSERT INTO epochs VALUES (?, 0.1, 1.5, 0.4, 1.2, ?, ?, ?)",
+                 {int64_t(epoch + 1), accuracy, run.samples_per_s, run.epoch_s[epoch]});
+  }
+  std::vector<std::pair<std::string, double>> summary = {
+      {"samples_per_s", run.samples_per_s},
+      {"step_ms_median", run.step_ms},
+      {"cpu_rss_peak_bytes", run.cpu_rss_peak_bytes},
+      {"gradient_bytes", run.gradient_bytes},
+      {"bucket_cap_mb", run.bucket_cap_mb}};
+  if (!run.val_acc.empty()) summary.push_back({"final_val_acc", run.val_acc.back()});
+  if (run.gpu_mem_peak_bytes) summary.push_back({"gpu_mem_peak_bytes", *run.gpu_mem_peak_bytes});
+  if (run.gpu_mem_avg_bytes) summary.push_back({"gpu_mem_avg_bytes", *run.gpu_mem_avg_bytes});
+  if (run.gpu_mem_mode_bytes) summary.push_back({"gpu_mem_mode_bytes", *run.gpu_mem_mode_bytes});
+  for (const auto& [name, value] : summary) {
+    exec_or_fail(db, "INSERT INTO summary VALUES (?, ?)", {name, value});
+  }
+  for (int sample = 0; sample < 3; ++sample) {
+    exec_or_fail(db, "INSERT INTO telemetry VALUES (?, ?, NULL, NULL, NULL, NULL)",
+                 {double(sample), int64_t(run.cpu_rss_peak_bytes) - sample});
+  }
+  for (const auto& [bytes, busbw] : run.collectives) {
+    const double algbw = run.world_size > 1 ? busbw * run.world_size / (2.0 * (run.world_size - 1))
+                                            : busbw;
+    exec_or_fail(db, "INSERT INTO collectives VALUES ('allreduce', ?, 'float32', 20, ?, ?, ?)",
+                 {bytes, bytes / (algbw * 1e3), algbw, busbw});
+  }
+  REQUIRE(db.exec("COMMIT").is_ok());
+}
+
+std::string dump_database(const std::string& path) {
+  auto db = open_or_fail(path);
+  auto tables = db.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+  REQUIRE(tables.is_ok());
+  std::string dump;
+  for (const auto& table : *tables) {
+    const std::string name = sqlite::to_string(table[0]);
+    auto rows = db.query("SELECT * FROM " + name);
+    REQUIRE(rows.is_ok());
+    std::vector<std::string> lines;
+    for (const auto& row : *rows) {
+      std::string line;
+      for (const auto& value : row) line += sqlite::to_string(value) + "|";
+      lines.push_back(line);
+    }
+    std::sort(lines.begin(), lines.end());
+    dump += "[" + name + "]\n";
+    for (const auto& line : lines) dump += line + "\n";
+  }
+  return dump;
+}
+
+}  // namespace scalestudy::results::testing

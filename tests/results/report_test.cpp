@@ -1,0 +1,262 @@
+#include "orchestrator/results/report.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/report_render.hpp"
+#include "tests/results/fixture.hpp"
+
+using namespace scalestudy;
+using namespace scalestudy::results;
+using namespace scalestudy::results::testing;
+
+namespace {
+
+FixtureRun strong_run(const std::string& id, int world_size, double samples_per_s, int repeat) {
+  FixtureRun run;
+  run.run_id = id;
+  run.repeat = repeat;
+  run.world_size = world_size;
+  run.tasks_per_node = world_size;
+  run.global_batch = 128;
+  run.per_gpu_batch = 128 / world_size;
+  run.samples_per_s = samples_per_s;
+  run.epoch_s = {60000 / samples_per_s, 60000 / samples_per_s};
+  run.data_ms = 0.2;
+  run.comm_exposed_ms = world_size == 1 ? 0 : world_size == 2 ? 1 : 3;
+  run.varied = {{"world_size", std::to_string(world_size)},
+                {"per_gpu_batch", std::to_string(128 / world_size)}};
+  return run;
+}
+
+// N=1: 90/100/110 samples/s; N=2: 175/180/185; N=4: 320 plus one FAILED run.
+void add_strong_study(StudyFixture& study) {
+  study.add_run(strong_run("s1r0000000000000", 1, 100, 0));
+  study.add_run(strong_run("s1r1000000000000", 1, 90, 1));
+  study.add_run(strong_run("s1r2000000000000", 1, 110, 2));
+  study.add_run(strong_run("s2r0000000000000", 2, 180, 0));
+  study.add_run(strong_run("s2r1000000000000", 2, 175, 1));
+  study.add_run(strong_run("s2r2000000000000", 2, 185, 2));
+  study.add_run(strong_run("s4r0000000000000", 4, 320, 0));
+  FixtureRun failed = strong_run("s4r1000000000000", 4, 0, 1);
+  failed.state = "FAILED";
+  failed.write_rank_files = false;
+  study.add_run(failed);
+}
+
+Report report_of(const StudyFixture& study, const ReportOptions& options = {}) {
+  auto ingested = ingest_study(study.db_path());
+  REQUIRE_MESSAGE(ingested.is_ok(), ingested.status().message());
+  auto db = sqlite::Database::open(study.db_path());
+  REQUIRE(db.is_ok());
+  auto report = build_report(*db, options);
+  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
+  return *report;
+}
+
+const ReportPoint& at(const Report& report, int world_size, const std::string& config = "default") {
+  for (const auto& point : report.points) {
+    if (point.world_size == world_size && point.config_label == config) return point;
+  }
+  FAIL("no point N=" << world_size << " " << config);
+  return report.points.front();
+}
+
+bool has_warning(const Report& report, const std::string& part) {
+  for (const auto& warning : report.warnings) {
+    if (warning.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::set<std::string> keys(const nlohmann::json& object) {
+  std::set<std::string> names;
+  for (const auto& item : object.items()) names.insert(item.key());
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("strong report: medians over repeats, speedup and efficiency vs N=1, CI, bottleneck") {
+  StudyFixture study("report_strong", "strong");
+  add_strong_study(study);
+  Report report = report_of(study);
+  REQUIRE(report.points.size() == 3);
+  const ReportPoint& one = at(report, 1);
+  const ReportPoint& two = at(report, 2);
+  const ReportPoint& four = at(report, 4);
+  CHECK(one.is_baseline);
+  CHECK(one.throughput_samples_per_s.median == doctest::Approx(100));
+  CHECK(*one.throughput_samples_per_s.ci95_half_width == doctest::Approx(4.303 * 10 / std::sqrt(3.0)));
+  CHECK(*two.speedup == doctest::Approx(1.8));
+  CHECK(*two.efficiency == doctest::Approx(0.9));
+  CHECK(*four.speedup == doctest::Approx(3.2));
+  CHECK(*four.efficiency == doctest::Approx(0.8));
+  CHECK(four.planned_runs == 2);
+  CHECK(four.failed_runs == 1);
+  CHECK_FALSE(four.throughput_samples_per_s.ci95_half_width.has_value());
+  CHECK(one.epoch_s.median == doctest::Approx(600));
+  CHECK(four.device_hours_per_epoch == doctest::Approx(4 * 187.5 / 3600));
+  CHECK(*one.final_val_acc == doctest::Approx(0.6));
+  // Phases: 0.2 ms data of 10 ms = 2%; compute (3 + 4) / 10 = 70%; comm 3/10 at N=4.
+  CHECK(one.phases.data_pct == doctest::Approx(2));
+  CHECK(one.phases.compute_pct == doctest::Approx(70));
+  CHECK(one.bottleneck == Bottleneck::kCompute);
+  CHECK(four.bottleneck == Bottleneck::kCommunication);
+  CHECK(has_warning(report, "N=4: 1 of 2 runs failed"));
+  CHECK(has_warning(report, "N=1: noisy, throughput CV 10.0%"));
+  CHECK(has_warning(report, "fewer than 3 repeats"));
+  CHECK(report.runs_failed == 1);
+}
+
+TEST_CASE("strong report against a 2-rank baseline (--baseline world_size=2)") {
+  StudyFixture study("report_strong_base2", "strong");
+  add_strong_study(study);
+  ReportOptions options;
+  options.baseline_override = *parse_baseline_selector("world_size=2");
+  Report report = report_of(study, options);
+  CHECK(at(report, 2).is_baseline);
+  CHECK(*at(report, 4).efficiency == doctest::Approx(320.0 * 2 / (180.0 * 4)));
+  CHECK(*at(report, 1).efficiency == doctest::Approx(100.0 * 2 / 180.0));
+  CHECK_FALSE(parse_baseline_selector("world_size").is_ok());
+}
+
+TEST_CASE("configurable bottleneck thresholds from the study's report settings") {
+  StudyFixture study("report_thresholds", "strong", "{}", R"({"input_bound_pct": 1})");
+  add_strong_study(study);
+  Report report = report_of(study);
+  CHECK(report.thresholds.input_bound_pct == 1);
+  CHECK(at(report, 1).bottleneck == Bottleneck::kInput);
+}
+
+TEST_CASE("weak report: step-time efficiency and time to accuracy") {
+  StudyFixture study("report_weak", "weak", "{}", R"({"target_acc": 55})");
+  for (int world_size : {1, 2}) {
+    FixtureRun run;
+    run.run_id = "w" + std::to_string(world_size) + "00000000000000";
+    run.world_size = world_size;
+    run.tasks_per_node = world_size;
+    run.per_gpu_batch = 64;
+    run.global_batch = 64 * world_size;
+    run.step_ms = world_size == 1 ? 10 : 12.5;
+    run.epoch_s = {4, 6};
+    run.val_acc = world_size == 1 ? std::vector<double>{0.5, 0.6} : std::vector<double>{0.56, 0.6};
+    study.add_run(run);
+  }
+  Report report = report_of(study);
+  CHECK(*report.target_acc == doctest::Approx(0.55));
+  CHECK(*at(report, 2).efficiency == doctest::Approx(0.8));
+  CHECK(*at(report, 1).time_to_accuracy_s == doctest::Approx(10));
+  CHECK(*at(report, 2).time_to_accuracy_s == doctest::Approx(4));
+}
+
+TEST_CASE("sensitivity report: change vs the baseline configuration and the target verdict") {
+  StudyFixture study("report_sensitivity", "sensitivity", R"({"precision": "fp32"})",
+                     R"({"target_gain_pct": 20})");
+  const std::vector<std::tuple<std::string, std::string, double, double>> configs = {
+      {"bf16", "p1", 1250, 0.59}, {"fp32", "p2", 1000, 0.60}, {"fp16", "p3", 1100, 0.61}};
+  for (const auto& [precision, id, throughput, accuracy] : configs) {
+    FixtureRun run;
+    run.run_id = id;
+    run.varied = {{"precision", precision}};
+    run.samples_per_s = throughput;
+    run.val_acc = {accuracy};
+    run.epoch_s = {10};
+    run.gpus_per_node = 1;
+    run.gpu_mem_peak_bytes = precision == "fp32" ? 4e9 : 3e9;
+    study.add_run(run);
+  }
+  Report report = report_of(study);
+  CHECK(report.gpu);
+  CHECK(at(report, 1, "precision=fp32").is_baseline);
+  const ReportPoint& bf16 = at(report, 1, "precision=bf16");
+  CHECK(*bf16.throughput_change_pct == doctest::Approx(25));
+  CHECK(*bf16.accuracy_change_points == doctest::Approx(-1));
+  CHECK(*bf16.memory_ratio.gpu_peak_bytes == doctest::Approx(0.75));
+  CHECK(*at(report, 1, "precision=fp16").throughput_change_pct == doctest::Approx(10));
+  REQUIRE(report.sensitivity.has_value());
+  CHECK(report.sensitivity->best_config == "precision=bf16");
+  CHECK(*report.sensitivity->target_met);
+
+  ReportOptions stricter;
+  stricter.target_gain_pct = 30;
+  CHECK_FALSE(*report_of(study, stricter).sensitivity->target_met);
+}
+
+TEST_CASE("communication model from the study's own all-reduce run") {
+  StudyFixture study("report_comm", "strong");
+  FixtureRun allreduce;
+  allreduce.run_id = "ar00000000000000";
+  allreduce.workload = "allreduce";
+  allreduce.world_size = 2;
+  allreduce.tasks_per_node = 2;
+  allreduce.collectives = {{1 << 20, 2.0}, {32 << 20, 8.0}};
+  study.add_run(allreduce);
+  FixtureRun one = strong_run("c1000000000000000", 1, 100, 0);
+  FixtureRun two = strong_run("c2000000000000000", 2, 180, 0);
+  two.step_ms = 12;
+  study.add_run(one);
+  study.add_run(two);
+  Report report = report_of(study);
+  REQUIRE(report.points.size() == 2);  // the all-reduce run is not a point
+  const ReportPoint& point = at(report, 2);
+  REQUIRE(point.comm.has_value());
+  const double busbw = 2.0 + 6.0 * std::log(25.0) / std::log(32.0);  // 25 MiB buckets
+  CHECK(point.comm->busbw_gbps == doctest::Approx(busbw));
+  CHECK(point.comm->comm_ms == doctest::Approx(44e6 / (busbw * 1e9) * 1e3));
+  CHECK(point.comm->compute_ms == doctest::Approx(10.0 / 128 * 64));
+  CHECK(point.comm->measured_efficiency == doctest::Approx(5.0 / 12));
+  CHECK(point.comm_curve_source.find("ar00000000000000") == 0);
+}
+
+TEST_CASE("report JSON: versioned, every documented field present") {
+  StudyFixture study("report_json", "strong");
+  add_strong_study(study);
+  Report report = report_of(study);
+  auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
+  CHECK(json["schema"] == "scalestudy.report/1");
+  CHECK(keys(json) == std::set<std::string>{"schema", "study", "kind", "device", "baseline",
+                                            "settings", "runs", "points", "sensitivity",
+                                            "warnings"});
+  CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
+                                                        "target_gain_pct", "target_acc"});
+  REQUIRE(json["points"].size() == 3);
+  const auto& point = json["points"][1];
+  CHECK(keys(point) ==
+        std::set<std::string>{"config_label", "config", "nodes", "world_size", "gpus",
+                              "global_batch", "per_gpu_batch", "is_baseline", "runs",
+                              "throughput_samples_per_s", "epoch_s", "step_ms", "final_val_acc",
+                              "phases_pct", "bottleneck", "device_hours_per_epoch", "speedup",
+                              "efficiency", "time_to_accuracy_s", "throughput_change_pct",
+                              "accuracy_change_points", "memory", "memory_vs_baseline",
+                              "comm_model", "accuracy_curve"});
+  CHECK(keys(point["throughput_samples_per_s"]) ==
+        std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",
+                              "ci95_half_width"});
+  CHECK(point["efficiency"].get<double>() == doctest::Approx(0.9));
+  CHECK(point["runs"]["run_ids"].size() == 3);
+  CHECK(json["points"][2]["runs"]["failed"] == 1);
+  CHECK(point["accuracy_curve"][1]["val_acc"].get<double>() == doctest::Approx(0.6));
+}
+
+TEST_CASE("terminal, markdown and CSV tables carry the units and the rows") {
+  StudyFixture study("report_tables", "strong");
+  add_strong_study(study);
+  Report report = report_of(study);
+  const std::string table = render_report(report, ReportFormat::kTable);
+  CHECK(table.find("throughput [samples/s]") != std::string::npos);
+  CHECK(table.find("efficiency [%]") != std::string::npos);
+  CHECK(table.find("rank-h/epoch") != std::string::npos);
+  CHECK(table.find("90.0") != std::string::npos);  // efficiency of N=2
+  CHECK(table.find("warnings:") != std::string::npos);
+  const std::string markdown = render_report(report, ReportFormat::kMarkdown);
+  CHECK(markdown.find("| ranks | nodes |") != std::string::npos);
+  const std::string csv = render_report(report, ReportFormat::kCsv);
+  CHECK(csv.find("ranks,nodes,global batch,per-rank batch,throughput [samples/s]") !=
+        std::string::npos);
+  CHECK_FALSE(parse_report_format("xml").is_ok());
+}

@@ -1,0 +1,44 @@
+#include "orchestrator/sched/local_launch.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace scalestudy::sched;
+
+namespace {
+PreparedRun two_rank_run() {
+  PreparedRun run;
+  run.spec.run_id = "r";
+  run.spec.world_size = 2;
+  run.spec.env = {{"OMP_NUM_THREADS", "1"}};
+  run.out_dir = "/res/r";
+  run.workload_argv = {"/bin/train", "--run-id", "r"};
+  return run;
+}
+}  // namespace
+
+TEST_CASE("with a launcher: one single-node scalestudy-launch process around the workload") {
+  auto processes = plan_local_launch(two_rank_run(), "/bin/scalestudy-launch", 29511);
+  REQUIRE(processes.size() == 1);
+  CHECK(processes[0].argv ==
+        std::vector<std::string>{"/bin/scalestudy-launch", "--nproc-per-node", "2", "--nnodes", "1",
+                                 "--node-rank", "0", "--master-addr", "127.0.0.1", "--master-port",
+                                 "29511", "--", "/bin/train", "--run-id", "r"});
+  CHECK(processes[0].env_overrides.at("OMP_NUM_THREADS") == "1");
+  CHECK(processes[0].log_path == "/res/r/launch.log");
+}
+
+TEST_CASE("without a launcher: one process per rank with the torchrun environment") {
+  auto processes = plan_local_launch(two_rank_run(), "", 29511);
+  REQUIRE(processes.size() == 2);
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto& env = processes[rank].env_overrides;
+    CHECK(processes[rank].argv == std::vector<std::string>{"/bin/train", "--run-id", "r"});
+    CHECK(env.at("RANK") == std::to_string(rank));
+    CHECK(env.at("LOCAL_RANK") == std::to_string(rank));
+    CHECK(env.at("WORLD_SIZE") == "2");
+    CHECK(env.at("LOCAL_WORLD_SIZE") == "2");
+    CHECK(env.at("MASTER_ADDR") == "127.0.0.1");
+    CHECK(env.at("MASTER_PORT") == "29511");
+    CHECK(processes[rank].log_path == "/res/r/rank" + std::to_string(rank) + ".log");
+  }
+}

@@ -1,0 +1,67 @@
+// Helpers shared by the sched integration tests: the CLI binary, a scratch directory,
+// a fake workload that records each execution, and running commands.
+#pragma once
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "orchestrator/sched/process_runner.hpp"
+
+namespace scalestudy::sched::testing {
+
+inline std::string binary_dir() {
+  const char* dir = std::getenv("SCALESTUDY_BINARY_DIR");
+  return std::string(dir != nullptr ? dir : ".") + "/bin";
+}
+
+inline std::filesystem::path scratch_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("scalestudy_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A workload that appends "<rank> <job id>" to <out-dir>/executions.txt, sleeps --sleep-s
+// seconds and exits 3 when --fail is 1; with --ignore-term 1 it ignores SIGTERM (so only a
+// time limit's SIGKILL stops it). Flags as scalestudy passes them.
+inline std::string write_fake_workload(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "fake_workload.sh";
+  std::ofstream(path) << R"sh(#!/bin/sh
+out=""; sleep_s=0; fail=0; ignore_term=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out-dir) out=$2; shift ;;
+    --sleep-s) sleep_s=$2; shift ;;
+    --fail) fail=$2; shift ;;
+    --ignore-term) ignore_term=$2; shift ;;
+  esac
+  shift
+done
+[ "$ignore_term" = 1 ] && trap '' TERM
+echo "${RANK:-${SLURM_PROCID:-0}} ${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local}}" >> "$out/executions.txt"
+sleep "$sleep_s"
+[ "$fail" = 1 ] && exit 3
+exit 0
+)sh";
+  std::filesystem::permissions(path, std::filesystem::perms::all);
+  return path.string();
+}
+
+inline int count_lines(const std::string& path) {
+  std::ifstream file(path);
+  int lines = 0;
+  for (std::string line; std::getline(file, line);) ++lines;
+  return lines;
+}
+
+inline ProcessResult run_cli(std::vector<std::string> args, int timeout_ms = 120'000) {
+  args.insert(args.begin(), binary_dir() + "/scalestudy");
+  auto result = run_process({args, {}, timeout_ms});
+  return result ? *result : ProcessResult{};
+}
+
+}  // namespace scalestudy::sched::testing

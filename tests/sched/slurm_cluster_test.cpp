@@ -1,0 +1,313 @@
+// The slurm and slurmrest backends on the real local SLURM cluster (slurm/cluster/), driven
+// through the `scalestudy` CLI. Needs root and the cluster scripts; skipped otherwise. The
+// cluster is started here and stopped at the end unless it was already running.
+//
+// Test cases run in file order: the TIMEOUT study (minutes) is submitted first and checked
+// last, so it runs while the other cases do their work.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "harness/core/sqlite.hpp"
+#include "sched_test_support.hpp"
+
+using namespace scalestudy::sched;
+using namespace scalestudy::sched::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Starts the cluster once for this test binary, loads its env.sh into our environment, and
+// stops it at exit if this process started it.
+class ClusterSession {
+ public:
+  static ClusterSession& get() {
+    static ClusterSession session;
+    return session;
+  }
+  bool ready() const { return ready_; }
+  const std::string& why_not() const { return why_not_; }
+  const fs::path& work_dir() const { return work_dir_; }
+
+  ~ClusterSession() {
+    if (started_here_) run_process({{scripts_ + "/stop.sh"}, {}, 120'000});
+  }
+
+ private:
+  ClusterSession() {
+    const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
+    scripts_ = std::string(source != nullptr ? source : ".") + "/slurm/cluster";
+    if (geteuid() != 0) {
+      why_not_ = "not root";
+      return;
+    }
+    if (!fs::exists(scripts_ + "/start.sh")) {
+      why_not_ = "no slurm/cluster/start.sh";
+      return;
+    }
+    const std::string state_dir = std::getenv("SCALESTUDY_SLURM_DIR")
+                                      ? std::getenv("SCALESTUDY_SLURM_DIR")
+                                      : "/tmp/scalestudy-slurm";
+    bool was_running = fs::exists(state_dir + "/env.sh") && load_env(state_dir + "/env.sh") &&
+                       run_process({{"scontrol", "ping"}, {}, 10'000})->succeeded();
+    if (!was_running) {
+      auto started = run_process({{scripts_ + "/start.sh"}, {}, 240'000});
+      if (!started || !started->succeeded()) {
+        why_not_ =
+            "start.sh failed: " + (started ? started->stderr_text : started.status().message());
+        return;
+      }
+      started_here_ = true;
+      if (!load_env(state_dir + "/env.sh")) {
+        why_not_ = "no env.sh after start.sh";
+        return;
+      }
+    }
+    // Jobs through slurmrestd run as an unprivileged user: everything they touch must be
+    // world-readable, their output directories world-writable.
+    umask(0);
+    work_dir_ = scratch_dir("slurm_cluster");
+    fs::permissions(work_dir_, fs::perms::all | fs::perms::sticky_bit);
+    ready_ = true;
+  }
+
+  // `export KEY='VALUE'` lines into our environment.
+  static bool load_env(const std::string& path) {
+    std::ifstream file(path);
+    if (!file) return false;
+    for (std::string line; std::getline(file, line);) {
+      if (line.rfind("export ", 0) != 0) continue;
+      size_t equals = line.find('=');
+      std::string key = line.substr(7, equals - 7), value = line.substr(equals + 1);
+      if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+        value = value.substr(1, value.size() - 2);
+      }
+      setenv(key.c_str(), value.c_str(), 1);
+    }
+    return true;
+  }
+
+  std::string scripts_;
+  fs::path work_dir_;
+  bool ready_ = false;
+  bool started_here_ = false;
+  std::string why_not_;
+};
+
+#define REQUIRE_CLUSTER()                                                       \
+  ClusterSession& cluster = ClusterSession::get();                              \
+  if (!cluster.ready()) {                                                       \
+    MESSAGE("skipped: local SLURM cluster unavailable: " << cluster.why_not()); \
+    return;                                                                     \
+  }
+
+std::string write_study(const fs::path& dir, const std::string& name, const std::string& body) {
+  fs::create_directories(dir);
+  const std::string path = (dir / (name + ".yaml")).string();
+  std::ofstream(path) << "study: " << name << "\n" << body;
+  return path;
+}
+
+nlohmann::json status_of(const std::string& study, const std::string& results) {
+  ProcessResult shown = run_cli({"status", study, "--format", "json", "--results-dir", results});
+  REQUIRE(shown.exit_code == 0);
+  return nlohmann::json::parse(shown.stdout_text);
+}
+
+// The run's (state, job id) from `status --format json`.
+std::pair<std::string, std::string> run_state(const nlohmann::json& status,
+                                              const std::string& run_id) {
+  for (const auto& run : status["runs"]) {
+    if (run["run_id"] == run_id) return {run["state"], run["job_id"]};
+  }
+  return {"", ""};
+}
+
+// sacct's "JobName|State" lines for every job of a user since `since`.
+std::map<std::string, int> sacct_jobs_per_name(const std::string& since,
+                                               const std::string& prefix) {
+  auto listed = run_process(
+      {{"sacct", "-X", "-n", "--parsable2", "-a", "-S", since, "--format=JobName,JobID"},
+       {},
+       30'000});
+  REQUIRE(listed.is_ok());
+  std::map<std::string, int> counts;
+  std::stringstream lines(listed->stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    std::string name = line.substr(0, line.find('|'));
+    if (name.rfind(prefix, 0) == 0) ++counts[name];
+  }
+  return counts;
+}
+
+std::string sacct_now() {
+  std::time_t now = std::time(nullptr) - 5;
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", std::localtime(&now));
+  return text;
+}
+
+// The training workload when it is built, else the fake one; both are checked by outcome.
+std::string two_by_two_workload(const fs::path& dir, bool* real) {
+  const std::string train = binary_dir() + "/scalestudy-train";
+  *real = fs::exists(train) && fs::exists("/usr/share/datasets/fashion-mnist");
+  if (*real) {
+    return "workload: {binary: " + train +
+           ", model: small-cnn, dataset: fashion-mnist, data_root: "
+           "/usr/share/datasets/fashion-mnist,"
+           " epochs: 1, steps_per_epoch: 8, warmup_steps: 2, precision: fp32, optimizer: sgd,"
+           " lr: 0.05, seed: 1}\nglobal_batch: 64\n";
+  }
+  return "workload: {binary: " + write_fake_workload(dir) + ", sleep_s: 1}\n";
+}
+
+void check_two_by_two(const std::string& scheduler) {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / ("two_by_two_" + scheduler);
+  bool real = false;
+  std::string study = write_study(dir, "twobytwo-" + scheduler,
+                                  "kind: custom\n" + two_by_two_workload(dir, &real) +
+                                      "scale: [{nodes: 2, ranks_per_node: 2}]\nlauncher: srun\n"
+                                      "slurm: {time: \"5\"}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", scheduler, "--results-dir", results});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  ProcessResult waited =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
+              300'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+  auto status = status_of(study, results);
+  REQUIRE(status["runs"].size() == 1);
+  const std::string out_dir = status["runs"][0]["out_dir"];
+  if (real) {
+    for (int rank = 0; rank < 4; ++rank) {
+      CHECK(fs::exists(out_dir + "/rank" + std::to_string(rank) + ".sqlite"));
+    }
+  } else {
+    CHECK(count_lines(out_dir + "/executions.txt") == 4);  // 4 ranks, one execution
+  }
+}
+
+const char kTimeoutStudy[] = "timeout";
+
+}  // namespace
+
+TEST_CASE("[submit] a run past its time limit: the TIMEOUT study is submitted") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / kTimeoutStudy;
+  // Two runs of one shape (one job array): one finishes, one outlives its 1-minute limit.
+  // That one ignores the script's early SIGTERM (--signal) so the limit itself ends it.
+  std::string study = write_study(dir, kTimeoutStudy,
+                                  "workload: {binary: " + write_fake_workload(dir) +
+                                      ", ignore_term: 1}\nmatrix: {sleep_s: [1, 400]}\n"
+                                      "slurm: {time: \"1\"}\n"
+                                      "max_attempts: 2\n");
+  ProcessResult submitted = run_cli(
+      {"submit", study, "--scheduler", "slurm", "--results-dir", (dir / "results").string()});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  CHECK(submitted.stdout_text.find("_1") != std::string::npos);  // array task ids
+}
+
+TEST_CASE("a 2-node x 2-rank run completes via slurm") {
+  check_two_by_two("slurm");
+}
+
+TEST_CASE("a 2-node x 2-rank run completes via slurmrest") {
+  check_two_by_two("slurmrest");
+}
+
+TEST_CASE("a run killed with scancel is exactly the one resubmitted; nothing is duplicated") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "scancel";
+  std::string study = write_study(dir, "scancel6",
+                                  "workload: {binary: " + write_fake_workload(dir) +
+                                      ", sleep_s: 15}\nmatrix: {tag: [1, 2, 3, 4, 5, 6]}\n"
+                                      "slurm: {time: \"5\"}\n");
+  const std::string results = (dir / "results").string();
+  const std::string since = sacct_now();
+  // One job per run, so sacct's job names (<study>-<run id>) tell the runs apart.
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", "slurm", "--no-arrays", "--results-dir", results});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+
+  auto status = status_of(study, results);
+  REQUIRE(status["runs"].size() == 6);
+  const std::string victim = status["runs"][2]["run_id"];
+  std::string victim_job;
+  for (int i = 0; i < 60; ++i) {
+    auto [state, job] = run_state(status_of(study, results), victim);
+    victim_job = job;
+    if (state == "RUNNING") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  REQUIRE(run_process({{"scancel", victim_job}, {}, 30'000})->succeeded());
+  ProcessResult first_wait =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "120"},
+              180'000);
+  CHECK(first_wait.exit_code == 1);
+  CHECK(first_wait.stderr_text.find("run " + victim + ": CANCELLED") != std::string::npos);
+
+  ProcessResult again =
+      run_cli({"submit", study, "--scheduler", "slurm", "--no-arrays", "--results-dir", results});
+  INFO(again.stdout_text << again.stderr_text);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.stdout_text.find("1 submitted, 5 completed") != std::string::npos);
+  CHECK(again.stdout_text.find(victim + " -> ") != std::string::npos);
+  ProcessResult second_wait =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "120"},
+              180'000);
+  CHECK(second_wait.exit_code == 0);
+
+  auto per_name = sacct_jobs_per_name(since, "scancel6-");
+  REQUIRE(per_name.size() == 6);
+  for (const auto& run : status_of(study, results)["runs"]) {
+    const std::string run_id = run["run_id"];
+    CHECK(per_name["scancel6-" + run_id] == (run_id == victim ? 2 : 1));
+    CHECK(run["attempts"] == (run_id == victim ? 2 : 1));
+    CHECK(run["state"] == "COMPLETED");
+  }
+}
+
+TEST_CASE("[check] the TIMEOUT run is retried up to max_attempts, then reported failed") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / kTimeoutStudy;
+  const std::string study = (dir / (std::string(kTimeoutStudy) + ".yaml")).string();
+  const std::string results = (dir / "results").string();
+  REQUIRE(fs::exists(study));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(6);
+  int resubmissions = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    ProcessResult waited = run_cli(
+        {"wait", study, "--results-dir", results, "--poll-interval", "2", "--timeout", "240"},
+        300'000);
+    auto status = status_of(study, results);
+    if (status["to_retry"] == 0 && status["in_flight"] == 0) break;
+    if (status["to_retry"] == 1) {  // as `run` does: resubmit what may be retried
+      ++resubmissions;
+      REQUIRE(
+          run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results}).exit_code ==
+          0);
+    }
+  }
+  CHECK(resubmissions == 1);
+  auto status = status_of(study, results);
+  CHECK(status["completed"] == 1);
+  CHECK(status["failed"] == 1);
+  ProcessResult final_wait = run_cli({"wait", study, "--results-dir", results});
+  CHECK(final_wait.exit_code == 1);
+  CHECK(final_wait.stderr_text.find("TIMEOUT after 2 attempts") != std::string::npos);
+}

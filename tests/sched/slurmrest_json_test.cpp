@@ -1,0 +1,86 @@
+#include "orchestrator/sched/slurmrest_json.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace scalestudy::sched;
+using nlohmann::json;
+
+TEST_CASE("the submit body carries the script's #SBATCH options as job properties") {
+  const std::string script =
+      "#!/bin/bash\n#SBATCH --job-name=quick-abc\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=2\n"
+      "#SBATCH -t 1:30:00\n#SBATCH --mem=2G\n#SBATCH --signal=B:USR1@60\n#SBATCH -p debug\n"
+      "#SBATCH --output=/r/slurm-%j.out\nsrun train\n";
+  auto body = rest_submit_body(script, {"--array=0-3%2", "--hold"}, {{"PATH", "/usr/bin"}}, "/r");
+  REQUIRE(body.is_ok());
+  const json& job = (*body)["job"];
+  CHECK((*body)["script"] == script);
+  CHECK(job["name"] == "quick-abc");
+  CHECK(job["nodes"] == json::array({2, 2}));
+  CHECK(job["tasks_per_node"] == 2);
+  CHECK(job["tasks"] == 4);  // as sbatch derives it; slurmrestd would default to 1
+  CHECK(job["time_limit"] == 90);
+  CHECK(job["memory_per_node"] == 2048);
+  CHECK(job["signal"] == "USR1@60");
+  CHECK(job["partition"] == "debug");
+  CHECK(job["standard_output"] == "/r/slurm-%j.out");
+  CHECK(job["array"] == "0-3%2");
+  CHECK(job["hold"] == true);
+  CHECK(job["current_working_directory"] == "/r");
+  CHECK(job["environment"]["PATH"] == "/usr/bin");
+}
+
+TEST_CASE("options the REST API cannot express are refused by name") {
+  auto body = rest_submit_body("#!/bin/bash\n#SBATCH --gres=gpu:4\n", {}, {}, "/r");
+  REQUIRE_FALSE(body.is_ok());
+  CHECK(body.status().message().find("--gres") != std::string::npos);
+  auto bad = rest_submit_body("#!/bin/bash\n#SBATCH --nodes=two\n", {}, {}, "/r");
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message().find("--nodes=two") != std::string::npos);
+}
+
+TEST_CASE("time limits in every sbatch format become minutes") {
+  auto minutes = [](const std::string& time) {
+    auto body = rest_submit_body("#SBATCH --time=" + time + "\n", {}, {}, "/");
+    return body.is_ok() ? (*body)["job"]["time_limit"].get<int>() : -1;
+  };
+  CHECK(minutes("5") == 5);
+  CHECK(minutes("5:30") == 6);
+  CHECK(minutes("2:00:00") == 120);
+  CHECK(minutes("1-0") == 1440);
+  CHECK(minutes("1-2:30") == 1590);
+}
+
+TEST_CASE("submit answers: a job id (even with a held warning) or slurmrestd's errors") {
+  auto held = parse_rest_submit_response(
+      json::parse(R"({"job_id": 17, "errors": [{"error": "Job is in held state"}]})"));
+  REQUIRE(held.is_ok());
+  CHECK(*held == "17");
+  auto refused = parse_rest_submit_response(json::parse(
+      R"({"errors": [{"error": "Invalid SIGNAL specification"}, {"error": "Unspecified error", "description": "Unable to process key \"signal\""}]})"));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().find("Invalid SIGNAL specification") != std::string::npos);
+}
+
+TEST_CASE("job lists from slurmctld and slurmdbd become states per job id") {
+  auto live = parse_rest_jobs(json::parse(R"({"jobs": [
+      {"job_id": 6, "array_job_id": 6, "array_task_id": null, "array_task_string": "0,2%2",
+       "job_state": "PENDING", "state_reason": "JobHeldUser", "exit_code": 0},
+      {"job_id": 9, "array_job_id": 6, "array_task_id": 1, "job_state": "CANCELLED",
+       "state_reason": "None", "exit_code": 0},
+      {"job_id": 10, "array_job_id": 0, "array_task_id": null, "job_state": "FAILED",
+       "state_reason": "NonZeroExitCode", "exit_code": 2}]})"));
+  CHECK(live["6_0"].state == JobState::kPending);
+  CHECK(live["6_2"].reason == "JobHeldUser");
+  CHECK(live.count("6_1") == 1);
+  CHECK(live["6_1"].state == JobState::kCancelled);
+  CHECK(live["10"].state == JobState::kFailed);
+  CHECK(live["10"].reason == "exit code 2 (NonZeroExitCode)");
+
+  auto accounted = parse_rest_db_jobs(json::parse(R"({"jobs": [
+      {"job_id": 3, "array": {"job_id": 1, "task_id": 1}, "state": {"current": "TIMEOUT", "reason": "None"},
+       "exit_code": {"status": "SUCCESS", "return_code": 0}},
+      {"job_id": 12, "array": {"job_id": 0, "task_id": null}, "state": {"current": "COMPLETED", "reason": "None"},
+       "exit_code": {"status": "SUCCESS", "return_code": 0}}]})"));
+  CHECK(accounted["1_1"].state == JobState::kTimeout);
+  CHECK(accounted["12"].state == JobState::kCompleted);
+}

@@ -1,0 +1,154 @@
+#include "orchestrator/sched/study_state.hpp"
+
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+using namespace scalestudy::sched;
+namespace fs = std::filesystem;
+
+namespace {
+
+StudyState fresh_state(const char* name) {
+  fs::path path = fs::temp_directory_path() / name;
+  fs::remove(path);
+  fs::remove(path.string() + "-wal");
+  fs::remove(path.string() + "-shm");
+  auto state = StudyState::open(path.string());
+  REQUIRE(state.is_ok());
+  return std::move(*state);
+}
+
+PlannedRun planned(const std::string& run_id) {
+  PlannedRun run;
+  run.spec.run_id = run_id;
+  run.spec.study = "demo";
+  run.spec.varied = {{"world_size", "2"}};
+  run.out_dir = "/tmp/demo/runs/" + run_id;
+  return run;
+}
+
+RunRecord record_of(StudyState& state, const std::string& run_id) {
+  auto runs = state.runs();
+  REQUIRE(runs.is_ok());
+  for (const auto& run : *runs) {
+    if (run.run_id == run_id) return run;
+  }
+  FAIL("no run " << run_id);
+  return {};
+}
+
+std::string dead_process_token() {
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  waitpid(child, nullptr, 0);
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  return std::string(host) + ":" + std::to_string(child) + ":1";
+}
+
+}  // namespace
+
+TEST_CASE("a claimed run belongs to its claimer until it is submitted") {
+  StudyState state = fresh_state("scalestudy_state_claim.sqlite");
+  REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 2}).is_ok());
+  REQUIRE(state.plan_runs({planned("a"), planned("b")}).is_ok());
+  CHECK(record_of(state, "a").state == kStatePlanned);
+
+  auto first = state.claim_runs(2, "host:1:first");
+  REQUIRE(first.is_ok());
+  CHECK(*first == std::vector<std::string>{"a", "b"});
+  auto second = state.claim_runs(2, "host:2:second");
+  REQUIRE(second.is_ok());
+  CHECK(second->empty());
+
+  CHECK_FALSE(state.record_submission({"a", "100"}, "slurm", "host:2:second").is_ok());
+  REQUIRE(state.record_submission({"a", "100"}, "slurm", "host:1:first").is_ok());
+  RunRecord a = record_of(state, "a");
+  CHECK(a.state == kStateSubmitted);
+  CHECK(a.attempts == 1);
+  CHECK(a.job_id == "100");
+  CHECK(a.scheduler == "slurm");
+
+  REQUIRE(state.release_claim("b", "host:1:first", "sbatch: error").is_ok());
+  RunRecord b = record_of(state, "b");
+  CHECK(b.state == kStatePlanned);
+  CHECK(b.attempts == 0);
+  CHECK(b.reason == "sbatch: error");
+}
+
+TEST_CASE("retryable failures are resubmitted until attempts run out, then reported") {
+  StudyState state = fresh_state("scalestudy_state_retry.sqlite");
+  REQUIRE(state.plan_runs({planned("a"), planned("done")}).is_ok());
+  REQUIRE(state.claim_runs(2, "t:1:x").is_ok());
+  REQUIRE(state.record_submission({"a", "1"}, "slurm", "t:1:x").is_ok());
+  REQUIRE(state.record_submission({"done", "2"}, "slurm", "t:1:x").is_ok());
+  REQUIRE(state.record_job_status("a", "1", {JobState::kRunning, std::nullopt, ""}).is_ok());
+  CHECK_FALSE(record_of(state, "a").started_at.empty());
+  REQUIRE(state.record_job_status("a", "1", {JobState::kTimeout, 0, "TimeLimit"}).is_ok());
+  REQUIRE(state.record_job_status("done", "2", {JobState::kCompleted, 0, ""}).is_ok());
+
+  // A late poll of the old job cannot pull a finished run back to RUNNING.
+  REQUIRE(state.record_job_status("a", "1", {JobState::kRunning, std::nullopt, ""}).is_ok());
+  CHECK(record_of(state, "a").state == "TIMEOUT");
+  CHECK_FALSE(is_exhausted(record_of(state, "a"), 2));
+
+  auto again = state.claim_runs(2, "t:1:y");
+  REQUIRE(again.is_ok());
+  CHECK(*again == std::vector<std::string>{"a"});  // COMPLETED is skipped
+  REQUIRE(state.record_submission({"a", "3"}, "slurm", "t:1:y").is_ok());
+  // States of the previous job no longer touch the run.
+  REQUIRE(state.record_job_status("a", "1", {JobState::kFailed, 1, "late"}).is_ok());
+  CHECK(record_of(state, "a").state == kStateSubmitted);
+  REQUIRE(state.record_job_status("a", "3", {JobState::kTimeout, 0, "TimeLimit"}).is_ok());
+
+  auto none = state.claim_runs(2, "t:1:z");
+  REQUIRE(none.is_ok());
+  CHECK(none->empty());
+  RunRecord a = record_of(state, "a");
+  CHECK(a.attempts == 2);
+  CHECK(is_exhausted(a, 2));
+  CHECK(failure_summary(a) == "TIMEOUT after 2 attempts: TimeLimit");
+
+  auto history = state.attempts("a");
+  REQUIRE(history.is_ok());
+  REQUIRE(history->size() == 2);
+  CHECK((*history)[0].job_id == "1");
+  CHECK((*history)[0].state == "TIMEOUT");
+  CHECK((*history)[1].job_id == "3");
+  CHECK((*history)[1].state == "TIMEOUT");
+  CHECK_FALSE((*history)[1].finished_at.empty());
+}
+
+TEST_CASE("claims of a dead submitter are taken over, live ones are not") {
+  StudyState state = fresh_state("scalestudy_state_stale.sqlite");
+  REQUIRE(state.plan_runs({planned("a")}).is_ok());
+  REQUIRE(state.claim_runs(3, dead_process_token()).is_ok());
+  CHECK(record_of(state, "a").state == kStateSubmitting);
+  auto taken = state.claim_runs(3, make_claim_token());
+  REQUIRE(taken.is_ok());
+  CHECK(*taken == std::vector<std::string>{"a"});
+  // Ours is alive (this process): nobody else takes it.
+  auto other = state.claim_runs(3, "elsewhere:1:1");
+  REQUIRE(other.is_ok());
+  CHECK(other->empty());
+}
+
+TEST_CASE("runs dropped from the plan keep their history but leave the study's runs") {
+  StudyState state = fresh_state("scalestudy_state_replan.sqlite");
+  REQUIRE(state.plan_runs({planned("old"), planned("kept")}).is_ok());
+  REQUIRE(state.plan_runs({planned("kept"), planned("new")}).is_ok());
+  auto runs = state.runs();
+  REQUIRE(runs.is_ok());
+  REQUIRE(runs->size() == 2);
+  CHECK((*runs)[0].run_id == "kept");
+  CHECK((*runs)[1].run_id == "new");
+  auto claimed = state.claim_runs(3, "t:1:1");
+  REQUIRE(claimed.is_ok());
+  CHECK(*claimed == std::vector<std::string>{"kept", "new"});
+  auto old_row = state.database().query_value("SELECT planned FROM runs WHERE run_id = 'old'");
+  REQUIRE(old_row.is_ok());
+  CHECK(std::get<int64_t>(**old_row) == 0);
+}

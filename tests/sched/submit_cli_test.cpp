@@ -1,0 +1,128 @@
+// `scalestudy submit/status/wait` with the local scheduler against a fake workload: two
+// concurrent submits, retries up to max_attempts, and (when built) the quickstart study.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "harness/core/sqlite.hpp"
+#include "sched_test_support.hpp"
+
+using namespace scalestudy::sched;
+using namespace scalestudy::sched::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+int64_t count_of(const std::string& database, const std::string& sql) {
+  auto db = scalestudy::sqlite::Database::open(database, scalestudy::sqlite::OpenMode::kReadOnly);
+  REQUIRE(db.is_ok());
+  auto value = db->query_value(sql);
+  REQUIRE(value.is_ok());
+  return std::get<int64_t>(**value);
+}
+
+}  // namespace
+
+TEST_CASE("two concurrent submits of one study run every run exactly once") {
+  fs::path dir = scratch_dir("concurrent_submit");
+  std::string workload = write_fake_workload(dir);
+  std::ofstream(dir / "study.yaml") << "study: concurrent\nkind: custom\n"
+                                       "workload: {binary: "
+                                    << workload
+                                    << ", sleep_s: 0.3}\n"
+                                       "scale: [1, 2]\nslurm: {ranks_per_node: 2}\nrepeats: 3\n";
+  const std::string results = (dir / "results").string();
+  std::vector<std::string> args = {"submit",         (dir / "study.yaml").string(),
+                                   "--scheduler",    "local",
+                                   "--results-dir",  results,
+                                   "--max-parallel", "2",
+                                   "--max-slots",    "4"};
+  ProcessResult first, second;
+  std::thread a([&] { first = run_cli(args); });
+  std::thread b([&] { second = run_cli(args); });
+  a.join();
+  b.join();
+  INFO("first: " << first.stdout_text << first.stderr_text);
+  INFO("second: " << second.stdout_text << second.stderr_text);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(second.exit_code == 0);
+
+  const std::string database = results + "/concurrent.sqlite";
+  CHECK(count_of(database, "SELECT COUNT(*) FROM runs") == 6);
+  CHECK(count_of(database, "SELECT COUNT(*) FROM runs WHERE state = 'COMPLETED'") == 6);
+  CHECK(count_of(database, "SELECT COUNT(*) FROM attempts") == 6);
+  CHECK(count_of(database, "SELECT MAX(attempts) FROM runs") == 1);
+  for (const auto& entry : fs::directory_iterator(results + "/concurrent/runs")) {
+    auto world_size = count_of(database, "SELECT world_size FROM runs WHERE run_id = '" +
+                                             entry.path().filename().string() + "'");
+    // One line per rank of a single execution.
+    CHECK(count_lines((entry.path() / "executions.txt").string()) == world_size);
+  }
+
+  // Idempotent: a third submit has nothing to do.
+  ProcessResult third = run_cli(args);
+  CHECK(third.exit_code == 0);
+  CHECK(third.stdout_text.find("0 submitted, 6 completed") != std::string::npos);
+  CHECK(count_of(database, "SELECT COUNT(*) FROM attempts") == 6);
+
+  ProcessResult waited = run_cli({"wait", "concurrent", "--results-dir", results});
+  CHECK(waited.exit_code == 0);
+}
+
+TEST_CASE("a failing run is retried up to max_attempts, then reported failed with its reason") {
+  fs::path dir = scratch_dir("retry_submit");
+  std::string workload = write_fake_workload(dir);
+  std::ofstream(dir / "study.yaml") << "study: retry\nworkload: {binary: " << workload
+                                    << "}\nmatrix: {fail: [0, 1]}\nmax_attempts: 2\n";
+  const std::string results = (dir / "results").string();
+  std::vector<std::string> submit = {
+      "submit", (dir / "study.yaml").string(), "--scheduler", "local", "--results-dir", results};
+  REQUIRE(run_cli(submit).exit_code == 0);
+  ProcessResult status = run_cli(
+      {"status", (dir / "study.yaml").string(), "--format", "json", "--results-dir", results});
+  REQUIRE(status.exit_code == 0);
+  auto json = nlohmann::json::parse(status.stdout_text);
+  CHECK(json["completed"] == 1);
+  CHECK(json["to_retry"] == 1);
+
+  REQUIRE(run_cli(submit).exit_code == 0);
+  ProcessResult last = run_cli(submit);
+  CHECK(last.stdout_text.find("0 submitted, 1 completed, 0 in flight, 1 failed for good") !=
+        std::string::npos);
+  const std::string database = results + "/retry.sqlite";
+  CHECK(count_of(database, "SELECT COUNT(*) FROM attempts") == 3);
+  CHECK(count_of(database, "SELECT COUNT(*) FROM attempts WHERE state = 'FAILED'") == 2);
+
+  ProcessResult waited = run_cli({"wait", "retry", "--results-dir", results});
+  CHECK(waited.exit_code == 1);
+  CHECK(waited.stderr_text.find("FAILED after 2 attempts: rank 0 exited with code 3") !=
+        std::string::npos);
+  ProcessResult table = run_cli({"status", "retry", "--results-dir", results});
+  CHECK(table.stdout_text.find("FAILED (final)") != std::string::npos);
+  CHECK(table.stdout_text.find("fail=1") != std::string::npos);
+  CHECK(table.stdout_text.find("1/2 done, 1 failed") != std::string::npos);
+}
+
+TEST_CASE("the quickstart study completes with the local executor") {
+  const std::string train = binary_dir() + "/scalestudy-train";
+  const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
+  if (!fs::exists(train) || source == nullptr || !fs::exists("/usr/share/datasets/fashion-mnist")) {
+    MESSAGE("skipped: needs scalestudy-train and /usr/share/datasets/fashion-mnist");
+    return;
+  }
+  fs::path dir = scratch_dir("quickstart_local");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted =
+      run_cli({"submit", std::string(source) + "/studies/quickstart.yaml", "--scheduler", "local",
+               "--results-dir", results, "--max-parallel", "1"},
+              600'000);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  CHECK(run_cli({"wait", "quickstart", "--results-dir", results}).exit_code == 0);
+  for (const auto& entry : fs::directory_iterator(results + "/quickstart/runs")) {
+    CHECK(fs::exists(entry.path() / "rank0.sqlite"));
+  }
+}

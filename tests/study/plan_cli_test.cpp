@@ -1,0 +1,120 @@
+// `scalestudy plan` and `scalestudy validate` on the example studies in studies/: the
+// expected number of runs, one job script per run with `--emit-scripts`, every script
+// passing `bash -n`, and the documented exit codes.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int exit_code;
+  std::string text;  // stdout (and stderr when asked)
+};
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  REQUIRE(value != nullptr);
+  return value;
+}
+
+Output run(const std::string& arguments, bool with_stderr = false) {
+  std::string command = env("SCALESTUDY_BINARY_DIR") + "/bin/scalestudy " + arguments +
+                        (with_stderr ? " 2>&1" : " 2>/dev/null");
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string text;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+const std::map<std::string, size_t> kExpectedRuns = {
+    {"quickstart.yaml", 2},
+    {"resnet18-cifar10-strong.yaml", 15},
+    {"resnet18-cifar10-weak.yaml", 15},
+    {"resnet18-cifar10-sensitivity.yaml", 54},
+    {"tinyimagenet-resnet50.yaml", 7},
+};
+
+TEST_CASE("every example study plans to the expected runs and valid job scripts") {
+  fs::path studies = fs::path(env("SCALESTUDY_SOURCE_DIR")) / "studies";
+  fs::path scratch = fs::temp_directory_path() / ("scalestudy-plan-" + std::to_string(getpid()));
+  size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(studies)) {
+    if (entry.path().extension() != ".yaml") continue;
+    std::string name = entry.path().filename().string();
+    CAPTURE(name);
+    REQUIRE(kExpectedRuns.count(name) == 1);
+    size_t runs = kExpectedRuns.at(name);
+    ++seen;
+
+    fs::path scripts = scratch / name;
+    Output table = run("plan '" + entry.path().string() + "' --emit-scripts '" + scripts.string() +
+                       "' --results-dir '" + (scratch / "results").string() + "'");
+    CAPTURE(table.text);
+    REQUIRE(table.exit_code == 0);
+    CHECK(table.text.find("): " + std::to_string(runs) + " runs\n") != std::string::npos);
+    // Header line, column titles, rule, one line per run.
+    CHECK(std::count(table.text.begin(), table.text.end(), '\n') == long(runs + 3));
+
+    size_t files = 0;
+    for (const auto& script : fs::directory_iterator(scripts)) {
+      ++files;
+      CAPTURE(script.path().string());
+      CHECK(script.path().extension() == ".sbatch");
+      CHECK(std::system(("bash -n '" + script.path().string() + "'").c_str()) == 0);
+    }
+    CHECK(files == runs);
+
+    Output json = run("plan '" + entry.path().string() + "' --format json");
+    REQUIRE(json.exit_code == 0);
+    nlohmann::json parsed = nlohmann::json::parse(json.text);
+    CHECK(parsed["runs"].size() == runs);
+    CHECK(parsed["source_path"].get<std::string>() == entry.path().string());
+
+    Output csv = run("plan '" + entry.path().string() + "' --format csv");
+    REQUIRE(csv.exit_code == 0);
+    CHECK(csv.text.rfind("run_id,repeat,nodes,world_size,", 0) == 0);
+    CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == long(runs + 1));
+  }
+  CHECK(seen == kExpectedRuns.size());
+  fs::remove_all(scratch);
+}
+
+TEST_CASE("validate: 0 when every study is valid, 1 with every error otherwise") {
+  std::string source = env("SCALESTUDY_SOURCE_DIR");
+  Output ok = run("validate '" + source + "/studies/quickstart.yaml' '" + source +
+                  "/studies/resnet18-cifar10-strong.yaml'");
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.text.find("resnet18-cifar10-strong.yaml: ok (15 runs)") != std::string::npos);
+
+  std::string bad = source + "/tests/study/bad/malformed-time.yaml";
+  Output failed = run("validate '" + source + "/studies/quickstart.yaml' '" + bad + "'", true);
+  CHECK(failed.exit_code == 1);
+  CHECK(failed.text.find(bad + ":4:9: field 'slurm.time'") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 2, missing files 3, --help 0") {
+  CHECK(run("plan").exit_code == 2);
+  CHECK(run("plan a.yaml --format xml").exit_code == 2);
+  CHECK(run("plan a.yaml --fromat json").exit_code == 2);
+  CHECK(run("validate").exit_code == 2);
+  CHECK(run("plan /no/such/study.yaml").exit_code == 3);
+  Output help = run("plan --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.text.find("--emit-scripts DIR") != std::string::npos);
+  CHECK(run("validate --help").exit_code == 0);
+}
+
+}  // namespace

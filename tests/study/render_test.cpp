@@ -1,0 +1,174 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "orchestrator/sched/render/job_script.hpp"
+#include "orchestrator/sched/render/shell_quote.hpp"
+#include "orchestrator/sched/render/text_template.hpp"
+#include "orchestrator/study/study.hpp"
+
+namespace scalestudy {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunSpec load_first_run(const std::string& yaml) {
+  Result<Study> study = load_study_text(yaml, "render.yaml");
+  INFO(study.status().message());
+  REQUIRE(study.is_ok());
+  return study->runs.front();
+}
+
+RenderContext context_for(const RunSpec& spec) {
+  RenderContext context;
+  context.out_dir = "/results/" + spec.study + "/runs/" + spec.run_id;
+  context.binary_path = "/opt/scalestudy/bin/scalestudy-train";
+  context.launch_helper_path = "/opt/scalestudy/bin/scalestudy-launch";
+  return context;
+}
+
+bool has_line(const std::string& script, const std::string& line) {
+  return ("\n" + script + "\n").find("\n" + line + "\n") != std::string::npos;
+}
+
+// `bash -n`: the script parses.
+bool bash_syntax_ok(const std::string& script) {
+  fs::path path = fs::temp_directory_path() / "scalestudy-render-test.sh";
+  std::ofstream(path) << script;
+  int status = std::system(("bash -n '" + path.string() + "'").c_str());
+  fs::remove(path);
+  return status == 0;
+}
+
+const char kGpuStudy[] = R"(
+study: render
+kind: strong
+scale: [8]
+global_batch: 512
+workload: {model: resnet18, bucket_cap_mb: 25, amp: true}
+slurm:
+  partition: gpu
+  account: proj1
+  qos: normal
+  constraint: a100&ib
+  time: 1-00:30:00
+  cpus_per_task: 8
+  mem: 64G
+  gpus_per_node: 4
+  extra: [--exclusive]
+modules: [cuda/12.2]
+env: {NCCL_SOCKET_IFNAME: ib0}
+)";
+
+TEST_CASE("the workload argv: run id, out dir, then sorted params as --kebab-case flags") {
+  RunSpec spec = load_first_run(kGpuStudy);
+  std::vector<std::string> argv = workload_argv(spec, "/bin/train", "/out");
+  CHECK(argv == std::vector<std::string>{"/bin/train", "--run-id", spec.run_id, "--out-dir", "/out",
+                                         "--amp", "true", "--batch-size", "64", "--bucket-cap-mb",
+                                         "25", "--model", "resnet18"});
+}
+
+TEST_CASE("the sbatch script of a GPU run") {
+  RunSpec spec = load_first_run(kGpuStudy);
+  RenderContext context = context_for(spec);
+  REQUIRE(check_render_context(context).is_ok());
+  std::string script = render_sbatch_script(spec, context);
+  CAPTURE(script);
+  CHECK(script.rfind("#!/bin/bash\n#SBATCH ", 0) == 0);
+  CHECK(has_line(script, "#SBATCH --job-name=render-" + spec.run_id));
+  CHECK(has_line(script, "#SBATCH --nodes=2"));
+  CHECK(has_line(script, "#SBATCH --ntasks-per-node=4"));
+  CHECK(has_line(script, "#SBATCH --gpus-per-node=4"));
+  CHECK(has_line(script, "#SBATCH --cpus-per-task=8"));
+  CHECK(has_line(script, "#SBATCH --mem=64G"));
+  CHECK(has_line(script, "#SBATCH --time=1-00:30:00"));
+  CHECK(has_line(script, "#SBATCH --partition=gpu"));
+  CHECK(has_line(script, "#SBATCH --account=proj1"));
+  CHECK(has_line(script, "#SBATCH --qos=normal"));
+  CHECK(has_line(script, "#SBATCH --constraint=a100&ib"));
+  CHECK(has_line(script, "#SBATCH --output=" + context.out_dir + "/slurm-%j.out"));
+  CHECK(has_line(script, "#SBATCH --error=" + context.out_dir + "/slurm-%j.err"));
+  CHECK(has_line(script, "#SBATCH --signal=TERM@60"));
+  CHECK(has_line(script, "#SBATCH --exclusive"));
+  CHECK(has_line(script, "set -euo pipefail"));
+  CHECK(has_line(script, "module load cuda/12.2"));
+  CHECK(has_line(script, "export NCCL_SOCKET_IFNAME=ib0"));
+  CHECK(has_line(script, "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))"));
+  CHECK(script.find("scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1") !=
+        std::string::npos);
+  CHECK(has_line(script, "srun --kill-on-bad-exit=1 /opt/scalestudy/bin/scalestudy-train \\"));
+  CHECK(has_line(script, "    --batch-size 64 \\"));
+  CHECK(has_line(script, "    --model resnet18"));
+  // Every #SBATCH line comes before the first command.
+  CHECK(script.rfind("#SBATCH") < script.find("set -euo"));
+  CHECK(bash_syntax_ok(script));
+}
+
+TEST_CASE("CPU runs, torchrun-style launch, container and profiler wrapper") {
+  RunSpec spec = load_first_run(R"(
+study: cpu
+kind: weak
+scale: [4]
+per_gpu_batch: 16
+slurm: {ranks_per_node: 2}
+launcher: torchrun
+container: {image: /images/train.sif, binds: ["/data:/data"]}
+)");
+  RenderContext context = context_for(spec);
+  context.profile_wrapper = {"nsys", "profile", "-o", "{{out_dir}}/rank-{{run_id}}"};
+  std::string script = render_sbatch_script(spec, context);
+  CAPTURE(script);
+  CHECK(script.find("--gpus-per-node") == std::string::npos);
+  CHECK(script.find("--mem") == std::string::npos);
+  CHECK(script.find("--time") == std::string::npos);
+  CHECK(has_line(script, "#SBATCH --ntasks-per-node=2"));
+  std::vector<std::string> command = launch_command(spec, context);
+  std::vector<std::string> prefix(command.begin(), command.begin() + 16);
+  CHECK(prefix == std::vector<std::string>{
+                      "srun", "--ntasks-per-node=1", "--kill-on-bad-exit=1",
+                      "/opt/scalestudy/bin/scalestudy-launch", "--nproc-per-node", "2", "--",
+                      "apptainer", "exec", "--bind", "/data:/data", "/images/train.sif", "nsys",
+                      "profile", "-o", context.out_dir + "/rank-" + spec.run_id});
+  CHECK(command[16] == context.binary_path);
+  CHECK(bash_syntax_ok(script));
+
+  spec.slurm.gpus_per_node = 2;
+  command = launch_command(spec, context);
+  CHECK(std::find(command.begin(), command.end(), "--nv") != command.end());
+}
+
+TEST_CASE("render contexts with relative or multi-line paths are refused") {
+  RenderContext context;
+  context.out_dir = "relative/out";
+  context.binary_path = "/bin/train";
+  CHECK_FALSE(check_render_context(context).is_ok());
+  context.out_dir = "/out\n/x";
+  CHECK_FALSE(check_render_context(context).is_ok());
+  context.out_dir = "/out";
+  CHECK(check_render_context(context).is_ok());
+}
+
+TEST_CASE("shell quoting: plain words stay, everything else is single-quoted") {
+  CHECK(shell_quote("resnet18") == "resnet18");
+  CHECK(shell_quote("/a/b-c_d.e:f=g") == "/a/b-c_d.e:f=g");
+  CHECK(shell_quote("") == "''");
+  CHECK(shell_quote("a b") == "'a b'");
+  CHECK(shell_quote("it's") == "'it'\\''s'");
+  CHECK(shell_quote("$(x)") == "'$(x)'");
+  CHECK(shell_quote("~") == "'~'");
+}
+
+TEST_CASE("text templates") {
+  auto parsed = TextTemplate::parse("a {{x}} b {{y}}{{x}}\n", {"x", "y"});
+  REQUIRE(parsed.is_ok());
+  CHECK(parsed->render({"1", "2"}) == "a 1 b 21\n");
+  CHECK_FALSE(TextTemplate::parse("{{z}}", {"x"}).is_ok());
+  CHECK_FALSE(TextTemplate::parse("{{x", {"x"}).is_ok());
+}
+
+}  // namespace
+}  // namespace scalestudy

@@ -1,0 +1,101 @@
+#include "workloads/launch/child_processes.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+namespace scalestudy::launch {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+pid_t spawn(const ChildSpec& child, const sigset_t& original_mask) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  sigprocmask(SIG_SETMASK, &original_mask, nullptr);
+  for (const auto& [name, value] : child.env) setenv(name.c_str(), value.c_str(), 1);
+  std::vector<char*> argv;
+  for (const std::string& argument : child.argv)
+    argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  std::fprintf(stderr, "scalestudy-launch: cannot run %s: %s\n", argv[0], std::strerror(errno));
+  _exit(127);
+}
+
+int exit_code_of(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
+}  // namespace
+
+Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace) {
+  sigset_t watched, original_mask;
+  sigemptyset(&watched);
+  for (int signal_number : {SIGTERM, SIGINT, SIGCHLD}) sigaddset(&watched, signal_number);
+  sigprocmask(SIG_BLOCK, &watched, &original_mask);
+
+  std::vector<pid_t> running;
+  for (const ChildSpec& child : children) {
+    pid_t pid = spawn(child, original_mask);
+    if (pid < 0) {
+      for (pid_t started : running) kill(started, SIGTERM);
+      return Status::error(std::string("fork failed: ") + std::strerror(errno));
+    }
+    running.push_back(pid);
+  }
+
+  std::optional<int> first_failure;
+  std::optional<Clock::time_point> failed_at;
+  int escalation = 0;  // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
+  auto signal_all = [&](int signal_number) {
+    for (pid_t pid : running) kill(pid, signal_number);
+  };
+  const timespec poll_interval{0, 100 * 1000 * 1000};
+  while (!running.empty()) {
+    siginfo_t info{};
+    int received = sigtimedwait(&watched, &info, &poll_interval);
+    if (received == SIGTERM || received == SIGINT) {
+      signal_all(received);
+      if (!failed_at) failed_at = Clock::now();
+      if (!first_failure) first_failure = 128 + received;
+    }
+    std::vector<pid_t> still_running;
+    for (pid_t pid : running) {
+      int wait_status = 0;
+      pid_t reaped = waitpid(pid, &wait_status, WNOHANG);
+      if (reaped == 0) {
+        still_running.push_back(pid);
+        continue;
+      }
+      int code = reaped < 0 ? 1 : exit_code_of(wait_status);
+      if (code != 0 && !first_failure) {
+        first_failure = code;
+        failed_at = Clock::now();
+      }
+    }
+    running = std::move(still_running);
+    if (failed_at && !running.empty()) {
+      auto waited = Clock::now() - *failed_at;
+      if (escalation == 0 && waited > grace) {
+        signal_all(SIGTERM);
+        escalation = 1;
+      } else if (escalation == 1 && waited > 2 * grace) {
+        signal_all(SIGKILL);
+        escalation = 2;
+      }
+    }
+  }
+  sigprocmask(SIG_SETMASK, &original_mask, nullptr);
+  return first_failure.value_or(0);
+}
+
+}  // namespace scalestudy::launch

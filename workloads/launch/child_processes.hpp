@@ -1,0 +1,25 @@
+// Runs a group of child processes to completion the way torchrun supervises its workers:
+// SIGTERM / SIGINT received by the caller are forwarded to every child; when one child
+// fails, the others get `grace` to finish on their own (and record why), then SIGTERM,
+// then SIGKILL after another `grace`. The result is the exit code of the first child that
+// failed (128 + signal for a child killed by a signal), or 0.
+// Call from a single-threaded process (it changes the signal mask and reaps every child).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+
+namespace scalestudy::launch {
+
+struct ChildSpec {
+  std::vector<std::string> argv;           // argv[0] is looked up in PATH
+  std::map<std::string, std::string> env;  // added to (or replacing in) the environment
+};
+
+Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace);
+
+}  // namespace scalestudy::launch

@@ -1,0 +1,100 @@
+#include "workloads/train/image_classification_task.hpp"
+
+#include "harness/models/flop_counter.hpp"
+
+namespace scalestudy::workloads {
+namespace {
+
+// The first `cap` samples of a split (0: all of them).
+data::ImageSplit capped(const data::ImageSplit& split, int64_t cap) {
+  if (cap <= 0 || cap >= split.size()) return split;
+  return data::ImageSplit{split.images.narrow(0, 0, cap).contiguous(),
+                          split.labels.narrow(0, 0, cap).contiguous()};
+}
+
+bool is_character_data(const std::string& name) {
+  return name == "mnist" || name.rfind("emnist", 0) == 0;
+}
+
+}  // namespace
+
+void ImageClassificationTask::declare_flags(train::Flags& flags) const {
+  flags.declare("model", "small-cnn", "small-cnn | resnet18 | resnet50");
+  flags.declare("dataset", "synthetic",
+                "fashion-mnist | mnist | emnist-<split> | cifar10 | synthetic");
+  flags.declare("data-root", "",
+                "data set folder; default $SCALESTUDY_DATA_ROOT, then the set's own");
+  flags.declare("train-samples", "0", "use only the first N training samples; 0: all");
+  flags.declare("val-samples", "0", "use only the first N validation samples; 0: all");
+  flags.declare("augment", "false", "random crop (pad 4) and horizontal flip (not for digits)");
+}
+
+Status ImageClassificationTask::validate(const train::Flags& flags) const {
+  for (const char* name : {"train-samples", "val-samples"}) {
+    auto value = flags.get_int(name);
+    if (!value) return value.status();
+    if (*value < 0) return Status::error(std::string("--") + name + " must be >= 0");
+  }
+  if (auto augment = flags.get_bool("augment"); !augment) return augment.status();
+  return Status::ok();
+}
+
+Status ImageClassificationTask::setup(const train::TaskSetup& setup) {
+  const train::Flags& flags = setup.flags;
+  where_ = data::RankInWorld{setup.rank_info.rank, setup.rank_info.world_size};
+  seed_ = setup.seed;
+  data::DatasetOptions dataset_options;
+  dataset_options.name = flags.get("dataset");
+  dataset_options.root = flags.get("data-root");
+  dataset_options.synthetic.seed = setup.seed;
+  auto dataset = data::load_dataset(dataset_options);
+  if (!dataset) return dataset.status();
+  dataset->train = capped(dataset->train, *flags.get_int("train-samples"));
+  dataset->test = capped(dataset->test, *flags.get_int("val-samples"));
+  dataset_ = std::move(*dataset);
+  if (*flags.get_bool("augment")) {
+    augment_.crop_padding = 4;
+    augment_.horizontal_flip = !is_character_data(dataset_->name);
+  }
+  models::ModelOptions model_options;
+  model_options.num_classes = dataset_->num_classes;
+  model_options.in_channels = dataset_->channels();
+  model_options.image_size = dataset_->height();
+  auto model = models::make_model(flags.get("model"), model_options);
+  if (!model) return model.status();
+  model_ = std::move(*model);
+  return Status::ok();
+}
+
+Result<std::unique_ptr<data::BatchLoader>> ImageClassificationTask::train_batches(
+    int64_t epoch, int64_t global_batch) {
+  data::TrainEpochOptions options;
+  options.global_batch = global_batch;
+  options.seed = seed_;
+  options.epoch = epoch;
+  options.augment = augment_;
+  return data::BatchLoader::for_training(dataset_->train, dataset_->normalization, where_, options);
+}
+
+Result<std::unique_ptr<data::BatchLoader>> ImageClassificationTask::eval_batches(
+    int64_t per_rank_batch) {
+  return data::BatchLoader::for_evaluation(dataset_->test, dataset_->normalization, where_,
+                                           per_rank_batch);
+}
+
+train::TaskOutput ImageClassificationTask::forward(const data::Batch& batch) {
+  torch::Tensor logits = model_->forward(batch.images);
+  torch::Tensor loss = torch::nn::functional::cross_entropy(logits, batch.labels);
+  torch::Tensor correct = logits.argmax(1).eq(batch.labels).sum();
+  return train::TaskOutput{loss, correct};
+}
+
+std::map<std::string, double> ImageClassificationTask::summary() {
+  std::map<std::string, double> values;
+  auto cost = models::forward_cost_per_sample(
+      model_->module, {dataset_->channels(), dataset_->height(), dataset_->width()});
+  if (cost) values["forward_flops"] = cost->flops();
+  return values;
+}
+
+}  // namespace scalestudy::workloads
