@@ -136,6 +136,7 @@ Result<ImageDataset> load_file_dataset(const DatasetOptions& options, const std:
 
 bool is_known_name(const std::string& name) {
   if (name == "synthetic" || name == "cifar10" || published_stats().count(name)) return true;
+  if (is_image_folder_dataset(name)) return true;
   const std::string emnist_prefix = "emnist-";
   return name.rfind(emnist_prefix, 0) == 0 &&
          emnist_classes().count(name.substr(emnist_prefix.size())) > 0;
@@ -146,6 +147,7 @@ bool is_known_name(const std::string& name) {
 std::vector<std::string> dataset_names() {
   std::vector<std::string> names = {"fashion-mnist", "mnist", "cifar10", "synthetic"};
   for (const auto& [split, classes] : emnist_classes()) names.push_back("emnist-" + split);
+  for (const std::string& name : image_folder_dataset_names()) names.push_back(name);
   return names;
 }
 
@@ -166,6 +168,9 @@ Result<ImageDataset> load_dataset(const DatasetOptions& options) {
   Result<std::string> root =
       resolve_data_root(options.name, options.root, std::getenv(kDataRootEnv));
   if (!root) return root.status();
+  if (is_image_folder_dataset(options.name)) {
+    return load_image_folder_dataset(options.name, *root, options.image_folder);
+  }
   Result<ImageDataset> dataset = load_file_dataset(options, *root);
   if (!dataset) return dataset;
   auto stats = published_stats().find(options.name);

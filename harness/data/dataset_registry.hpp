@@ -12,6 +12,7 @@
 
 #include "harness/core/status.hpp"
 #include "harness/data/image_dataset.hpp"
+#include "harness/data/image_folder_dataset.hpp"
 #include "harness/data/synthetic_dataset.hpp"
 
 namespace scalestudy::data {
@@ -23,6 +24,7 @@ struct DatasetOptions {
   std::string root;                      // empty: $SCALESTUDY_DATA_ROOT, then the default
   std::optional<bool> transpose_images;  // IDX only; unset: true for EMNIST, else false
   SyntheticOptions synthetic;            // used when name == "synthetic"
+  ImageFolderOptions image_folder;       // used by "imagefolder" and "tinyimagenet"
 };
 
 // Valid names for messages and --help; "emnist-<split>" stands for the EMNIST splits.

@@ -10,8 +10,8 @@ namespace scalestudy::results {
 enum class Bottleneck { kCompute, kInput, kCommunication };
 
 struct BottleneckThresholds {
-  double input_bound_pct = 5;   // data wait above this share of the step: input-bound
-  double comm_bound_pct = 20;   // exposed communication above this share: comm-bound
+  double input_bound_pct = 5;  // data wait above this share of the step: input-bound
+  double comm_bound_pct = 20;  // exposed communication above this share: comm-bound
 };
 
 // Shares of the mean step time, in percent.

@@ -13,9 +13,9 @@ std::optional<double> interpolate_busbw_gbps(const BandwidthCurve& curve, double
     if (bytes <= points[i].bytes) {
       const BandwidthPoint& low = points[i - 1];
       const BandwidthPoint& high = points[i];
-      const double fraction = (std::log(bytes) - std::log(static_cast<double>(low.bytes))) /
-                              (std::log(static_cast<double>(high.bytes)) -
-                               std::log(static_cast<double>(low.bytes)));
+      const double fraction =
+          (std::log(bytes) - std::log(static_cast<double>(low.bytes))) /
+          (std::log(static_cast<double>(high.bytes)) - std::log(static_cast<double>(low.bytes)));
       return low.busbw_gbps + fraction * (high.busbw_gbps - low.busbw_gbps);
     }
   }

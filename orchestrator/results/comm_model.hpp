@@ -32,13 +32,13 @@ std::optional<double> interpolate_busbw_gbps(const BandwidthCurve& curve, double
 double allreduce_time_ms(double bytes, int ranks, double busbw_gbps);
 
 struct CommPrediction {
-  double busbw_gbps = 0;      // at the run's bucket size
-  double comm_ms = 0;         // predicted all-reduce time per step
-  double compute_ms = 0;      // per-sample compute time (from the base) × per-rank batch
+  double busbw_gbps = 0;  // at the run's bucket size
+  double comm_ms = 0;     // predicted all-reduce time per step
+  double compute_ms = 0;  // per-sample compute time (from the base) × per-rank batch
   double predicted_step_ms = 0;
   double predicted_efficiency = 0;  // compute_ms / predicted_step_ms
   double measured_step_ms = 0;
-  double measured_efficiency = 0;   // compute_ms / measured_step_ms
+  double measured_efficiency = 0;  // compute_ms / measured_step_ms
 };
 
 CommPrediction predict_step(double compute_ms_per_sample, int per_rank_batch, int ranks,

@@ -34,6 +34,8 @@ std::optional<double> time_to_accuracy_s(const std::vector<double>& epoch_s,
   return std::nullopt;
 }
 
-double device_hours_per_epoch(int ranks, double epoch_s) { return ranks * epoch_s / 3600.0; }
+double device_hours_per_epoch(int ranks, double epoch_s) {
+  return ranks * epoch_s / 3600.0;
+}
 
 }  // namespace scalestudy::results

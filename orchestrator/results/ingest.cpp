@@ -38,7 +38,9 @@ std::string utc_now() {
   return buffer;
 }
 
-std::string rank_file_name(int rank) { return "rank" + std::to_string(rank) + ".sqlite"; }
+std::string rank_file_name(int rank) {
+  return "rank" + std::to_string(rank) + ".sqlite";
+}
 
 // Sizes and modification times of the rank files and their non-empty WAL files: a
 // rewritten run changes it, an untouched one keeps it. Empty WAL files are left out
@@ -55,8 +57,8 @@ std::string fingerprint(const PlannedRun& run) {
         continue;
       }
       const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
-      text += path.filename().string() + ":" + std::to_string(size) + ":" +
-              std::to_string(mtime) + ";";
+      text +=
+          path.filename().string() + ":" + std::to_string(size) + ":" + std::to_string(mtime) + ";";
     }
   }
   return text;
@@ -89,8 +91,8 @@ RunReading read_run(const PlannedRun& run) {
     if (data->run_id != run.run_id || data->rank != rank || data->world_size != run.world_size) {
       reading.failure = name + " belongs to run " + data->run_id + " rank " +
                         std::to_string(data->rank) + " of " + std::to_string(data->world_size) +
-                        ", expected run " + run.run_id + " rank " + std::to_string(rank) +
-                        " of " + std::to_string(run.world_size);
+                        ", expected run " + run.run_id + " rank " + std::to_string(rank) + " of " +
+                        std::to_string(run.world_size);
       return reading;
     }
     if (data->status != "completed") {
@@ -120,8 +122,8 @@ Status insert_rows(sqlite::Database& db, const std::string& table, const std::st
   if (rows.empty()) return Status::ok();
   std::string placeholders = "?, ?, ?";
   for (char c : columns) placeholders += c == ',' ? ", ?" : "";
-  auto statement = db.prepare("INSERT INTO " + table + " (run_id, rank, " + columns +
-                              ") VALUES (" + placeholders + ")");
+  auto statement = db.prepare("INSERT INTO " + table + " (run_id, rank, " + columns + ") VALUES (" +
+                              placeholders + ")");
   if (!statement) return statement.status();
   for (const auto& row : rows) {
     statement->bind(1, run_id).bind(2, rank);
@@ -133,8 +135,8 @@ Status insert_rows(sqlite::Database& db, const std::string& table, const std::st
 
 Status insert_rank(sqlite::Database& db, const RankData& rank, bool store_steps) {
   for (const CopiedTable& table : copied_tables()) {
-    if (Status status = insert_rows(db, std::string("m_") + table.name, table.columns,
-                                    rank.run_id, rank.rank, rank.tables.at(table.name));
+    if (Status status = insert_rows(db, std::string("m_") + table.name, table.columns, rank.run_id,
+                                    rank.rank, rank.tables.at(table.name));
         !status) {
       return status;
     }
@@ -183,7 +185,8 @@ Result<std::vector<PlannedRun>> planned_runs(sqlite::Database& db, const fs::pat
   std::vector<PlannedRun> runs;
   for (const auto& row : *rows) {
     PlannedRun run{sqlite::to_string(row[0]), sqlite::to_string(row[1]),
-                   static_cast<int>(std::get<int64_t>(row[2])), fs::path(sqlite::to_string(row[3]))};
+                   static_cast<int>(std::get<int64_t>(row[2])),
+                   fs::path(sqlite::to_string(row[3]))};
     if (run.out_dir.is_relative()) run.out_dir = base_dir / run.out_dir;
     runs.push_back(std::move(run));
   }
@@ -233,7 +236,8 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
     return Status::error(study_db.path() +
                          ": not a study database (no study/runs tables; submit the study first)");
   }
-  const fs::path base_dir = options.base_dir.empty() ? fs::current_path() : fs::path(options.base_dir);
+  const fs::path base_dir =
+      options.base_dir.empty() ? fs::current_path() : fs::path(options.base_dir);
   IngestOutcome outcome;
   Status status = sqlite::in_transaction(study_db, [&]() -> Status {
     if (Status schema = ensure_measurement_schema(study_db); !schema) return schema;

@@ -28,9 +28,9 @@ struct IngestOptions {
 };
 
 struct IngestOutcome {
-  int ingested = 0;   // runs (re)written
-  int unchanged = 0;  // runs skipped because their rank files did not change
-  int failed = 0;     // runs marked FAILED by this ingest
+  int ingested = 0;                   // runs (re)written
+  int unchanged = 0;                  // runs skipped because their rank files did not change
+  int failed = 0;                     // runs marked FAILED by this ingest
   std::vector<std::string> failures;  // "<run_id>: <reason>"
 };
 

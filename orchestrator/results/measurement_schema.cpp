@@ -77,8 +77,8 @@ Result<bool> has_study_tables(sqlite::Database& study_db) {
 }
 
 Result<std::string> current_runs_condition(sqlite::Database& study_db) {
-  auto planned = study_db.query_value(
-      "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'planned'");
+  auto planned =
+      study_db.query_value("SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'planned'");
   if (!planned) return planned.status();
   return std::string(*planned && std::get<int64_t>(**planned) > 0 ? "planned = 1" : "1");
 }

@@ -64,9 +64,9 @@ std::string common_style() {
 
 PlotScript throughput_vs_scale(const Report& report, const fs::path& dir) {
   PlotScript plot{"throughput", {}, common_style()};
-  plot.commands += "set title " + quote(report.study + ": throughput") + "\n" +
-                   "set xlabel " + quote(scale_label(report)) + "\n" +
-                   "set ylabel 'samples/s'\n" + scale_axis(report) + "set yrange [0:*]\nplot ";
+  plot.commands += "set title " + quote(report.study + ": throughput") + "\n" + "set xlabel " +
+                   quote(scale_label(report)) + "\n" + "set ylabel 'samples/s'\n" +
+                   scale_axis(report) + "set yrange [0:*]\nplot ";
   int index = 0;
   for (const auto& [label, points] : series(report)) {
     const std::string file = "throughput_" + std::to_string(index) + ".dat";
@@ -76,8 +76,8 @@ PlotScript throughput_vs_scale(const Report& report, const fs::path& dir) {
     for (const auto* point : points) base_point = point->is_baseline ? point : base_point;
     const ReportPoint& base = *base_point;
     for (const auto* point : points) {
-      const double ideal = base.throughput_samples_per_s.median * point->world_size /
-                           std::max(1, base.world_size);
+      const double ideal =
+          base.throughput_samples_per_s.median * point->world_size / std::max(1, base.world_size);
       data << point->world_size << ' ' << point->throughput_samples_per_s.median << ' '
            << point->throughput_samples_per_s.min << ' ' << point->throughput_samples_per_s.max
            << ' ' << ideal << '\n';
@@ -118,7 +118,8 @@ PlotScript efficiency_vs_scale(const Report& report, const fs::path& dir) {
   PlotScript plot{"efficiency", {}, common_style()};
   plot.commands += "set title " + quote(report.study + ": " + report.kind + "-scaling efficiency") +
                    "\nset xlabel " + quote(scale_label(report)) +
-                   "\nset ylabel 'efficiency [%]'\n" + scale_axis(report) + "set yrange [0:110]\nplot 100 "
+                   "\nset ylabel 'efficiency [%]'\n" + scale_axis(report) +
+                   "set yrange [0:110]\nplot 100 "
                    "with lines dt 2 lc rgb 'gray' title 'ideal'";
   int index = 0;
   for (const auto& [label, points] : series(report)) {
@@ -149,7 +150,8 @@ PlotScript accuracy_curves(const Report& report, const fs::path& dir) {
     if (point.accuracy_curve.empty()) continue;
     const std::string file = "accuracy_" + std::to_string(index) + ".dat";
     std::ostringstream data;
-    for (const auto& epoch : point.accuracy_curve) data << epoch.epoch << ' ' << epoch.val_acc * 100 << '\n';
+    for (const auto& epoch : point.accuracy_curve)
+      data << epoch.epoch << ' ' << epoch.val_acc * 100 << '\n';
     plot.data_files[file] = data.str();
     plot.commands += std::string(index ? ", \\\n     " : "") + quote((dir / file).string()) +
                      " using 1:2 with linespoints lw 2 title " + quote(point_title(report, point));
@@ -162,7 +164,7 @@ PlotScript accuracy_curves(const Report& report, const fs::path& dir) {
 PlotScript phase_bars(const Report& report, const fs::path& dir) {
   PlotScript plot{"phases", {}, common_style()};
   std::ostringstream data;
-  data << "label data compute comm optimizer other\n";
+  data << "# label data compute comm optimizer other\n";
   for (const auto& point : report.points) {
     if (point.run_ids.empty()) continue;
     const PhaseShares& p = point.phases;
@@ -174,10 +176,12 @@ PlotScript phase_bars(const Report& report, const fs::path& dir) {
   plot.data_files["phases.dat"] = data.str();
   const std::string path = quote((dir / "phases.dat").string());
   plot.commands += "set title " + quote(report.study + ": step time by phase") +
-                   "\nset ylabel 'share of step [%]'\nset yrange [0:105]\nset style data "
+                   "\nset ylabel 'share of step [%]'\nset yrange [0:*]\nset style data "
                    "histograms\nset style histogram rowstacked\nset style fill solid 0.8 border "
                    "-1\nset boxwidth 0.6\nset key outside right top\nset xtics rotate by -30\n"
-                   "plot " + path + " using 2:xtic(1) title 'data wait', '' using 3 title "
+                   "plot " +
+                   path +
+                   " using 2:xtic(1) title 'data wait', '' using 3 title "
                    "'compute', '' using 4 title 'exposed comm', '' using 5 title 'optimizer', '' "
                    "using 6 title 'other'\n";
   return plot;
@@ -188,11 +192,13 @@ std::string full_script(const PlotScript& plot, const fs::path& dir) {
   const std::string svg = quote((dir / (plot.name + ".svg")).string());
   const std::string png = quote((dir / (plot.name + ".png")).string());
   return "set terminal svg size 900,560 dynamic enhanced font 'Sans,12' background rgb 'white'\n"
-         "set output " + svg + "\n" + plot.commands + "set output\n" +
+         "set output " +
+         svg + "\n" + plot.commands + "set output\n" +
          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
          "  set terminal pngcairo size 1200,750 enhanced font 'Sans,12'\n"
          "} else {\n  set terminal png size 1200,750\n}\n"
-         "set output " + png + "\nreplot\nset output\n";
+         "set output " +
+         png + "\nreplot\nset output\n";
 }
 
 Status write_text(const fs::path& path, const std::string& text) {
@@ -248,7 +254,8 @@ Result<PlotOutcome> write_plots(const Report& report, const PlotOptions& options
     if (!ran->found) {
       outcome.warnings.push_back(options.gnuplot +
                                  " not found: plots skipped (install gnuplot-nox); scripts and "
-                                 "data are in " + dir.string());
+                                 "data are in " +
+                                 dir.string());
       return outcome;
     }
     if (ran->exit_code != 0) {

@@ -14,8 +14,8 @@
 namespace scalestudy::results {
 
 struct PlotOptions {
-  std::string output_dir;              // created if missing
-  std::string gnuplot = "gnuplot";     // program name (PATH) or path
+  std::string output_dir;           // created if missing
+  std::string gnuplot = "gnuplot";  // program name (PATH) or path
 };
 
 struct PlotOutcome {

@@ -37,7 +37,8 @@ Result<ProcessResult> run_process(const std::vector<std::string>& argv,
   }
   int wait_status = 0;
   while (waitpid(pid, &wait_status, 0) < 0) {
-    if (errno != EINTR) return Status::error("waiting for " + argv[0] + ": " + std::strerror(errno));
+    if (errno != EINTR)
+      return Status::error("waiting for " + argv[0] + ": " + std::strerror(errno));
   }
   result.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
   return result;

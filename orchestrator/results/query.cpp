@@ -2,11 +2,12 @@
 
 #include <sqlite3.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace scalestudy::results {
@@ -14,13 +15,13 @@ namespace {
 
 // Pragmas that only read; those in kTableArgumentPragmas may take a table name.
 const std::set<std::string> kReadPragmas = {
-    "table_info",    "table_xinfo",   "table_list",      "index_list",     "index_info",
-    "index_xinfo",   "foreign_key_list", "database_list", "function_list", "pragma_list",
-    "collation_list", "compile_options", "user_version", "schema_version", "page_count",
-    "page_size",     "journal_mode",  "query_only",      "integrity_check", "quick_check"};
+    "table_info",     "table_xinfo",      "table_list",    "index_list",      "index_info",
+    "index_xinfo",    "foreign_key_list", "database_list", "function_list",   "pragma_list",
+    "collation_list", "compile_options",  "user_version",  "schema_version",  "page_count",
+    "page_size",      "journal_mode",     "query_only",    "integrity_check", "quick_check"};
 const std::set<std::string> kTableArgumentPragmas = {
-    "table_info", "table_xinfo", "index_list", "index_info", "index_xinfo", "foreign_key_list",
-    "integrity_check", "quick_check", "table_list"};
+    "table_info",       "table_xinfo",     "index_list",  "index_info", "index_xinfo",
+    "foreign_key_list", "integrity_check", "quick_check", "table_list"};
 
 struct Refusal {
   std::string what;  // the first refused action, for the error message
@@ -57,13 +58,28 @@ int authorize(void* user_data, int action, const char* arg1, const char* arg2, c
     case SQLITE_DELETE:
       return refuse(std::string("DELETE from ") + (arg1 ? arg1 : "?"));
     default:
-      return refuse("a statement that changes the database (action " + std::to_string(action) + ")");
+      return refuse("a statement that changes the database (action " + std::to_string(action) +
+                    ")");
   }
 }
 
-std::string refused(const std::string& path, const std::string& what) {
-  return path + ": scalestudy query is read-only; refused: " + what +
-         " (use `scalestudy query --list` for the named queries)";
+std::string refused(const std::string& path, const std::string& sql, const std::string& what) {
+  return path + ": scalestudy query is read-only; refused \"" + sql.substr(0, 60) + "\" (" + what +
+         "); `scalestudy query --list` shows the named queries";
+}
+
+// Full precision for measured values (bytes, timings); integral values without ".0".
+std::string cell_text(const sqlite::Value& value) {
+  if (const auto* d = std::get_if<double>(&value)) {
+    char buffer[40];
+    if (std::floor(*d) == *d && std::fabs(*d) < 1e15) {
+      std::snprintf(buffer, sizeof buffer, "%.0f", *d);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "%.10g", *d);
+    }
+    return buffer;
+  }
+  return sqlite::to_string(value);
 }
 
 }  // namespace
@@ -124,10 +140,10 @@ Result<QueryResult> run_read_only_query(const std::string& study_db_path,
 
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
-  const int code = sqlite3_prepare_v2(db->handle(), sql.c_str(), static_cast<int>(sql.size()),
-                                      &raw, &tail);
+  const int code =
+      sqlite3_prepare_v2(db->handle(), sql.c_str(), static_cast<int>(sql.size()), &raw, &tail);
   std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> statement(raw, sqlite3_finalize);
-  if (!refusal.what.empty()) return Status::error(refused(study_db_path, refusal.what));
+  if (!refusal.what.empty()) return Status::error(refused(study_db_path, sql, refusal.what));
   if (code != SQLITE_OK) {
     std::string message = study_db_path + ": " + sqlite3_errmsg(db->handle());
     if (message.find("no such table: m_") != std::string::npos) {
@@ -143,23 +159,30 @@ Result<QueryResult> run_read_only_query(const std::string& study_db_path,
     }
   }
   if (!sqlite3_stmt_readonly(raw)) {
-    return Status::error(refused(study_db_path, std::string(sql).substr(0, 60)));
+    return Status::error(refused(study_db_path, sql, "the statement writes"));
   }
   QueryResult result;
-  for (int c = 0; c < sqlite3_column_count(raw); ++c) result.columns.push_back(sqlite3_column_name(raw, c));
+  for (int c = 0; c < sqlite3_column_count(raw); ++c)
+    result.columns.push_back(sqlite3_column_name(raw, c));
   while (true) {
     const int step = sqlite3_step(raw);
     if (step == SQLITE_DONE) break;
     if (step != SQLITE_ROW) {
-      if (!refusal.what.empty()) return Status::error(refused(study_db_path, refusal.what));
+      if (!refusal.what.empty()) return Status::error(refused(study_db_path, sql, refusal.what));
       return Status::error(study_db_path + ": " + sqlite3_errmsg(db->handle()));
     }
     std::vector<sqlite::Value> row;
     for (int c = 0; c < sqlite3_column_count(raw); ++c) {
       switch (sqlite3_column_type(raw, c)) {
-        case SQLITE_INTEGER: row.push_back(static_cast<int64_t>(sqlite3_column_int64(raw, c))); break;
-        case SQLITE_FLOAT: row.push_back(sqlite3_column_double(raw, c)); break;
-        case SQLITE_NULL: row.push_back(std::monostate{}); break;
+        case SQLITE_INTEGER:
+          row.push_back(static_cast<int64_t>(sqlite3_column_int64(raw, c)));
+          break;
+        case SQLITE_FLOAT:
+          row.push_back(sqlite3_column_double(raw, c));
+          break;
+        case SQLITE_NULL:
+          row.push_back(std::monostate{});
+          break;
         default:
           row.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(raw, c)),
                                     sqlite3_column_bytes(raw, c)));
@@ -175,7 +198,7 @@ Table query_table(const QueryResult& result) {
   table.headers = result.columns;
   for (const auto& row : result.rows) {
     std::vector<std::string> cells;
-    for (const auto& value : row) cells.push_back(sqlite::to_string(value));
+    for (const auto& value : row) cells.push_back(cell_text(value));
     table.rows.push_back(std::move(cells));
   }
   return table;
@@ -187,10 +210,14 @@ std::string query_json(const QueryResult& result) {
     nlohmann::ordered_json object = nlohmann::ordered_json::object();
     for (size_t c = 0; c < row.size() && c < result.columns.size(); ++c) {
       const auto& value = row[c];
-      if (const auto* i = std::get_if<int64_t>(&value)) object[result.columns[c]] = *i;
-      else if (const auto* d = std::get_if<double>(&value)) object[result.columns[c]] = *d;
-      else if (const auto* s = std::get_if<std::string>(&value)) object[result.columns[c]] = *s;
-      else object[result.columns[c]] = nullptr;
+      if (const auto* i = std::get_if<int64_t>(&value))
+        object[result.columns[c]] = *i;
+      else if (const auto* d = std::get_if<double>(&value))
+        object[result.columns[c]] = *d;
+      else if (const auto* s = std::get_if<std::string>(&value))
+        object[result.columns[c]] = *s;
+      else
+        object[result.columns[c]] = nullptr;
     }
     rows.push_back(std::move(object));
   }

@@ -13,7 +13,7 @@ constexpr const char* kStepColumns =
     "global_step, epoch, warmup, samples, data_ms, forward_ms, backward_ms, comm_exposed_ms, "
     "optimizer_ms, step_ms, loss";
 // The phases in the order of the steps table's columns 4.. (after warmup, samples).
-constexpr const char* kPhaseNames[] = {"data",      "forward",   "backward",
+constexpr const char* kPhaseNames[] = {"data",         "forward",   "backward",
                                        "comm_exposed", "optimizer", "step"};
 constexpr int kFirstPhaseColumn = 4;
 constexpr int kWarmupColumn = 2;
@@ -86,8 +86,7 @@ Result<RankData> read_rank_database(const std::string& path) {
     return Status::error(path + ": table run has " + std::to_string(run_rows.size()) +
                          " rows, expected exactly 1");
   }
-  auto identity =
-      db->query("SELECT run_id, rank, world_size, status, failure_reason FROM run");
+  auto identity = db->query("SELECT run_id, rank, world_size, status, failure_reason FROM run");
   if (!identity) return identity.status().with_context("table run");
   const auto& run = identity->front();
   data.run_id = sqlite::to_string(run[0]);
@@ -96,7 +95,8 @@ Result<RankData> read_rank_database(const std::string& path) {
   data.status = sqlite::to_string(run[3]);
   data.failure_reason = sqlite::to_string(run[4]);
 
-  auto steps = db->query(std::string("SELECT ") + kStepColumns + " FROM steps ORDER BY global_step");
+  auto steps =
+      db->query(std::string("SELECT ") + kStepColumns + " FROM steps ORDER BY global_step");
   if (!steps) return steps.status().with_context("table steps");
   data.phases = aggregate_phases(*steps);
   data.tables[kStepsTable] = std::move(*steps);

@@ -22,7 +22,7 @@ struct CopiedTable {
   const char* name;
   const char* columns;
 };
-const std::vector<CopiedTable>& copied_tables();  // run, provenance, summary, epochs, ...
+const std::vector<CopiedTable>& copied_tables();     // run, provenance, summary, epochs, ...
 inline constexpr const char* kStepsTable = "steps";  // copied only on request
 
 // Median/mean/extremes of one phase over the non-warm-up steps (all steps when a run

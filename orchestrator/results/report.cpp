@@ -1,8 +1,7 @@
 #include "orchestrator/results/report.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
@@ -13,8 +12,8 @@ namespace scalestudy::results {
 namespace {
 
 // Parameters that describe the scale of a run rather than its configuration.
-const std::set<std::string> kScaleKeys = {"nodes", "tasks_per_node", "world_size", "gpus",
-                                          "gpus_per_node", "ranks"};
+const std::set<std::string> kScaleKeys = {"nodes", "tasks_per_node", "world_size",
+                                          "gpus",  "gpus_per_node",  "ranks"};
 const std::set<std::string> kFailedStates = {"FAILED",    "TIMEOUT",   "PREEMPTED",
                                              "NODE_FAIL", "CANCELLED", "OUT_OF_MEMORY"};
 constexpr double kDefaultCvWarnPct = 5;
@@ -152,10 +151,14 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
     }
     return result;
   };
-  point.memory.gpu_peak_bytes = largest([](const RunMeasurement& r) { return r.gpu_mem_peak_bytes; });
-  point.memory.gpu_avg_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_avg_bytes; });
-  point.memory.gpu_mode_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_mode_bytes; });
-  point.memory.cpu_rss_peak_bytes = largest([](const RunMeasurement& r) { return r.cpu_rss_peak_bytes; });
+  point.memory.gpu_peak_bytes =
+      largest([](const RunMeasurement& r) { return r.gpu_mem_peak_bytes; });
+  point.memory.gpu_avg_bytes =
+      median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_avg_bytes; });
+  point.memory.gpu_mode_bytes =
+      median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_mode_bytes; });
+  point.memory.cpu_rss_peak_bytes =
+      largest([](const RunMeasurement& r) { return r.cpu_rss_peak_bytes; });
   work.gradient_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gradient_bytes; });
   work.bucket_cap_mb = median_of(runs, [](const RunMeasurement& r) { return r.bucket_cap_mb; });
 
@@ -168,8 +171,8 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
       }
     }
     if (target_acc) {
-      if (auto seconds = time_to_accuracy_s(run->epoch_s_per_epoch, run->val_acc_per_epoch,
-                                            *target_acc)) {
+      if (auto seconds =
+              time_to_accuracy_s(run->epoch_s_per_epoch, run->val_acc_per_epoch, *target_acc)) {
         times_to_accuracy.push_back(*seconds);
       }
     }
@@ -253,9 +256,11 @@ std::optional<double> ratio(std::optional<double> value, std::optional<double> b
 }
 
 void set_memory_ratio(ReportPoint& point, const ReportPoint& base) {
-  point.memory_ratio.gpu_peak_bytes = ratio(point.memory.gpu_peak_bytes, base.memory.gpu_peak_bytes);
+  point.memory_ratio.gpu_peak_bytes =
+      ratio(point.memory.gpu_peak_bytes, base.memory.gpu_peak_bytes);
   point.memory_ratio.gpu_avg_bytes = ratio(point.memory.gpu_avg_bytes, base.memory.gpu_avg_bytes);
-  point.memory_ratio.gpu_mode_bytes = ratio(point.memory.gpu_mode_bytes, base.memory.gpu_mode_bytes);
+  point.memory_ratio.gpu_mode_bytes =
+      ratio(point.memory.gpu_mode_bytes, base.memory.gpu_mode_bytes);
   point.memory_ratio.cpu_rss_peak_bytes =
       ratio(point.memory.cpu_rss_peak_bytes, base.memory.cpu_rss_peak_bytes);
 }
@@ -264,7 +269,8 @@ const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, i
   const BandwidthCurve* best = nullptr;
   for (const auto& curve : curves) {
     if (curve.points.empty()) continue;
-    if (!best || std::abs(curve.world_size - world_size) < std::abs(best->world_size - world_size)) {
+    if (!best ||
+        std::abs(curve.world_size - world_size) < std::abs(best->world_size - world_size)) {
       best = &curve;
     }
   }
@@ -297,7 +303,8 @@ void apply_scaling(std::vector<PointWork>& points, const Report& report,
   for (const auto& work : points) {
     if (work.point.run_ids.empty()) continue;
     auto& base = base_by_series[work.point.config_label];
-    if (matches(work.point, report.baseline, true) && (!base || !matches(base->point, report.baseline, true))) {
+    if (matches(work.point, report.baseline, true) &&
+        (!base || !matches(base->point, report.baseline, true))) {
       base = &work;
     } else if (!base) {
       base = &work;
@@ -312,9 +319,8 @@ void apply_scaling(std::vector<PointWork>& points, const Report& report,
     if (report.kind == "strong") {
       point.speedup = strong_speedup(base.throughput_samples_per_s.median,
                                      point.throughput_samples_per_s.median);
-      point.efficiency =
-          strong_efficiency(base.throughput_samples_per_s.median, base.world_size,
-                            point.throughput_samples_per_s.median, point.world_size);
+      point.efficiency = strong_efficiency(base.throughput_samples_per_s.median, base.world_size,
+                                           point.throughput_samples_per_s.median, point.world_size);
     } else if (report.kind == "weak") {
       point.efficiency = weak_efficiency(base.step_ms.median, point.step_ms.median);
     }

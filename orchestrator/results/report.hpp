@@ -36,8 +36,8 @@ struct MemoryUse {
 };
 
 struct EpochAccuracy {
-  int epoch = 0;           // 1-based
-  double val_acc = 0;      // median over repeats, fraction
+  int epoch = 0;       // 1-based
+  double val_acc = 0;  // median over repeats, fraction
 };
 
 struct ReportPoint {
@@ -55,7 +55,7 @@ struct ReportPoint {
   std::optional<double> final_val_acc;  // median over repeats, fraction
   PhaseShares phases;                   // median over repeats
   Bottleneck bottleneck = Bottleneck::kCompute;
-  double device_hours_per_epoch = 0;    // GPU-hours (GPU runs) or rank-hours
+  double device_hours_per_epoch = 0;  // GPU-hours (GPU runs) or rank-hours
 
   // Strong: speedup and efficiency; weak: efficiency; vs the series' baseline point.
   std::optional<double> speedup, efficiency;
@@ -80,8 +80,8 @@ struct SensitivityVerdict {
 struct Report {
   std::string schema = kReportSchema;
   std::string study;
-  std::string kind;           // strong | weak | sensitivity | custom
-  bool gpu = false;           // any GPU runs: "GPU-hours", else "rank-hours"
+  std::string kind;                             // strong | weak | sensitivity | custom
+  bool gpu = false;                             // any GPU runs: "GPU-hours", else "rank-hours"
   std::map<std::string, std::string> baseline;  // the selector used
   BottleneckThresholds thresholds;
   std::optional<double> target_gain_pct, target_acc;

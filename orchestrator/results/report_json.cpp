@@ -13,18 +13,15 @@ Json optional_number(const std::optional<double>& value) {
 
 Json summary_json(const Summary& summary) {
   if (summary.count == 0) {
-    return Json{{"count", 0}, {"median", nullptr}, {"min", nullptr}, {"max", nullptr},
-                {"mean", nullptr}, {"stddev", nullptr}, {"cv_pct", nullptr},
-                {"ci95_half_width", nullptr}};
+    return Json{{"count", 0},        {"median", nullptr},         {"min", nullptr},
+                {"max", nullptr},    {"mean", nullptr},           {"stddev", nullptr},
+                {"cv_pct", nullptr}, {"ci95_half_width", nullptr}};
   }
-  return Json{{"count", summary.count},
-              {"median", summary.median},
-              {"min", summary.min},
-              {"max", summary.max},
-              {"mean", summary.mean},
-              {"stddev", summary.stddev},
-              {"cv_pct", summary.cv_pct},
-              {"ci95_half_width", optional_number(summary.ci95_half_width)}};
+  return Json{
+      {"count", summary.count},   {"median", summary.median},
+      {"min", summary.min},       {"max", summary.max},
+      {"mean", summary.mean},     {"stddev", summary.stddev},
+      {"cv_pct", summary.cv_pct}, {"ci95_half_width", optional_number(summary.ci95_half_width)}};
 }
 
 Json memory_json(const MemoryUse& memory) {
@@ -62,21 +59,19 @@ Json point_json(const ReportPoint& point) {
       {"global_batch", point.global_batch},
       {"per_gpu_batch", point.per_gpu_batch},
       {"is_baseline", point.is_baseline},
-      {"runs",
-       Json{{"planned", point.planned_runs},
-            {"measured", point.run_ids.size()},
-            {"failed", point.failed_runs},
-            {"run_ids", point.run_ids}}},
+      {"runs", Json{{"planned", point.planned_runs},
+                    {"measured", point.run_ids.size()},
+                    {"failed", point.failed_runs},
+                    {"run_ids", point.run_ids}}},
       {"throughput_samples_per_s", summary_json(point.throughput_samples_per_s)},
       {"epoch_s", summary_json(point.epoch_s)},
       {"step_ms", summary_json(point.step_ms)},
       {"final_val_acc", optional_number(point.final_val_acc)},
-      {"phases_pct",
-       measured ? Json{{"data", point.phases.data_pct},
-                       {"compute", point.phases.compute_pct},
-                       {"comm_exposed", point.phases.comm_exposed_pct},
-                       {"optimizer", point.phases.optimizer_pct}}
-                : Json(nullptr)},
+      {"phases_pct", measured ? Json{{"data", point.phases.data_pct},
+                                     {"compute", point.phases.compute_pct},
+                                     {"comm_exposed", point.phases.comm_exposed_pct},
+                                     {"optimizer", point.phases.optimizer_pct}}
+                              : Json(nullptr)},
       {"bottleneck", measured ? Json(to_string(point.bottleneck)) : Json(nullptr)},
       {"device_hours_per_epoch", measured ? Json(point.device_hours_per_epoch) : Json(nullptr)},
       {"speedup", optional_number(point.speedup)},
@@ -99,11 +94,11 @@ std::string render_report_json(const Report& report) {
   Json sensitivity = nullptr;
   if (report.sensitivity) {
     const SensitivityVerdict& verdict = *report.sensitivity;
-    sensitivity = Json{
-        {"best_config", verdict.best_config},
-        {"best_throughput_change_pct", verdict.best_throughput_change_pct},
-        {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
-        {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)}};
+    sensitivity =
+        Json{{"best_config", verdict.best_config},
+             {"best_throughput_change_pct", verdict.best_throughput_change_pct},
+             {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
+             {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)}};
   }
   Json document{
       {"schema", report.schema},
@@ -111,15 +106,13 @@ std::string render_report_json(const Report& report) {
       {"kind", report.kind},
       {"device", report.gpu ? "gpu" : "cpu"},
       {"baseline", Json(report.baseline)},
-      {"settings",
-       Json{{"input_bound_pct", report.thresholds.input_bound_pct},
-            {"comm_bound_pct", report.thresholds.comm_bound_pct},
-            {"target_gain_pct", optional_number(report.target_gain_pct)},
-            {"target_acc", optional_number(report.target_acc)}}},
-      {"runs",
-       Json{{"planned", report.runs_planned},
-            {"measured", report.runs_measured},
-            {"failed", report.runs_failed}}},
+      {"settings", Json{{"input_bound_pct", report.thresholds.input_bound_pct},
+                        {"comm_bound_pct", report.thresholds.comm_bound_pct},
+                        {"target_gain_pct", optional_number(report.target_gain_pct)},
+                        {"target_acc", optional_number(report.target_acc)}}},
+      {"runs", Json{{"planned", report.runs_planned},
+                    {"measured", report.runs_measured},
+                    {"failed", report.runs_failed}}},
       {"points", points},
       {"sensitivity", sensitivity},
       {"warnings", report.warnings},

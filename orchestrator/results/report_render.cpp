@@ -16,7 +16,8 @@ std::string verdict_line(const Report& report) {
                 verdict.best_config.c_str(), verdict.best_throughput_change_pct);
   std::string line = text;
   if (verdict.best_accuracy_change_points) {
-    std::snprintf(text, sizeof text, ", %+.2f accuracy points", *verdict.best_accuracy_change_points);
+    std::snprintf(text, sizeof text, ", %+.2f accuracy points",
+                  *verdict.best_accuracy_change_points);
     line += text;
   }
   line += ")";
@@ -63,7 +64,8 @@ std::string render_html(const Report& report, const std::vector<std::string>& sv
       "table{border-collapse:collapse;margin-bottom:1.5em;}th,td{border:1px solid #ccc;"
       "padding:4px 8px;}th{background:#eee;}td.n{text-align:right;font-variant-numeric:"
       "tabular-nums;}.plots svg{max-width:48%;height:auto;margin:0.5em;}</style></head><body>\n"
-      "<h1>" + html_escape(report.study) + " (" + html_escape(report.kind) + ")</h1>\n";
+      "<h1>" +
+      html_escape(report.study) + " (" + html_escape(report.kind) + ")</h1>\n";
   for (const auto& table : report_tables(report)) out += render_table(table, TableFormat::kHtml);
   out += "<p>" + html_escape(settings_line(report)) + "</p>\n";
   if (const std::string verdict = verdict_line(report); !verdict.empty()) {

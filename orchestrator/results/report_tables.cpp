@@ -52,7 +52,9 @@ bool has_several_configs(const Report& report) {
   return false;
 }
 
-std::string scale_header(const Report& report) { return report.gpu ? "GPUs" : "ranks"; }
+std::string scale_header(const Report& report) {
+  return report.gpu ? "GPUs" : "ranks";
+}
 std::string per_rank_header(const Report& report) {
   return report.gpu ? "per-GPU batch" : "per-rank batch";
 }
@@ -66,8 +68,8 @@ struct Column {
   std::function<std::string(const ReportPoint&)> cell;
 };
 
-Table make_table(const std::string& title, const std::vector<Column>& columns,
-                 const Report& report, bool (*include)(const ReportPoint&) = nullptr) {
+Table make_table(const std::string& title, const std::vector<Column>& columns, const Report& report,
+                 bool (*include)(const ReportPoint&) = nullptr) {
   Table table;
   table.title = title;
   for (const auto& column : columns) table.headers.push_back(column.header);
@@ -87,17 +89,14 @@ std::vector<Column> leading_columns(const Report& report, bool with_batches) {
                          return p.config_label + (p.is_baseline ? " (base)" : "");
                        }});
   }
-  columns.push_back({scale_header(report), [](const ReportPoint& p) {
-                       return std::to_string(p.world_size);
-                     }});
+  columns.push_back(
+      {scale_header(report), [](const ReportPoint& p) { return std::to_string(p.world_size); }});
   columns.push_back({"nodes", [](const ReportPoint& p) { return std::to_string(p.nodes); }});
   if (with_batches) {
-    columns.push_back({"global batch", [](const ReportPoint& p) {
-                         return std::to_string(p.global_batch);
-                       }});
-    columns.push_back({per_rank_header(report), [](const ReportPoint& p) {
-                         return std::to_string(p.per_gpu_batch);
-                       }});
+    columns.push_back(
+        {"global batch", [](const ReportPoint& p) { return std::to_string(p.global_batch); }});
+    columns.push_back({per_rank_header(report),
+                       [](const ReportPoint& p) { return std::to_string(p.per_gpu_batch); }});
   }
   return columns;
 }
@@ -137,7 +136,8 @@ std::vector<Column> trailing_columns(const Report& report) {
        [](const ReportPoint& p) {
          return p.run_ids.empty() ? std::string("-") : fixed(p.device_hours_per_epoch, 4);
        }},
-      {"runs", [](const ReportPoint& p) {
+      {"runs",
+       [](const ReportPoint& p) {
          std::string text = std::to_string(p.run_ids.size()) + "/" + std::to_string(p.planned_runs);
          return p.failed_runs ? text + " (" + std::to_string(p.failed_runs) + " failed)" : text;
        }},
@@ -163,13 +163,15 @@ Table main_table(const Report& report) {
     title = "Strong scaling: " + report.study;
     columns.push_back(epoch);
     columns.push_back({"speedup", [](const ReportPoint& p) { return fixed(p.speedup, 2); }});
-    columns.push_back({"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    columns.push_back(
+        {"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
     columns.push_back(accuracy);
   } else if (report.kind == "weak") {
     title = "Weak scaling: " + report.study;
     columns.push_back(step);
     columns.push_back(epoch);
-    columns.push_back({"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    columns.push_back(
+        {"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
     columns.push_back(accuracy);
     if (report.target_acc) {
       columns.push_back({"time to " + fixed(*report.target_acc * 100, 1) + "% [s]",
@@ -252,9 +254,8 @@ Table memory_table(const Report& report) {
                       {"CPU RSS peak [" + unit_name + "]", bytes(&MemoryUse::cpu_rss_peak_bytes)},
                       {"RSS vs base", times(&MemoryUse::cpu_rss_peak_bytes)},
                   });
-  return make_table("Memory", columns, report, [](const ReportPoint& p) {
-    return !p.run_ids.empty();
-  });
+  return make_table("Memory", columns, report,
+                    [](const ReportPoint& p) { return !p.run_ids.empty(); });
 }
 
 }  // namespace

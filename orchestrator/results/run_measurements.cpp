@@ -1,8 +1,7 @@
 #include "orchestrator/results/run_measurements.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "orchestrator/results/measurement_schema.hpp"
 #include "orchestrator/results/rank_database.hpp"
@@ -17,7 +16,9 @@ double as_double(const sqlite::Value& value) {
   return 0;
 }
 
-int as_int(const sqlite::Value& value) { return static_cast<int>(as_double(value)); }
+int as_int(const sqlite::Value& value) {
+  return static_cast<int>(as_double(value));
+}
 
 std::optional<double> as_optional(const sqlite::Value& value) {
   if (std::holds_alternative<std::monostate>(value)) return std::nullopt;
@@ -36,8 +37,8 @@ std::map<std::string, std::string> parse_varied(const std::string& json_text) {
 }
 
 Result<bool> table_exists(sqlite::Database& db, const std::string& table) {
-  auto count = db.query_value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                              {table});
+  auto count = db.query_value(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", {table});
   if (!count) return count.status();
   return *count && as_int(**count) > 0;
 }
@@ -76,9 +77,8 @@ Status load_summary(sqlite::Database& db, RunMeasurement& run) {
 }
 
 Status load_phases(sqlite::Database& db, RunMeasurement& run) {
-  auto rows = db.query(
-      "SELECT phase, avg(mean_ms) FROM m_phases WHERE run_id = ? GROUP BY phase",
-      {run.run_id});
+  auto rows = db.query("SELECT phase, avg(mean_ms) FROM m_phases WHERE run_id = ? GROUP BY phase",
+                       {run.run_id});
   if (!rows) return rows.status();
   for (const auto& row : *rows) {
     const std::string phase = sqlite::to_string(row[0]);
@@ -122,18 +122,19 @@ Status load_epochs(sqlite::Database& db, RunMeasurement& run) {
 }
 
 Status load_identity(sqlite::Database& db, RunMeasurement& run) {
-  auto workload = db.query_value("SELECT workload FROM m_run WHERE run_id = ? ORDER BY rank LIMIT 1",
-                                 {run.run_id});
+  auto workload = db.query_value(
+      "SELECT workload FROM m_run WHERE run_id = ? ORDER BY rank LIMIT 1", {run.run_id});
   if (!workload) return workload.status();
   if (*workload) run.workload = sqlite::to_string(**workload);
   auto commit = db.query_value(
-      "SELECT value FROM m_provenance WHERE run_id = ? AND key = 'git_commit' ORDER BY rank LIMIT 1",
+      "SELECT value FROM m_provenance WHERE run_id = ? AND key = 'git_commit' ORDER BY rank LIMIT "
+      "1",
       {run.run_id});
   if (!commit) return commit.status();
   if (*commit) run.git_commit = sqlite::to_string(**commit);
   if (!run.cpu_rss_peak_bytes) {
-    auto rss = db.query_value("SELECT max(cpu_rss_bytes) FROM m_telemetry WHERE run_id = ?",
-                              {run.run_id});
+    auto rss =
+        db.query_value("SELECT max(cpu_rss_bytes) FROM m_telemetry WHERE run_id = ?", {run.run_id});
     if (!rss) return rss.status();
     if (*rss) run.cpu_rss_peak_bytes = as_optional(**rss);
   }
@@ -174,9 +175,9 @@ Result<StudyInfo> load_study_info(sqlite::Database& study_db) {
 Result<std::vector<RunMeasurement>> load_run_measurements(sqlite::Database& study_db) {
   auto ingested_table = table_exists(study_db, "m_ingest");
   if (!ingested_table) return ingested_table.status();
-  const std::string ingest_join =
-      *ingested_table ? "LEFT JOIN m_ingest i ON i.run_id = r.run_id"
-                      : "LEFT JOIN (SELECT NULL AS run_id, NULL AS status) i ON 0";
+  const std::string ingest_join = *ingested_table
+                                      ? "LEFT JOIN m_ingest i ON i.run_id = r.run_id"
+                                      : "LEFT JOIN (SELECT NULL AS run_id, NULL AS status) i ON 0";
   auto current = current_runs_condition(study_db);
   if (!current) return current.status();
   auto rows = study_db.query(

@@ -47,8 +47,8 @@ struct RunMeasurement {
   std::string workload;
   std::string git_commit;
   double samples_per_s = 0;
-  double epoch_s = 0;          // median over the run's epochs
-  double step_ms_median = 0;   // median over ranks of each rank's median step time
+  double epoch_s = 0;         // median over the run's epochs
+  double step_ms_median = 0;  // median over ranks of each rank's median step time
   PhaseTimes phases;
   std::optional<double> final_val_acc;
   std::vector<double> epoch_s_per_epoch;

@@ -9,7 +9,6 @@
 
 namespace scalestudy::results {
 
-Result<std::string> locate_study_database(const std::string& study,
-                                          const std::string& results_dir);
+Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir);
 
 }  // namespace scalestudy::results

@@ -16,8 +16,9 @@ size_t display_width(const std::string& text) {
 bool looks_numeric(const std::string& text) {
   if (text.empty()) return false;
   const unsigned char first = static_cast<unsigned char>(text[0]);
-  return std::isdigit(first) || ((text[0] == '-' || text[0] == '+' || text[0] == '.') &&
-                                 text.size() > 1 && std::isdigit(static_cast<unsigned char>(text[1])));
+  return std::isdigit(first) ||
+         ((text[0] == '-' || text[0] == '+' || text[0] == '.') && text.size() > 1 &&
+          std::isdigit(static_cast<unsigned char>(text[1])));
 }
 
 std::string pad(const std::string& text, size_t width, bool right) {
@@ -117,11 +118,20 @@ std::string html_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

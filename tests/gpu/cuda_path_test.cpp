@@ -1,7 +1,7 @@
 // Checks of the device-agnostic GPU-path pieces on a CUDA device: the fused unscale kernel
 // against the CPU composite, and the device loader on the GPU against itself on the CPU.
 // Skipped (with a message) where no CUDA device is visible.
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include <limits>
 

@@ -1,6 +1,6 @@
 #include "harness/gpu/device_loader.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include <set>
 

@@ -1,6 +1,6 @@
 #include "harness/gpu/foreach_sgd.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
 namespace {

@@ -1,6 +1,6 @@
 #include "harness/gpu/loss_scaler.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include <limits>
 

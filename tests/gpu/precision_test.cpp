@@ -1,6 +1,6 @@
 #include "harness/gpu/precision.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include "harness/compat/torch_compat.hpp"
 

@@ -1,7 +1,7 @@
 // DDP correctness: 2 ranks with global batch B must end with the same weights as 1 rank
 // with batch B on the same samples (small-cnn has no batch norm; SGD with momentum), with
 // gradient buckets overlapping backward and with one all-reduce after it.
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 #include <torch/torch.h>
 
 #include "tests/harness/child_process.hpp"

@@ -1,6 +1,6 @@
 #include "harness/dist/gradient_bucketer.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include "harness/dist/communicator.hpp"
 #include "tests/harness/child_process.hpp"

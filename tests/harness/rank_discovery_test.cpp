@@ -1,6 +1,6 @@
 #include "harness/dist/rank_discovery.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include "harness/dist/hostlist.hpp"
 

@@ -1,6 +1,6 @@
 #include "harness/record/run_writer.hpp"
 
-#include <doctest/doctest.h>
+#include "tests/harness/torch_doctest.hpp"
 
 #include <cstdio>
 #include <regex>

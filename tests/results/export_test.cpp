@@ -1,9 +1,8 @@
-#include "orchestrator/results/export_csv.hpp"
-
 #include <doctest/doctest.h>
 
 #include <fstream>
 
+#include "orchestrator/results/export_csv.hpp"
 #include "orchestrator/results/ingest.hpp"
 #include "tests/results/fixture.hpp"
 

@@ -1,11 +1,11 @@
 #include "tests/results/fixture.hpp"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <unistd.h>
 
 #include "harness/core/sqlite.hpp"
 
@@ -109,9 +109,8 @@ std::string json_object(const std::map<std::string, std::string>& values) {
 StudyFixture::StudyFixture(const std::string& name, const std::string& kind,
                            const std::string& baseline_json, const std::string& report_json) {
   static std::atomic<int> counter{0};
-  dir_ = (fs::temp_directory_path() /
-          ("scalestudy_results_" + name + "_" + std::to_string(getpid()) + "_" +
-           std::to_string(counter++)))
+  dir_ = (fs::temp_directory_path() / ("scalestudy_results_" + name + "_" +
+                                       std::to_string(getpid()) + "_" + std::to_string(counter++)))
              .string();
   fs::remove_all(dir_);
   fs::create_directories(dir_);
@@ -146,8 +145,8 @@ void StudyFixture::add_run(const FixtureRun& run) {
                {run.run_id, int64_t{run.repeat}, int64_t{run.nodes}, int64_t{run.tasks_per_node},
                 int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
                 int64_t{run.per_gpu_batch}, json_object(run.varied),
-                "{\"workload\":\"" + run.workload + "\"}", int64_t{run.profiled ? 1 : 0},
-                run.state, "job-" + run.run_id, out_dir(run.run_id)});
+                "{\"workload\":\"" + run.workload + "\"}", int64_t{run.profiled ? 1 : 0}, run.state,
+                "job-" + run.run_id, out_dir(run.run_id)});
   if (!run.write_rank_files) return;
   fs::create_directories(out_dir(run.run_id));
   for (int rank = 0; rank < run.world_size; ++rank) {
@@ -201,8 +200,8 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
                  {double(sample), int64_t(run.cpu_rss_peak_bytes) - sample});
   }
   for (const auto& [bytes, busbw] : run.collectives) {
-    const double algbw = run.world_size > 1 ? busbw * run.world_size / (2.0 * (run.world_size - 1))
-                                            : busbw;
+    const double algbw =
+        run.world_size > 1 ? busbw * run.world_size / (2.0 * (run.world_size - 1)) : busbw;
     exec_or_fail(db, "INSERT INTO collectives VALUES ('allreduce', ?, 'float32', 20, ?, ?, ?)",
                  {bytes, bytes / (algbw * 1e3), algbw, busbw});
   }

@@ -53,7 +53,8 @@ TEST_CASE("ingest copies every rank's rows keyed by (run_id, rank) and aggregate
   CHECK(outcome.ingested == 3);
   CHECK(outcome.failed == 0);
   CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_run") == "5");
-  CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_epochs WHERE run_id = 'aaaa000000000002'") == "4");
+  CHECK(scalar(study.db_path(),
+               "SELECT count(*) FROM m_epochs WHERE run_id = 'aaaa000000000002'") == "4");
   CHECK(scalar(study.db_path(),
                "SELECT value FROM m_provenance WHERE run_id = 'aaaa000000000003' AND rank = 1 "
                "AND key = 'git_commit'") == "0123abcd");
@@ -211,7 +212,8 @@ TEST_CASE("a rank file of another schema version or another run is refused") {
             .find("belongs to run eeee000000000000") != std::string::npos);
 }
 
-TEST_CASE("runs still active are left alone; finished non-COMPLETED runs count when files prove it") {
+TEST_CASE(
+    "runs still active are left alone; finished non-COMPLETED runs count when files prove it") {
   StudyFixture study("ingest_states", "strong");
   FixtureRun running = run_at("ffff000000000001", 1);
   running.state = "RUNNING";
@@ -226,7 +228,8 @@ TEST_CASE("runs still active are left alone; finished non-COMPLETED runs count w
   IngestOutcome outcome = ingest_ok(study);
   CHECK(outcome.ingested == 1);  // the TIMEOUT run whose ranks all completed
   CHECK(outcome.failed == 0);
-  CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_ingest WHERE run_id = 'ffff000000000001'") == "0");
+  CHECK(scalar(study.db_path(),
+               "SELECT count(*) FROM m_ingest WHERE run_id = 'ffff000000000001'") == "0");
   CHECK(scalar(study.db_path(), "SELECT state FROM runs WHERE run_id = 'ffff000000000003'") ==
         "NODE_FAIL");
 }

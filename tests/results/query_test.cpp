@@ -50,11 +50,11 @@ TEST_CASE("query refuses every kind of write and leaves the database unchanged")
   const std::string attached = study.dir() + "/other.sqlite";
   for (const std::string& sql : std::vector<std::string>{
            "INSERT INTO runs (run_id) VALUES ('x')", "UPDATE runs SET state = 'FAILED'",
-        "DELETE FROM m_summary", "DROP TABLE runs", "CREATE TABLE evil (x)",
-        "ALTER TABLE runs ADD COLUMN y", "ATTACH DATABASE '" + attached + "' AS other",
-        "PRAGMA writable_schema = 1", "PRAGMA query_only = 0", "PRAGMA journal_mode = DELETE",
-        "VACUUM", "REINDEX", "BEGIN IMMEDIATE", "SELECT 1; DELETE FROM runs",
-        "WITH x AS (SELECT 1) DELETE FROM runs"}) {
+           "DELETE FROM m_summary", "DROP TABLE runs", "CREATE TABLE evil (x)",
+           "ALTER TABLE runs ADD COLUMN y", "ATTACH DATABASE '" + attached + "' AS other",
+           "PRAGMA writable_schema = 1", "PRAGMA query_only = 0", "PRAGMA journal_mode = DELETE",
+           "VACUUM", "REINDEX", "BEGIN IMMEDIATE", "SELECT 1; DELETE FROM runs",
+           "WITH x AS (SELECT 1) DELETE FROM runs"}) {
     auto result = run_read_only_query(study.db_path(), sql);
     CHECK_MESSAGE(!result.is_ok(), sql);
     if (!result.is_ok()) {

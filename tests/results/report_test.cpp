@@ -91,7 +91,8 @@ TEST_CASE("strong report: medians over repeats, speedup and efficiency vs N=1, C
   const ReportPoint& four = at(report, 4);
   CHECK(one.is_baseline);
   CHECK(one.throughput_samples_per_s.median == doctest::Approx(100));
-  CHECK(*one.throughput_samples_per_s.ci95_half_width == doctest::Approx(4.303 * 10 / std::sqrt(3.0)));
+  CHECK(*one.throughput_samples_per_s.ci95_half_width ==
+        doctest::Approx(4.303 * 10 / std::sqrt(3.0)));
   CHECK(*two.speedup == doctest::Approx(1.8));
   CHECK(*two.efficiency == doctest::Approx(0.9));
   CHECK(*four.speedup == doctest::Approx(3.2));
@@ -226,14 +227,31 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                                         "target_gain_pct", "target_acc"});
   REQUIRE(json["points"].size() == 3);
   const auto& point = json["points"][1];
-  CHECK(keys(point) ==
-        std::set<std::string>{"config_label", "config", "nodes", "world_size", "gpus",
-                              "global_batch", "per_gpu_batch", "is_baseline", "runs",
-                              "throughput_samples_per_s", "epoch_s", "step_ms", "final_val_acc",
-                              "phases_pct", "bottleneck", "device_hours_per_epoch", "speedup",
-                              "efficiency", "time_to_accuracy_s", "throughput_change_pct",
-                              "accuracy_change_points", "memory", "memory_vs_baseline",
-                              "comm_model", "accuracy_curve"});
+  CHECK(keys(point) == std::set<std::string>{"config_label",
+                                             "config",
+                                             "nodes",
+                                             "world_size",
+                                             "gpus",
+                                             "global_batch",
+                                             "per_gpu_batch",
+                                             "is_baseline",
+                                             "runs",
+                                             "throughput_samples_per_s",
+                                             "epoch_s",
+                                             "step_ms",
+                                             "final_val_acc",
+                                             "phases_pct",
+                                             "bottleneck",
+                                             "device_hours_per_epoch",
+                                             "speedup",
+                                             "efficiency",
+                                             "time_to_accuracy_s",
+                                             "throughput_change_pct",
+                                             "accuracy_change_points",
+                                             "memory",
+                                             "memory_vs_baseline",
+                                             "comm_model",
+                                             "accuracy_curve"});
   CHECK(keys(point["throughput_samples_per_s"]) ==
         std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",
                               "ci95_half_width"});
@@ -259,4 +277,22 @@ TEST_CASE("terminal, markdown and CSV tables carry the units and the rows") {
   CHECK(csv.find("ranks,nodes,global batch,per-rank batch,throughput [samples/s]") !=
         std::string::npos);
   CHECK_FALSE(parse_report_format("xml").is_ok());
+}
+
+TEST_CASE("runs dropped from the plan (sched's planned = 0) are neither ingested nor reported") {
+  StudyFixture study("report_planned", "strong");
+  add_strong_study(study);
+  {
+    auto db = sqlite::Database::open(study.db_path());
+    REQUIRE(db.is_ok());
+    REQUIRE(db->exec("ALTER TABLE runs ADD COLUMN planned INTEGER NOT NULL DEFAULT 1").is_ok());
+    REQUIRE(db->exec("UPDATE runs SET planned = 0 WHERE world_size = 4").is_ok());
+  }
+  Report report = report_of(study);
+  CHECK(report.points.size() == 2);
+  CHECK(report.runs_planned == 6);
+  auto db = sqlite::Database::open(study.db_path());
+  auto ingested = db->query_value("SELECT count(*) FROM m_ingest WHERE run_id LIKE 's4%'");
+  REQUIRE(ingested.is_ok());
+  CHECK(std::get<int64_t>(**ingested) == 0);
 }
