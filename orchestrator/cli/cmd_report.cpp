@@ -29,7 +29,7 @@ extern const Command kReportCommand = {
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model RUN_DB]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
-    "                         [--target-acc A] [--no-ingest] [--results-dir DIR]\n\n"
+    "                         [--target-acc A] [--no-ingest] [--profile] [--results-dir DIR]\n\n"
     "Ingests STUDY's finished runs, then prints per point (configuration × scale, over its\n"
     "repeats) throughput median [min–max] and 95% CI (≥ 3 repeats), time/epoch, speedup and\n"
     "efficiency vs the baseline (strong: X(N)·N_base/(X(base)·N); weak: T_step(base)/T_step(N)),\n"
@@ -42,7 +42,8 @@ extern const Command kReportCommand = {
     "  --html           also write DIR/report.html, one self-contained page\n"
     "  --comm-model     an all-reduce run database to model communication with\n"
     "  --input-bound-pct, --comm-bound-pct  bottleneck thresholds (default 5, 20)\n"
-    "  --target-gain-pct  sensitivity target; --target-acc  accuracy for time-to-accuracy\n\n"
+    "  --target-gain-pct  sensitivity target; --target-acc  accuracy for time-to-accuracy\n"
+    "  --profile        also print the GPU-time breakdown of the study's profiled runs\n\n"
     "exit: 0 ok; 1 some runs failed; 2 usage; 3 no study database",
     run_report};
 

@@ -5,6 +5,8 @@
 #include <fstream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/profiling/breakdown_report.hpp"
+#include "orchestrator/profiling/profile_store.hpp"
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/plots.hpp"
 #include "orchestrator/results/report_render.hpp"
@@ -56,7 +58,8 @@ void print_warnings(const std::vector<std::string>& warnings) {
 const std::set<std::string> kReportValueOptions = {
     "--format",          "--baseline",       "--plots",           "--comm-model",
     "--input-bound-pct", "--comm-bound-pct", "--target-gain-pct", "--target-acc"};
-const std::set<std::string> kReportFlagOptions = {"--html", "--no-plots", "--no-ingest"};
+const std::set<std::string> kReportFlagOptions = {"--html", "--no-plots", "--no-ingest",
+                                                  "--profile"};
 
 int print_study_report(const char* command, const ParsedArgs& parsed, const std::string& study,
                        const std::string& results_dir) {
@@ -121,6 +124,14 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
     std::fprintf(stderr, "html: %s\n", html_path.c_str());
   }
   std::fputs(results::render_report(*report, *format, svg_paths).c_str(), stdout);
+  if (parsed.has("--profile")) {
+    auto profiles = profiling::load_profiles(*db);
+    if (!profiles) {
+      std::fprintf(stderr, "scalestudy %s: %s\n", command, profiles.status().message().c_str());
+      return kExitFailure;
+    }
+    std::fputs(profiling::render_profile_breakdown(*profiles).c_str(), stdout);
+  }
   return report->runs_failed > 0 ? kExitFailure : kExitOk;
 }
 

@@ -1,7 +1,10 @@
 // DDP correctness: 2 ranks with global batch B must end with the same weights as 1 rank
 // with batch B on the same samples (small-cnn has no batch norm; SGD with momentum), with
 // gradient buckets overlapping backward and with one all-reduce after it.
-#include "tests/harness/torch_doctest.hpp"
+// clang-format off
+#include "tests/harness/torch_doctest.hpp"  // before run_database_reader.hpp includes doctest
+// clang-format on
+
 #include <torch/torch.h>
 
 #include "tests/harness/child_process.hpp"

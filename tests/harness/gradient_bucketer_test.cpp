@@ -1,9 +1,8 @@
 #include "harness/dist/gradient_bucketer.hpp"
 
-#include "tests/harness/torch_doctest.hpp"
-
 #include "harness/dist/communicator.hpp"
 #include "tests/harness/child_process.hpp"
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::dist {
 namespace {

@@ -1,8 +1,7 @@
 #include "harness/dist/rank_discovery.hpp"
 
-#include "tests/harness/torch_doctest.hpp"
-
 #include "harness/dist/hostlist.hpp"
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::dist {
 

@@ -1,7 +1,5 @@
 #include "harness/record/run_writer.hpp"
 
-#include "tests/harness/torch_doctest.hpp"
-
 #include <cstdio>
 #include <regex>
 #include <set>
@@ -10,6 +8,7 @@
 #include "harness/record/provenance.hpp"
 #include "harness/record/run_schema.hpp"
 #include "tests/harness/child_process.hpp"
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::record {
 namespace {
