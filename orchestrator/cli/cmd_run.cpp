@@ -5,6 +5,7 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/cli/report_flow.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
 #include "orchestrator/sched/status_report.hpp"
@@ -75,9 +76,7 @@ int run_run(const std::vector<std::string>& args) {
     auto report = sched::submit_study(session->plan, *session->scheduler, session->options);
     return report ? Status::ok() : report.status();
   };
-  wait.on_progress = [](const sched::StudyProgress& progress) {
-    std::cout << sched::progress_line(progress) << std::endl;
-  };
+  wait.on_progress = make_progress_printer();
   auto outcome =
       sched::wait_study(*state, session->options.scheduler_options, wait, session->scheduler.get());
   if (!outcome) {

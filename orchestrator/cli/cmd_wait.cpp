@@ -4,6 +4,7 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/sched/status_report.hpp"
 #include "orchestrator/sched/study_locator.hpp"
 #include "orchestrator/sched/wait.hpp"
@@ -58,9 +59,7 @@ int run_wait(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy wait: %s\n", state.status().message().c_str());
     return kExitFailure;
   }
-  wait.on_progress = [](const sched::StudyProgress& progress) {
-    std::cout << sched::progress_line(progress) << std::endl;
-  };
+  wait.on_progress = make_progress_printer();
   auto outcome = sched::wait_study(*state, {}, wait);
   if (!outcome) {
     std::fprintf(stderr, "scalestudy wait: %s\n", outcome.status().message().c_str());

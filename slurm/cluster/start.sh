@@ -245,6 +245,16 @@ start_slurmctld() {
     bash -c 'scontrol ping | grep -q UP'
 }
 
+# Jobs find rank 0 by the first node's name (MASTER_ADDR from SLURM_JOB_NODELIST), as on a
+# real cluster, so node1..node4 must resolve: map them to loopback in /etc/hosts.
+resolve_node_names() {
+  local node missing=()
+  for node in "${NODES[@]}"; do getent hosts "$node" >/dev/null || missing+=("$node"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "127.0.0.1 ${missing[*]} # scalestudy local SLURM cluster" >>/etc/hosts ||
+    die "cannot add ${missing[*]} to /etc/hosts"
+}
+
 start_slurmds() {
   local node
   for node in "${NODES[@]}"; do
@@ -320,6 +330,7 @@ main() {
   start_slurmdbd
   register_accounting
   start_slurmctld
+  resolve_node_names
   start_slurmds
   start_slurmrestd
   wait_until_ready
