@@ -95,6 +95,13 @@ RunReading read_run(const PlannedRun& run) {
                         std::to_string(run.world_size);
       return reading;
     }
+    if (data->status == "running") {
+      // The job is over (active runs are not ingested), so the rank died without a word:
+      // SIGKILL, OOM killer, node failure.
+      reading.failure = "rank " + std::to_string(rank) +
+                        " never finished (its record still says running: killed or crashed)";
+      return reading;
+    }
     if (data->status != "completed") {
       reading.failure = "rank " + std::to_string(rank) + " ended " + data->status +
                         (data->failure_reason.empty() ? "" : ": " + data->failure_reason);

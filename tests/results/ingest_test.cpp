@@ -194,6 +194,21 @@ TEST_CASE("missing rank files: the reason names the ranks") {
   CHECK(reason.find("rank1.sqlite, rank3.sqlite (ranks 1, 3 of 4)") != std::string::npos);
 }
 
+TEST_CASE("a rank whose record still says running after its job ended marks the run FAILED") {
+  StudyFixture study("ingest_killed", "strong");
+  FixtureRun run = run_at("abab000000000001", 2);
+  study.add_run(run);  // the job ended COMPLETED, but rank 1 never wrote its final status
+  {
+    auto db = sqlite::Database::open(study.rank_path(run.run_id, 1));
+    REQUIRE(db.is_ok());
+    REQUIRE(db->exec("UPDATE run SET status = 'running', finished_at = NULL").is_ok());
+  }
+  IngestOutcome outcome = ingest_ok(study);
+  CHECK(outcome.failed == 1);
+  CHECK(scalar(study.db_path(), "SELECT reason FROM runs WHERE run_id = 'abab000000000001'") ==
+        "rank 1 never finished (its record still says running: killed or crashed)");
+}
+
 TEST_CASE("a rank file of another schema version or another run is refused") {
   StudyFixture study("ingest_foreign", "strong");
   study.add_run(run_at("dddd000000000001", 1));

@@ -72,6 +72,17 @@ TEST_CASE("the workload argv: run id, out dir, then sorted params as --kebab-cas
                                          "25", "--model", "resnet18"});
 }
 
+TEST_CASE("SIGTERM comes a minute before the limit, or a quarter of a short limit") {
+  RunSpec spec = load_first_run(kGpuStudy);
+  const std::pair<int, std::string> cases[] = {
+      {0, "TERM@60"}, {1, "TERM@15"}, {2, "TERM@30"}, {4, "TERM@60"}, {1470, "TERM@60"}};
+  for (const auto& [minutes, signal] : cases) {
+    spec.slurm.time_limit_minutes = minutes;
+    CAPTURE(minutes);
+    CHECK(has_line(render_sbatch_script(spec, context_for(spec)), "#SBATCH --signal=" + signal));
+  }
+}
+
 TEST_CASE("the sbatch script of a GPU run") {
   RunSpec spec = load_first_run(kGpuStudy);
   RenderContext context = context_for(spec);

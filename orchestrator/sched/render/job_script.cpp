@@ -12,8 +12,14 @@
 namespace scalestudy {
 namespace {
 
-// Seconds before the time limit at which SLURM sends SIGTERM to the job step's tasks.
-constexpr int kTermSignalLeadSeconds = 60;
+// Seconds before the time limit at which SLURM sends SIGTERM to the job step's tasks: a
+// minute to write results, but at most a quarter of a short limit, so a 1-minute job is
+// not told to stop the moment it starts.
+int term_signal_lead_seconds(int time_limit_minutes) {
+  constexpr int kLeadSeconds = 60;
+  if (time_limit_minutes <= 0) return kLeadSeconds;
+  return std::min(kLeadSeconds, time_limit_minutes * 60 / 4);
+}
 
 enum Placeholder : int {
   kSbatchDirectives,
@@ -89,7 +95,8 @@ std::string render_directives(const RunSpec& spec, const RenderContext& context)
   if (!slurm.constraint.empty()) directive(out, "--constraint", slurm.constraint);
   directive(out, "--output", directive_path(context.out_dir + "/slurm-%j.out"));
   directive(out, "--error", directive_path(context.out_dir + "/slurm-%j.err"));
-  directive(out, "--signal", "TERM@" + std::to_string(kTermSignalLeadSeconds));
+  directive(out, "--signal",
+            "TERM@" + std::to_string(term_signal_lead_seconds(slurm.time_limit_minutes)));
   for (const auto& option : slurm.extra_options) out.append("#SBATCH ").append(option).append("\n");
   out.pop_back();  // the template ends the block's last line
   return out;
