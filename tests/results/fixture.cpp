@@ -8,81 +8,13 @@
 #include <filesystem>
 
 #include "harness/core/sqlite.hpp"
+#include "harness/record/run_schema.hpp"
+#include "orchestrator/sched/study_schema.hpp"
 
 namespace scalestudy::results::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-// docs/study-database.md, "State".
-constexpr const char* kStudySchema = R"sql(
-CREATE TABLE study (
-  name         TEXT PRIMARY KEY,
-  kind         TEXT NOT NULL,
-  source_path  TEXT NOT NULL,
-  baseline_json TEXT NOT NULL,
-  report_json  TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE runs (
-  run_id        TEXT PRIMARY KEY,
-  repeat        INTEGER NOT NULL,
-  nodes         INTEGER NOT NULL,
-  tasks_per_node INTEGER NOT NULL,
-  world_size    INTEGER NOT NULL,
-  gpus_per_node INTEGER NOT NULL,
-  global_batch  INTEGER NOT NULL,
-  per_gpu_batch INTEGER NOT NULL,
-  varied_json   TEXT NOT NULL,
-  params_json   TEXT NOT NULL,
-  spec_json     TEXT NOT NULL,
-  profiled      INTEGER NOT NULL DEFAULT 0,
-  state         TEXT NOT NULL,
-  attempts      INTEGER NOT NULL DEFAULT 0,
-  scheduler     TEXT,
-  job_id        TEXT,
-  reason        TEXT,
-  submitted_at  TEXT, started_at TEXT, finished_at TEXT,
-  out_dir       TEXT NOT NULL
-);
-CREATE TABLE attempts (
-  run_id TEXT NOT NULL, attempt INTEGER NOT NULL, scheduler TEXT NOT NULL, job_id TEXT NOT NULL,
-  state TEXT NOT NULL, reason TEXT, submitted_at TEXT NOT NULL, finished_at TEXT,
-  PRIMARY KEY (run_id, attempt)
-);
-)sql";
-
-// docs/run-database.md, schema version 1.
-constexpr const char* kRunSchema = R"sql(
-CREATE TABLE run (
-  run_id TEXT NOT NULL, workload TEXT NOT NULL, rank INTEGER NOT NULL,
-  local_rank INTEGER NOT NULL, world_size INTEGER NOT NULL, host TEXT NOT NULL,
-  device TEXT NOT NULL, backend TEXT NOT NULL, config_json TEXT NOT NULL,
-  started_at TEXT NOT NULL, finished_at TEXT,
-  status TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
-  failure_reason TEXT
-);
-CREATE TABLE provenance (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE steps (
-  global_step INTEGER PRIMARY KEY, epoch INTEGER NOT NULL, warmup INTEGER NOT NULL,
-  samples INTEGER NOT NULL, data_ms REAL NOT NULL, forward_ms REAL NOT NULL,
-  backward_ms REAL NOT NULL, comm_exposed_ms REAL NOT NULL, optimizer_ms REAL NOT NULL,
-  step_ms REAL NOT NULL, loss REAL
-);
-CREATE TABLE epochs (
-  epoch INTEGER PRIMARY KEY, lr REAL NOT NULL, train_loss REAL NOT NULL, train_acc REAL,
-  val_loss REAL, val_acc REAL, samples_per_s REAL NOT NULL, epoch_s REAL NOT NULL
-);
-CREATE TABLE summary (name TEXT PRIMARY KEY, value REAL NOT NULL);
-CREATE TABLE telemetry (
-  t_s REAL NOT NULL, cpu_rss_bytes INTEGER, gpu_util_pct REAL, gpu_mem_used_bytes INTEGER,
-  gpu_power_w REAL, gpu_temp_c REAL
-);
-CREATE TABLE collectives (
-  op TEXT NOT NULL, bytes INTEGER NOT NULL, dtype TEXT NOT NULL, iterations INTEGER NOT NULL,
-  time_us REAL NOT NULL, algbw_gbps REAL NOT NULL, busbw_gbps REAL NOT NULL
-);
-PRAGMA user_version = 1;
-)sql";
 
 sqlite::Database open_or_fail(const std::string& path) {
   auto db = sqlite::Database::open(path);
@@ -117,8 +49,10 @@ StudyFixture::StudyFixture(const std::string& name, const std::string& kind,
   db_path_ = dir_ + "/" + name + ".sqlite";
   auto db = open_or_fail(db_path_);
   REQUIRE(db.exec("PRAGMA journal_mode=WAL").is_ok());
-  REQUIRE(db.exec(kStudySchema).is_ok());
-  exec_or_fail(db, "INSERT INTO study VALUES (?, ?, ?, ?, ?)",
+  REQUIRE(db.exec(sched::kStudySchemaSql).is_ok());
+  exec_or_fail(db,
+               "INSERT INTO study (name, kind, source_path, baseline_json, report_json) "
+               "VALUES (?, ?, ?, ?, ?)",
                {name, kind, dir_ + "/" + name + ".yaml", baseline_json, report_json});
 }
 
@@ -158,7 +92,8 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
   fs::remove(path);
   auto db = open_or_fail(path);
   REQUIRE(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL").is_ok());
-  REQUIRE(db.exec(kRunSchema).is_ok());
+  REQUIRE(db.exec(record::kRunSchemaSql).is_ok());
+  REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(record::kRunSchemaVersion)).is_ok());
   REQUIRE(db.exec("BEGIN").is_ok());
   exec_or_fail(db,
                "INSERT INTO run VALUES (?, ?, ?, ?, ?, 'host0', ?, ?, '{}', "

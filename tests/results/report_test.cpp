@@ -285,7 +285,6 @@ TEST_CASE("runs dropped from the plan (sched's planned = 0) are neither ingested
   {
     auto db = sqlite::Database::open(study.db_path());
     REQUIRE(db.is_ok());
-    REQUIRE(db->exec("ALTER TABLE runs ADD COLUMN planned INTEGER NOT NULL DEFAULT 1").is_ok());
     REQUIRE(db->exec("UPDATE runs SET planned = 0 WHERE world_size = 4").is_ok());
   }
   Report report = report_of(study);
