@@ -4,7 +4,7 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/sched/wait.hpp"
 
 namespace scalestudy::cli {
@@ -36,18 +36,10 @@ int run_cancel(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy cancel: expected STUDY\n%s\n", kUsage);
     return kExitUsage;
   }
-  auto location = sched::locate_study(
-      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
-  if (!location) {
-    std::fprintf(stderr, "%s\n", location.status().message().c_str());
-    return kExitFailure;
-  }
-  auto state = sched::StudyState::open_existing(location->database_path);
-  if (!state) {
-    std::fprintf(stderr, "scalestudy cancel: %s\n", state.status().message().c_str());
-    return kExitFailure;
-  }
-  auto cancelled = sched::cancel_study(*state, {}, parsed->value("--run"));
+  auto opened = open_study_or_explain("cancel", *parsed);
+  if (!opened) return kExitFailure;
+  sched::StudyState& state = opened->state;
+  auto cancelled = sched::cancel_study(state, {}, parsed->value("--run"));
   if (!cancelled) {
     std::fprintf(stderr, "scalestudy cancel: %s\n", cancelled.status().message().c_str());
     return cancelled.status().message().rfind("no run", 0) == 0 ? kExitFailure : kExitEnvironment;

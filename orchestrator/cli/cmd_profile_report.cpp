@@ -4,10 +4,10 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/profiling/breakdown_report.hpp"
 #include "orchestrator/profiling/profile_ingest.hpp"
 #include "orchestrator/profiling/profile_store.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 #include "orchestrator/sched/study_state.hpp"
 
 namespace scalestudy::cli {
@@ -43,18 +43,10 @@ int run_profile_report(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy profile-report: expected one STUDY\n%s\n", kUsage);
     return kExitUsage;
   }
-  auto location = sched::locate_study(
-      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
-  if (!location) {
-    std::fprintf(stderr, "%s\n", location.status().message().c_str());
-    return kExitFailure;
-  }
-  auto state = sched::StudyState::open_existing(location->database_path);
-  if (!state) {
-    std::fprintf(stderr, "scalestudy profile-report: %s\n", state.status().message().c_str());
-    return kExitFailure;
-  }
-  sqlite::Database& db = state->database();
+  auto opened = open_study_or_explain("profile-report", *parsed);
+  if (!opened) return kExitFailure;
+  sched::StudyState& state = opened->state;
+  sqlite::Database& db = state.database();
   const std::string only_run = parsed->value_or("--run", "");
   if (!parsed->has("--no-ingest")) {
     auto runs = db.query("SELECT run_id, out_dir FROM runs WHERE profiled = 1 ORDER BY run_id");

@@ -6,8 +6,8 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/sched/status_report.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 #include "orchestrator/sched/submit.hpp"
 
 namespace scalestudy::cli {
@@ -50,32 +50,24 @@ int run_status(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy status: expected STUDY [--format table|json]\n%s\n", kUsage);
     return kExitUsage;
   }
-  auto location = sched::locate_study(
-      positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
-  if (!location) {
-    std::fprintf(stderr, "%s\n", location.status().message().c_str());
-    return kExitFailure;
-  }
-  auto state = sched::StudyState::open_existing(location->database_path);
-  if (!state) {
-    std::fprintf(stderr, "scalestudy status: %s\n", state.status().message().c_str());
-    return kExitFailure;
-  }
+  auto opened = open_study_or_explain("status", *parsed);
+  if (!opened) return kExitFailure;
+  sched::StudyState& state = opened->state;
   while (true) {
-    if (Status reconciled = sched::reconcile_study(*state, {}); !reconciled) {
+    if (Status reconciled = sched::reconcile_study(state, {}); !reconciled) {
       std::fprintf(stderr, "scalestudy status: %s\n", reconciled.message().c_str());
       return kExitEnvironment;
     }
-    auto progress = sched::study_progress(*state);
+    auto progress = sched::study_progress(state);
     if (!progress) {
       std::fprintf(stderr, "scalestudy status: %s\n", progress.status().message().c_str());
       return kExitFailure;
     }
     if (format == "json") {
-      std::cout << sched::status_json(location->name, *progress).dump(2) << std::endl;
+      std::cout << sched::status_json(opened->name, *progress).dump(2) << std::endl;
     } else {
       if (watch_s > 0) std::cout << "\033[H\033[2J";
-      std::cout << "study " << location->name << "\n"
+      std::cout << "study " << opened->name << "\n"
                 << sched::status_table(*progress) << sched::progress_line(*progress) << std::endl;
     }
     if (watch_s <= 0 || progress->in_flight == 0) return kExitOk;

@@ -4,9 +4,9 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/sched/status_report.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 #include "orchestrator/sched/wait.hpp"
 
 namespace scalestudy::cli {
@@ -48,19 +48,11 @@ int run_wait(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy wait: expected STUDY\n%s\n", kUsage);
     return kExitUsage;
   }
-  auto location = sched::locate_study(
-      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
-  if (!location) {
-    std::fprintf(stderr, "%s\n", location.status().message().c_str());
-    return kExitFailure;
-  }
-  auto state = sched::StudyState::open_existing(location->database_path);
-  if (!state) {
-    std::fprintf(stderr, "scalestudy wait: %s\n", state.status().message().c_str());
-    return kExitFailure;
-  }
+  auto opened = open_study_or_explain("wait", *parsed);
+  if (!opened) return kExitFailure;
+  sched::StudyState& state = opened->state;
   wait.on_progress = make_progress_printer();
-  auto outcome = sched::wait_study(*state, {}, wait);
+  auto outcome = sched::wait_study(state, {}, wait);
   if (!outcome) {
     std::fprintf(stderr, "scalestudy wait: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;
@@ -70,7 +62,7 @@ int run_wait(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy wait: timed out with runs still in flight\n");
     return kExitFailure;
   }
-  if (auto progress = sched::study_progress(*state)) {
+  if (auto progress = sched::study_progress(state)) {
     for (const auto& run : progress->runs) {
       if (run.state == "COMPLETED") continue;
       std::string why = sched::is_exhausted(run, progress->max_attempts)
