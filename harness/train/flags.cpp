@@ -5,40 +5,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "harness/core/nearest_name.hpp"
+
 namespace scalestudy::train {
-namespace {
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> previous(b.size() + 1), current(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) previous[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    current[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t substitute = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitute});
-    }
-    std::swap(previous, current);
-  }
-  return previous[b.size()];
-}
-
-}  // namespace
-
-std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates) {
-  std::string best;
-  size_t best_distance = std::string::npos;
-  for (const std::string& candidate : candidates) {
-    size_t distance = edit_distance(word, candidate);
-    if (distance < best_distance) {
-      best_distance = distance;
-      best = candidate;
-    }
-  }
-  bool close = best_distance <= std::max<size_t>(2, word.size() / 3) ||
-               best.find(word) != std::string::npos || word.find(best) != std::string::npos;
-  return close ? best : std::string();
-}
-
 void Flags::declare(const std::string& name, const std::string& default_value,
                     const std::string& help, bool hidden) {
   flags_[name] = Declared{default_value, help, hidden};
@@ -65,9 +34,8 @@ Status Flags::parse(const std::vector<std::string>& arguments) {
     std::string name = argument.substr(2);
     auto found = flags_.find(name);
     if (found == flags_.end()) {
-      std::string nearest = nearest_name(name, names);
-      fail("unknown flag --" + name +
-           (nearest.empty() ? std::string() : " (did you mean --" + nearest + "?)"));
+      auto nearest = nearest_name(name, names);
+      fail("unknown flag --" + name + (nearest ? " (did you mean --" + *nearest + "?)" : ""));
       if (i + 1 < arguments.size() && arguments[i + 1].rfind("--", 0) != 0) ++i;
       continue;
     }

@@ -45,7 +45,4 @@ class Flags {
   bool help_requested_ = false;
 };
 
-// The candidate with the smallest edit distance to `word`, when reasonably close.
-std::string nearest_name(const std::string& word, const std::vector<std::string>& candidates);
-
 }  // namespace scalestudy::train

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/core/nearest_name.hpp"
+
 namespace scalestudy::cli {
 
 std::optional<std::string> ParsedArgs::value(const std::string& name) const {
@@ -69,41 +71,12 @@ Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpe
       }
     } else {
       std::string message = "unknown option " + name;
-      if (auto suggestion = nearest(name, known)) message += " (did you mean " + *suggestion + "?)";
+      if (auto suggestion = nearest_name(name, known))
+        message += " (did you mean " + *suggestion + "?)";
       return Status::error(message);
     }
   }
   return parsed;
-}
-
-std::optional<std::string> nearest(const std::string& word,
-                                   const std::vector<std::string>& candidates) {
-  auto distance = [](const std::string& a, const std::string& b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-      size_t diagonal = row[0];
-      row[0] = i;
-      for (size_t j = 1; j <= b.size(); ++j) {
-        size_t above = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-        diagonal = above;
-      }
-    }
-    return row[b.size()];
-  };
-  std::optional<std::string> best;
-  size_t best_distance = 0;
-  for (const auto& candidate : candidates) {
-    size_t d = distance(word, candidate);
-    if (!best || d < best_distance) {
-      best = candidate;
-      best_distance = d;
-    }
-  }
-  // Suggest only when at most a third of the word would change.
-  if (best && best_distance <= std::max<size_t>(2, word.size() / 3)) return best;
-  return std::nullopt;
 }
 
 }  // namespace scalestudy::cli

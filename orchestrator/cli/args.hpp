@@ -36,8 +36,4 @@ class ParsedArgs {
 // "--help"/"-h" is always accepted as a flag.
 Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpec& spec);
 
-// The candidate closest to `word` by edit distance, if reasonably close.
-std::optional<std::string> nearest(const std::string& word,
-                                   const std::vector<std::string>& candidates);
-
 }  // namespace scalestudy::cli

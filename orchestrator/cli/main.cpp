@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/nearest_name.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
     names.push_back(command.name);
   }
   std::fprintf(stderr, "scalestudy: unknown command '%s'", args[0].c_str());
-  if (auto suggestion = nearest(args[0], names)) {
+  if (auto suggestion = scalestudy::nearest_name(args[0], names)) {
     std::fprintf(stderr, " (did you mean '%s'?)", suggestion->c_str());
   }
   std::fprintf(stderr, "\nrun `scalestudy --help` for the list of commands\n");

@@ -1,30 +1,15 @@
 #include "orchestrator/sched/run_spec_json.hpp"
 
+#include "orchestrator/study/run_spec_names.hpp"
+
 namespace scalestudy::sched {
-namespace {
-
-const char* kind_name(StudyKind kind) {
-  switch (kind) {
-    case StudyKind::kStrong:
-      return "strong";
-    case StudyKind::kWeak:
-      return "weak";
-    case StudyKind::kSensitivity:
-      return "sensitivity";
-    case StudyKind::kCustom:
-      return "custom";
-  }
-  return "custom";
-}
-
-}  // namespace
 
 nlohmann::json run_spec_to_json(const RunSpec& spec) {
   const SlurmOptions& slurm = spec.slurm;
   return {
       {"run_id", spec.run_id},
       {"study", spec.study},
-      {"kind", kind_name(spec.kind)},
+      {"kind", study_kind_name(spec.kind)},
       {"repeat", spec.repeat},
       {"nodes", spec.nodes},
       {"tasks_per_node", spec.tasks_per_node},
@@ -44,7 +29,7 @@ nlohmann::json run_spec_to_json(const RunSpec& spec) {
         {"memory_mb", slurm.memory_mb},
         {"gpus_per_node", slurm.gpus_per_node},
         {"extra_options", slurm.extra_options}}},
-      {"launcher", spec.launcher == LauncherKind::kSrun ? "srun" : "torchrun"},
+      {"launcher", launcher_name(spec.launcher)},
       {"modules", spec.modules},
       {"container", {{"image", spec.container.image}, {"binds", spec.container.binds}}},
       {"env", spec.env},

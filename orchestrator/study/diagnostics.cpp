@@ -1,6 +1,6 @@
 #include "orchestrator/study/diagnostics.hpp"
 
-#include "orchestrator/cli/args.hpp"
+#include "harness/core/nearest_name.hpp"
 
 namespace scalestudy {
 
@@ -16,7 +16,7 @@ void Diagnostics::add_unknown(const SourceLocation& where, const std::string& fi
                               const std::string& what, const std::string& word,
                               const std::vector<std::string>& candidates) {
   std::string message = "unknown " + what + " '" + word + "'";
-  if (auto suggestion = cli::nearest(word, candidates)) {
+  if (auto suggestion = nearest_name(word, candidates)) {
     message += " (did you mean '" + *suggestion + "'?)";
   }
   add(where, field, message);

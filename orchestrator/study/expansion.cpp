@@ -5,7 +5,7 @@
 #include <set>
 #include <unordered_map>
 
-#include "orchestrator/cli/args.hpp"
+#include "harness/core/nearest_name.hpp"
 #include "orchestrator/study/references.hpp"
 #include "orchestrator/study/run_id.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
@@ -232,7 +232,7 @@ class Expander {
       std::vector<std::string> candidates = t_.slot_names;
       candidates.insert(candidates.end(), {"launcher", "profile"});
       std::string message = "undefined reference '${" + name + "}'";
-      if (auto suggestion = cli::nearest(std::string(key), candidates)) {
+      if (auto suggestion = nearest_name(std::string(key), candidates)) {
         message += " (did you mean '${" + *suggestion + "}'?)";
       }
       return Status::error(message);

@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "orchestrator/cli/args.hpp"
+#include "harness/core/nearest_name.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 
 namespace scalestudy {
@@ -139,7 +139,7 @@ class WhereExpression::Parser {
     }
     pos_ = start;
     std::string message = "unknown name '" + word + "'";
-    if (auto suggestion = cli::nearest(name, names_)) {
+    if (auto suggestion = nearest_name(name, names_)) {
       message += " (did you mean '" + *suggestion + "'?)";
     } else {
       message += " (quote text values: '" + word + "')";
