@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "orchestrator/results/process.hpp"
+#include "orchestrator/sched/process_runner.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -209,14 +209,10 @@ Status write_text(const fs::path& path, const std::string& text) {
   return Status::ok();
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
 }  // namespace
+
+// A plot renders in well under a second; a hung gnuplot must not hang `report`.
+constexpr int kGnuplotTimeoutMs = 60'000;
 
 Result<PlotOutcome> write_plots(const Report& report, const PlotOptions& options) {
   const fs::path dir = fs::absolute(options.output_dir);
@@ -248,22 +244,19 @@ Result<PlotOutcome> write_plots(const Report& report, const PlotOptions& options
     }
     const fs::path script = dir / (plot.name + ".gp");
     if (Status status = write_text(script, full_script(plot, dir)); !status) return status;
-    const fs::path log = dir / (plot.name + ".log");
-    auto ran = run_process({options.gnuplot, script.string()}, log.string());
-    if (!ran) return ran.status();
-    if (!ran->found) {
-      outcome.warnings.push_back(options.gnuplot +
-                                 " not found: plots skipped (install gnuplot-nox); scripts and "
-                                 "data are in " +
+    auto ran = sched::run_process({{options.gnuplot, script.string()}, {}, kGnuplotTimeoutMs});
+    if (!ran) {
+      outcome.warnings.push_back(ran.status().message() +
+                                 ": plots skipped (install gnuplot-nox); scripts and data are in " +
                                  dir.string());
       return outcome;
     }
-    if (ran->exit_code != 0) {
-      outcome.warnings.push_back(plot.name + " plot failed (gnuplot exit " +
-                                 std::to_string(ran->exit_code) + "): " + read_text(log));
+    if (!ran->succeeded()) {
+      outcome.warnings.push_back(
+          plot.name + " plot failed (" +
+          sched::command_error({options.gnuplot, script.string()}, *ran).message() + ")");
       continue;
     }
-    fs::remove(log, error);
     for (const char* extension : {".svg", ".png"}) {
       outcome.files.push_back((dir / (plot.name + extension)).string());
     }
