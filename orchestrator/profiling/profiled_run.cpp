@@ -1,13 +1,12 @@
 #include "orchestrator/profiling/profiled_run.hpp"
 
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/sched/run_spec_json.hpp"
 #include "orchestrator/study/run_id.hpp"
 
@@ -16,29 +15,6 @@ namespace {
 
 std::string position(const std::string& path, const YAML::Mark& mark) {
   return path + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-}
-
-std::string substituted(std::string word, const std::string& out_dir, const std::string& run_id) {
-  for (const auto& [placeholder, value] :
-       {std::pair<std::string, std::string>{"{{out_dir}}", out_dir},
-        std::pair<std::string, std::string>{"{{run_id}}", run_id}}) {
-    for (size_t at = word.find(placeholder); at != std::string::npos;
-         at = word.find(placeholder, at + value.size())) {
-      word.replace(at, placeholder.size(), value);
-    }
-  }
-  return word;
-}
-
-Result<std::string> find_on_path(const std::string& program) {
-  if (program.find('/') != std::string::npos) return program;
-  const char* path = std::getenv("PATH");
-  std::stringstream folders(path ? path : "/usr/bin:/bin");
-  for (std::string folder; std::getline(folders, folder, ':');) {
-    std::filesystem::path candidate = std::filesystem::path(folder) / program;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-  }
-  return Status::error("'" + program + "' is not on PATH");
 }
 
 }  // namespace
@@ -95,10 +71,14 @@ Result<std::vector<std::string>> local_wrapper_argv(const ProfileDefinition& pro
                                                     const std::string& out_dir,
                                                     const std::string& run_id) {
   std::vector<std::string> words;
-  for (const auto& word : profile.wrapper) words.push_back(substituted(word, out_dir, run_id));
-  if (!words.empty()) {
-    auto program = find_on_path(words[0]);
-    if (!program) return program.status().with_context("profile '" + profile.name + "'");
+  for (const auto& word : profile.wrapper) {
+    words.push_back(expand_wrapper_word(word, out_dir, run_id));
+  }
+  if (!words.empty() && words[0].find('/') == std::string::npos) {
+    auto program = sched::find_on_path(words[0]);
+    if (!program) {
+      return Status::error("profile '" + profile.name + "': '" + words[0] + "' is not on PATH");
+    }
     words[0] = *program;
   }
   return words;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "orchestrator/sched/render/embedded_templates.hpp"
+#include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/sched/render/shell_quote.hpp"
 #include "orchestrator/sched/render/text_template.hpp"
 #include "orchestrator/study/scalar_values.hpp"
@@ -54,20 +55,6 @@ std::string flag_name(const std::string& key) {
 
 void directive(std::string& out, const char* option, const std::string& value) {
   out.append("#SBATCH ").append(option).append("=").append(value).append("\n");
-}
-
-std::string substitute_wrapper_word(const std::string& word, const RunSpec& spec,
-                                    const RenderContext& context) {
-  std::string out = word;
-  for (const auto& [placeholder, value] :
-       {std::pair<std::string, const std::string&>{"{{out_dir}}", context.out_dir},
-        std::pair<std::string, const std::string&>{"{{run_id}}", spec.run_id}}) {
-    for (size_t at = out.find(placeholder); at != std::string::npos;
-         at = out.find(placeholder, at + value.size())) {
-      out.replace(at, placeholder.size(), value);
-    }
-  }
-  return out;
 }
 
 // sbatch reads #SBATCH values itself; a path with a space needs its double quotes.
@@ -128,7 +115,7 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
     words.push_back(spec.container.image);
   }
   for (const auto& word : context.profile_wrapper) {
-    words.push_back(substitute_wrapper_word(word, spec, context));
+    words.push_back(expand_wrapper_word(word, context.out_dir, spec.run_id));
   }
   return words;
 }

@@ -37,4 +37,17 @@ Result<std::vector<std::string>> load_profile_wrapper(const std::string& profile
   }
 }
 
+std::string expand_wrapper_word(std::string word, const std::string& out_dir,
+                                const std::string& run_id) {
+  for (const auto& [placeholder, value] :
+       {std::pair<std::string, const std::string&>{"{{out_dir}}", out_dir},
+        std::pair<std::string, const std::string&>{"{{run_id}}", run_id}}) {
+    for (size_t at = word.find(placeholder); at != std::string::npos;
+         at = word.find(placeholder, at + value.size())) {
+      word.replace(at, placeholder.size(), value);
+    }
+  }
+  return word;
+}
+
 }  // namespace scalestudy

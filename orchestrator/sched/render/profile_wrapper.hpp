@@ -15,4 +15,9 @@ namespace scalestudy {
 Result<std::vector<std::string>> load_profile_wrapper(const std::string& profiles_dir,
                                                       const std::string& name);
 
+// A wrapper word with its placeholders filled: {{out_dir}} (the run's output folder) and
+// {{run_id}}. Anything else, e.g. SLURM's %q{SLURM_PROCID}, is left for the launcher.
+std::string expand_wrapper_word(std::string word, const std::string& out_dir,
+                                const std::string& run_id);
+
 }  // namespace scalestudy
