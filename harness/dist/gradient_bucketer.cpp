@@ -38,10 +38,12 @@ std::vector<BucketLayout> plan_buckets(const std::vector<torch::Tensor>& paramet
 }
 
 GradientBucketer::GradientBucketer(std::vector<torch::Tensor> parameters,
-                                   Communicator& communicator, BucketerOptions options)
+                                   Communicator& communicator, BucketerOptions options,
+                                   const metrics::NvtxDomain* nvtx)
     : parameters_(std::move(parameters)),
       communicator_(communicator),
       options_(options),
+      nvtx_(nvtx),
       layouts_(plan_buckets(parameters_, options)) {
   buckets_.resize(layouts_.size());
   for (size_t b = 0; b < layouts_.size(); ++b) {
@@ -94,6 +96,7 @@ void GradientBucketer::on_gradient(size_t bucket_index, size_t slot,
 
 void GradientBucketer::launch_ready_buckets() {
   while (next_to_launch_ < buckets_.size() && buckets_[next_to_launch_].pending == 0) {
+    metrics::NvtxRange range(nvtx_, "allreduce", layouts_[next_to_launch_].bytes);
     Bucket& bucket = buckets_[next_to_launch_++];
     bucket.work = communicator_.allreduce_sum_async(bucket.flat);
   }

@@ -8,6 +8,9 @@
 // finish() waits for the outstanding all-reduces — the exposed communication — and writes
 // the averaged gradients (sum / world size) back into each parameter's .grad.
 // With `overlap` false all gradients form one bucket, reduced in finish() after backward.
+// Each bucket's launch is an NVTX range `allreduce` (payload: the bucket's bytes) when a
+// domain is given: on CPU the hooks run on the training thread, so it nests in `backward`,
+// or in `comm_exposed` for the buckets finish() launches; on GPU, on autograd's device thread.
 //
 // Thread-safety: the hooks run on autograd threads and take an internal lock; start_step(),
 // finish() and the accessors are called by the training thread outside backward.
@@ -21,6 +24,7 @@
 
 #include "harness/core/status.hpp"
 #include "harness/dist/communicator.hpp"
+#include "harness/metrics/nvtx_domain.hpp"
 
 namespace scalestudy::dist {
 
@@ -43,8 +47,9 @@ class GradientBucketer {
  public:
   // Registers a gradient hook on every parameter that requires grad (removed again by
   // the destructor). Gradients are replaced, not accumulated: one backward per step.
+  // `nvtx` (may be null: no ranges) must outlive the bucketer.
   GradientBucketer(std::vector<torch::Tensor> parameters, Communicator& communicator,
-                   BucketerOptions options);
+                   BucketerOptions options, const metrics::NvtxDomain* nvtx = nullptr);
   ~GradientBucketer();
   GradientBucketer(const GradientBucketer&) = delete;
   GradientBucketer& operator=(const GradientBucketer&) = delete;
@@ -73,6 +78,7 @@ class GradientBucketer {
   std::vector<torch::Tensor> parameters_;
   Communicator& communicator_;
   BucketerOptions options_;
+  const metrics::NvtxDomain* nvtx_;
   std::vector<BucketLayout> layouts_;
   std::vector<Bucket> buckets_;
   std::vector<unsigned> hook_handles_;  // in bucket order, as registered

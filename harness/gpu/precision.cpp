@@ -27,6 +27,19 @@ const char* precision_name(Precision precision) {
   return "fp32";
 }
 
+Status check_precision_supported(Precision precision, c10::DeviceType device_type) {
+  if (device_type == c10::DeviceType::CUDA) return Status::ok();
+  if (precision == Precision::kFp16) {
+    return Status::error(
+        "--precision fp16 needs a CUDA device: CPU autocast has no float16 (use bf16 or fp32)");
+  }
+  if (precision == Precision::kTf32) {
+    return Status::error(
+        "--precision tf32 needs a CUDA device: TF32 is a tensor-core mode (use fp32 on the CPU)");
+  }
+  return Status::ok();
+}
+
 std::optional<at::ScalarType> autocast_dtype(Precision precision) {
   switch (precision) {
     case Precision::kFp16:

@@ -25,6 +25,10 @@ enum class Precision { kFp32, kTf32, kFp16, kBf16 };
 Result<Precision> parse_precision(std::string_view text);
 const char* precision_name(Precision precision);
 
+// fp16 and tf32 need a CUDA device: CPU autocast in LibTorch 1.13 takes bfloat16 only, and
+// TF32 is a tensor-core mode. The error names the flag and the precisions that do run.
+Status check_precision_supported(Precision precision, c10::DeviceType device_type);
+
 // The autocast dtype of the forward pass, or nullopt for fp32/tf32.
 std::optional<at::ScalarType> autocast_dtype(Precision precision);
 // Only fp16 needs loss scaling: its narrow exponent range underflows small gradients.

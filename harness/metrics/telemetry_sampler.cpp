@@ -32,6 +32,7 @@ void TelemetrySampler::run() {
     TelemetrySample sample;
     sample.t_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     sample.cpu_rss_bytes = current_rss_bytes();
+    if (gpu_source_) gpu_source_(sample);
     samples_.push_back(sample);
     wake_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [this] { return stopping_; });
   }

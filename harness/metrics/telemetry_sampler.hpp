@@ -1,13 +1,14 @@
 // TelemetrySampler: a background thread that samples the process's resident memory every
 // `interval_ms` into memory, for the run database's telemetry table (written once at the
-// end, so sampling never touches the disk during training). GPU columns stay empty on
-// CPU; the GPU build adds a source for them. start()/stop() from one thread; the samples
-// are handed over by stop(), after the thread joined.
+// end, so sampling never touches the disk during training). GPU columns stay empty unless
+// a GPU source (NVML, see gpu::DeviceRuntime::telemetry_source) fills them. start()/stop()
+// from one thread; the samples are handed over by stop(), after the thread joined.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -24,9 +25,13 @@ struct TelemetrySample {
   std::optional<double> gpu_temp_c;
 };
 
+// Fills the gpu_* fields of a sample; called on the sampler thread.
+using TelemetrySource = std::function<void(TelemetrySample&)>;
+
 class TelemetrySampler {
  public:
-  explicit TelemetrySampler(int64_t interval_ms) : interval_ms_(interval_ms) {}
+  explicit TelemetrySampler(int64_t interval_ms, TelemetrySource gpu_source = nullptr)
+      : interval_ms_(interval_ms), gpu_source_(std::move(gpu_source)) {}
   TelemetrySampler(const TelemetrySampler&) = delete;
   TelemetrySampler& operator=(const TelemetrySampler&) = delete;
   ~TelemetrySampler();
@@ -39,6 +44,7 @@ class TelemetrySampler {
   void run();
 
   int64_t interval_ms_;
+  TelemetrySource gpu_source_;
   std::chrono::steady_clock::time_point started_;
   std::thread thread_;
   std::mutex mutex_;

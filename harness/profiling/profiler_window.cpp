@@ -6,10 +6,6 @@
 #include <string>
 #include <utility>
 
-#if SCALESTUDY_HAVE_NVTX3
-#include <nvtx3/nvToolsExt.h>
-#endif
-
 namespace scalestudy::profiling {
 namespace {
 
@@ -24,6 +20,7 @@ struct ProfilerApi {
 
 ProfilerApi find_profiler_api() {
   const std::pair<const char*, const char*> kCandidates[] = {{"libcudart.so", "cudaProfiler"},
+                                                             {"libcudart.so.13", "cudaProfiler"},
                                                              {"libcudart.so.12", "cudaProfiler"},
                                                              {"libcudart.so.11.0", "cudaProfiler"},
                                                              {"libcuda.so.1", "cuProfiler"}};
@@ -63,25 +60,17 @@ Result<StepWindow> parse_step_window(const std::string& text) {
   return window;
 }
 
-ProfilerWindow::ProfilerWindow(StepWindow window) : window_(window) {
+ProfilerWindow::ProfilerWindow(StepWindow window, const metrics::NvtxDomain* nvtx)
+    : window_(window), nvtx_(nvtx) {
   if (window_.empty()) return;
   ProfilerApi api = find_profiler_api();
   cuda_library_ = api.library;
   start_ = api.start;
   stop_ = api.stop;
-#if SCALESTUDY_HAVE_NVTX3
-  nvtx_domain_ = nvtxDomainCreateA("scalestudy");
-#endif
 }
 
 ProfilerWindow::~ProfilerWindow() {
-  if (capturing_) {
-    if (stop_ != nullptr) stop_();
-    mark("profiler_stop", window_.to_step);
-  }
-#if SCALESTUDY_HAVE_NVTX3
-  if (nvtx_domain_ != nullptr) nvtxDomainDestroy(static_cast<nvtxDomainHandle_t>(nvtx_domain_));
-#endif
+  if (capturing_) stop(window_.to_step);
   if (cuda_library_ != nullptr) dlclose(cuda_library_);
 }
 
@@ -90,28 +79,16 @@ void ProfilerWindow::before_step(int64_t global_step) {
   if (!capturing_ && global_step >= window_.from_step && global_step < window_.to_step) {
     if (start_ != nullptr) start_();
     capturing_ = true;
-    mark("profiler_start", global_step);
+    if (nvtx_) nvtx_->mark("profiler_start", global_step);
   } else if (capturing_ && global_step >= window_.to_step) {
-    if (stop_ != nullptr) stop_();
-    capturing_ = false;
-    mark("profiler_stop", global_step);
+    stop(global_step);
   }
 }
 
-void ProfilerWindow::mark(const char* name, int64_t step) const {
-#if SCALESTUDY_HAVE_NVTX3
-  nvtxEventAttributes_t attributes = {};
-  attributes.version = NVTX_VERSION;
-  attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
-  attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
-  attributes.message.ascii = name;
-  attributes.payloadType = NVTX_PAYLOAD_TYPE_INT64;
-  attributes.payload.llValue = step;
-  nvtxDomainMarkEx(static_cast<nvtxDomainHandle_t>(nvtx_domain_), &attributes);
-#else
-  (void)name;
-  (void)step;
-#endif
+void ProfilerWindow::stop(int64_t global_step) {
+  if (stop_ != nullptr) stop_();
+  capturing_ = false;
+  if (nvtx_) nvtx_->mark("profiler_stop", global_step);
 }
 
 }  // namespace scalestudy::profiling

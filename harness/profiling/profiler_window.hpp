@@ -5,13 +5,14 @@
 // the CUDA runtime (else driver) the process has already loaded, so the harness needs no
 // CUDA at build time and a CPU run loads none; there start/stop do nothing but the NVTX
 // marks `profiler_start` / `profiler_stop` (payload: the step) in the scalestudy domain,
-// which every run gets. Owned by the training loop; used from its thread only.
+// which every instrumented run gets. Owned by the training loop; used from its thread only.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "harness/core/status.hpp"
+#include "harness/metrics/nvtx_domain.hpp"
 
 namespace scalestudy::profiling {
 
@@ -26,7 +27,8 @@ Result<StepWindow> parse_step_window(const std::string& text);
 
 class ProfilerWindow {
  public:
-  explicit ProfilerWindow(StepWindow window);
+  // `nvtx` receives the marks; null: none (instrumentation off).
+  ProfilerWindow(StepWindow window, const metrics::NvtxDomain* nvtx);
   ProfilerWindow(const ProfilerWindow&) = delete;
   ProfilerWindow& operator=(const ProfilerWindow&) = delete;
   ~ProfilerWindow();
@@ -38,14 +40,14 @@ class ProfilerWindow {
   bool has_cuda_profiler() const { return start_ != nullptr; }
 
  private:
-  void mark(const char* name, int64_t step) const;
+  void stop(int64_t global_step);
 
   StepWindow window_;
   bool capturing_ = false;
   void* cuda_library_ = nullptr;  // dlopen handle of libcudart or libcuda
   int (*start_)() = nullptr;      // cudaProfilerStart / cuProfilerStart
   int (*stop_)() = nullptr;       // cudaProfilerStop / cuProfilerStop
-  void* nvtx_domain_ = nullptr;   // nvtxDomainHandle_t
+  const metrics::NvtxDomain* nvtx_;
 };
 
 }  // namespace scalestudy::profiling

@@ -9,6 +9,7 @@
 #include "harness/dist/connect.hpp"
 #include "harness/metrics/memory.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
+#include "harness/metrics/telemetry_summary.hpp"
 #include "harness/record/provenance.hpp"
 #include "harness/train/termination_watcher.hpp"
 
@@ -21,7 +22,10 @@ void declare_session_flags(Flags& flags) {
   flags.declare("timeout-s", "120", "bound on every rendezvous and collective wait");
   flags.declare("world-size", "0", "expected world size, checked against the launcher's; 0: any");
   flags.declare("threads", "0", "intra-op threads per rank; 0: cores / ranks on this node");
-  flags.declare("backend", "gloo", "communication backend for world size > 1");
+  flags.declare("device", "auto",
+                "auto (cuda:<local rank> when built with CUDA and a GPU is visible) | cpu | cuda");
+  flags.declare("backend", "auto",
+                "communication for world size > 1: auto (nccl on CUDA, gloo on CPU) | gloo | nccl");
   flags.declare("telemetry-interval-ms", "500", "memory sampling period; 0: off");
 }
 
@@ -42,12 +46,30 @@ std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
 }
 
+// The rank's device and the backend that reduces its tensors: resolved before the run
+// record exists, because the record names both.
+struct DevicePlan {
+  std::unique_ptr<gpu::DeviceRuntime> runtime;
+  std::string backend;
+};
+
+Result<DevicePlan> open_device_plan(const Flags& flags, const dist::RankInfo& rank_info) {
+  auto kind = gpu::parse_device_kind(flags.get("device"));
+  if (!kind) return kind.status();
+  auto runtime = gpu::open_device(*kind, rank_info.local_rank);
+  if (!runtime) return runtime.status();
+  auto backend = dist::resolve_backend(flags.get("backend"), (*runtime)->device());
+  if (!backend) return backend.status();
+  return DevicePlan{std::move(*runtime), std::move(*backend)};
+}
+
 struct Session {
   Flags& flags;
   const dist::Environment& environment;
   const dist::RankInfo& rank_info;
   record::RunWriter& writer;
   Workload& workload;
+  DevicePlan& device;
 };
 
 // `communicator` is owned by the caller so that it outlives the run record's last write.
@@ -75,10 +97,11 @@ Status run_session(Session& session, int threads,
   provenance["rank_convention"] = rank_info.convention;
   provenance["master_addr"] = rank_info.master_addr;
   provenance["master_port"] = std::to_string(rank_info.master_port);
+  provenance.merge(session.device.runtime->provenance());
   if (Status recorded = session.writer.add_provenance(provenance); !recorded) return recorded;
 
   dist::ConnectOptions connect_options;
-  connect_options.backend = flags.get("backend");
+  connect_options.backend = session.device.backend;
   connect_options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout_s * 1000));
   auto ifname = session.environment.find("GLOO_SOCKET_IFNAME");
   if (ifname != session.environment.end()) connect_options.socket_ifname = ifname->second;
@@ -86,10 +109,12 @@ Status run_session(Session& session, int threads,
   if (!connected) return connected.status();
   communicator = std::move(*connected);
 
-  metrics::TelemetrySampler sampler(*telemetry_ms > 0 ? *telemetry_ms : 1);
+  gpu::DeviceRuntime& device = *session.device.runtime;
+  metrics::TelemetrySampler sampler(*telemetry_ms > 0 ? *telemetry_ms : 1,
+                                    device.telemetry_source());
   if (*telemetry_ms > 0) sampler.start();
   std::map<std::string, double> summary;
-  RunContext context{flags, rank_info, *communicator, session.writer, summary};
+  RunContext context{flags, rank_info, *communicator, session.writer, summary, device};
   Status ran = Status::ok();
   try {
     ran = session.workload.run(context);
@@ -98,6 +123,8 @@ Status run_session(Session& session, int threads,
   }
   std::vector<metrics::TelemetrySample> samples = sampler.stop();
   summary["cpu_rss_peak_bytes"] = static_cast<double>(metrics::peak_rss_bytes());
+  summary.merge(device.memory_peaks());
+  summary.merge(metrics::gpu_memory_summary(samples));
   if (Status written = session.writer.add_telemetry(samples); !written && ran) ran = written;
   if (Status written = session.writer.set_summary(summary); !written && ran) ran = written;
   return ran;
@@ -111,6 +138,7 @@ int run_workload(int argc, char** argv, Workload& workload) {
   declare_session_flags(flags);
   workload.declare_flags(flags);
   Status parsed = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+  workload.derive_defaults(flags);
   if (flags.help_requested()) {
     std::cout << flags.usage(argv[0]);
     return 0;
@@ -134,7 +162,10 @@ int run_workload(int argc, char** argv, Workload& workload) {
   identity.local_rank = rank_info->local_rank;
   identity.world_size = rank_info->world_size;
   identity.host = record::host_name();
-  identity.backend = rank_info->world_size > 1 ? flags.get("backend") : "none";
+  Result<DevicePlan> device = parsed ? open_device_plan(flags, *rank_info) : parsed;
+  identity.device = device ? device->runtime->device().str() : flags.get("device");
+  const std::string backend = device ? device->backend : flags.get("backend");
+  identity.backend = rank_info->world_size > 1 ? backend : "none";
   identity.config = flags.resolved();
   identity.config["run-id"] = identity.run_id;
   identity.config["threads"] = std::to_string(threads);
@@ -151,9 +182,12 @@ int run_workload(int argc, char** argv, Workload& workload) {
   }
   watcher.attach(writer->get());
 
-  Session session{flags, environment, *rank_info, **writer, workload};
   std::unique_ptr<dist::Communicator> communicator;
-  Status status = parsed ? run_session(session, threads, communicator) : parsed;
+  Status status = device.status();  // carries a parse error too
+  if (status) {
+    Session session{flags, environment, *rank_info, **writer, workload, *device};
+    status = run_session(session, threads, communicator);
+  }
   Status marked = status ? (*writer)->mark_completed() : (*writer)->mark_failed(status.message());
   watcher.attach(nullptr);
   (*writer)->close();

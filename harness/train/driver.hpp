@@ -1,10 +1,12 @@
 // The driver every workload binary's main() calls: parses flags (session flags plus the
-// workload's), discovers ranks, creates this rank's run database (before the rendezvous,
-// so even a failed rendezvous is recorded), checks --world-size, sets the intra-op
-// threads, connects the communicator, records provenance, samples telemetry, runs the
-// workload and marks the run completed or failed. Returns the process exit code:
-// 0 completed (or --help), 1 failed (the reason on stderr and in the run record).
-// Construct nothing that starts threads before calling it: it installs the signal mask.
+// workload's), discovers ranks, opens the device (--device) and picks the backend that
+// reduces its tensors (--backend), creates this rank's run database (before the
+// rendezvous, so even a failed rendezvous is recorded), checks --world-size, sets the
+// intra-op threads, connects the communicator, records provenance, samples telemetry (NVML
+// on a GPU), runs the workload, adds the memory peaks and marks the run completed or failed.
+// Returns the process exit code: 0 completed (or --help), 1 failed (the reason on stderr and in the
+// run record). Construct nothing that starts threads before calling it: it installs the signal
+// mask.
 #pragma once
 
 #include "harness/train/workload.hpp"

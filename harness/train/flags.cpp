@@ -13,6 +13,11 @@ void Flags::declare(const std::string& name, const std::string& default_value,
   flags_[name] = Declared{default_value, help, hidden};
 }
 
+void Flags::set_default(const std::string& name, const std::string& value) {
+  auto found = flags_.find(name);
+  if (found != flags_.end() && !was_set(name)) found->second.value = value;
+}
+
 Status Flags::parse(const std::vector<std::string>& arguments) {
   Status first_error = Status::ok();
   auto fail = [&](const std::string& message) {

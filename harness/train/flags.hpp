@@ -29,6 +29,9 @@ class Flags {
   Result<double> get_double(const std::string& name) const;
   Result<bool> get_bool(const std::string& name) const;
   bool was_set(const std::string& name) const { return set_.count(name) > 0; }
+  // Replaces the value of a declared flag the command line left unset: a default that
+  // depends on other flags (a size preset's batch). No effect on a flag that was set.
+  void set_default(const std::string& name, const std::string& value);
 
   // Every declared flag with its resolved value (for the run's config_json).
   std::map<std::string, std::string> resolved() const;

@@ -26,7 +26,15 @@ void declare_training_flags(Flags& flags) {
   flags.declare("steps-per-epoch", "0", "cap on steps per epoch; 0: the whole shard");
   flags.declare("batch-size", "64", "samples per rank per step");
   flags.declare("eval-batch-size", "256", "samples per rank per validation batch");
-  flags.declare("precision", "fp32", "fp32 (CPU); fp16 / bf16 need a CUDA build");
+  flags.declare("precision", "fp32", "fp32 | tf32 | fp16 | bf16 (tf32, fp16: CUDA only)");
+  flags.declare("channels-last", "false", "NHWC memory format for weights and batches");
+  flags.declare("cudnn-benchmark", "false", "let cuDNN pick the fastest convolution per shape");
+  flags.declare(
+      "data-on-device", "auto",
+      "keep the training split in device memory: auto (a GPU and it fits) | true | false");
+  flags.declare("cuda-graph", "false", "capture the training step as a CUDA graph (bf16/fp32)");
+  flags.declare("optimizer-impl", "auto",
+                "foreach (multi-tensor SGD) | loop (torch::optim) | auto (foreach on CUDA)");
   flags.declare("seed", "0", "seed of weights, shuffling and augmentation");
   flags.declare("optimizer", "sgd", "sgd | adamw");
   flags.declare("lr", "0.1", "base learning rate");
@@ -41,6 +49,8 @@ void declare_training_flags(Flags& flags) {
   flags.declare("bucket-cap-mb", "25", "gradient bucket size for the all-reduce");
   flags.declare("overlap", "true", "all-reduce buckets during backward (false: one after)");
   flags.declare("instrument", "true", "per-phase timing and NVTX ranges");
+  flags.declare("profile-steps", "",
+                "FROM:TO: cudaProfilerStart before global step FROM, Stop before TO; empty: none");
   flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput");
   flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off");
   flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
@@ -54,6 +64,14 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.batch_size, [&] { return flags.get_int("batch-size"); });
   read(status, config.eval_batch_size, [&] { return flags.get_int("eval-batch-size"); });
   read(status, config.seed, [&] { return flags.get_int("seed"); });
+  read(status, config.precision, [&] { return gpu::parse_precision(flags.get("precision")); });
+  read(status, config.channels_last, [&] { return flags.get_bool("channels-last"); });
+  read(status, config.cudnn_benchmark, [&] { return flags.get_bool("cudnn-benchmark"); });
+  read(status, config.data_on_device,
+       [&] { return parse_data_placement(flags.get("data-on-device")); });
+  read(status, config.cuda_graph, [&] { return flags.get_bool("cuda-graph"); });
+  read(status, config.optimizer_impl,
+       [&] { return parse_optimizer_impl(flags.get("optimizer-impl")); });
   read(status, config.optimizer.kind,
        [&] { return optim::parse_optimizer_kind(flags.get("optimizer")); });
   read(status, config.optimizer.lr, [&] { return flags.get_double("lr"); });
@@ -69,14 +87,16 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.bucket_cap_mb, [&] { return flags.get_double("bucket-cap-mb"); });
   read(status, config.overlap, [&] { return flags.get_bool("overlap"); });
   read(status, config.instrument, [&] { return flags.get_bool("instrument"); });
+  read(status, config.profile_steps,
+       [&] { return profiling::parse_step_window(flags.get("profile-steps")); });
   read(status, config.measure_warmup_steps, [&] { return flags.get_int("measure-warmup-steps"); });
   read(status, config.log_interval, [&] { return flags.get_int("log-interval"); });
   if (!status) return status;
-  config.precision = flags.get("precision");
   config.dump_params_path = flags.get("dump-params");
   config.schedule.base_lr = config.optimizer.lr;
   config.schedule.total_epochs = config.epochs;
 
+  const bool sgd = config.optimizer.kind == optim::OptimizerKind::kSgd;
   for (Status check : {
            require(config.epochs >= 1, "--epochs must be >= 1"),
            require(config.steps_per_epoch_cap >= 0, "--steps-per-epoch must be >= 0"),
@@ -85,15 +105,15 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
            require(config.bucket_cap_mb > 0, "--bucket-cap-mb must be > 0"),
            require(config.measure_warmup_steps >= 0, "--measure-warmup-steps must be >= 0"),
            require(config.log_interval >= 0, "--log-interval must be >= 0"),
+           require(!(config.cuda_graph && gpu::needs_loss_scaling(config.precision)),
+                   "--cuda-graph cannot capture fp16 loss scaling (it reads a flag on the host "
+                   "every step); use bf16 or fp32"),
+           require(!(config.cuda_graph && config.optimizer_impl == OptimizerImpl::kLoop),
+                   "--cuda-graph needs --optimizer-impl foreach (torch::optim is not "
+                   "capture-safe)"),
+           require(!(config.cuda_graph && !sgd), "--cuda-graph needs --optimizer sgd (foreach)"),
        }) {
     if (!check) return check;
-  }
-  if (config.precision != "fp32") {
-    if (config.precision == "fp16" || config.precision == "bf16" || config.precision == "tf32") {
-      return Status::error("--precision " + config.precision +
-                           " needs a CUDA build; this CPU binary trains in fp32");
-    }
-    return Status::error("--precision '" + config.precision + "' is not one of fp32, fp16, bf16");
   }
   if (Status valid = optim::validate_schedule(config.schedule); !valid) return valid;
   return config;

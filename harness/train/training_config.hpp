@@ -1,15 +1,21 @@
 // TrainingConfig: the training loop's flags (epochs, batch, optimizer, schedule, DDP
-// bucketing, instrumentation), declared once and resolved into typed values. Resolving
-// checks ranges and names the offending flag. Plain value type.
+// bucketing, instrumentation, precision and the GPU path's switches), declared once and
+// resolved into typed values. Resolving checks ranges and combinations and names the
+// offending flag; checks that depend on the device happen when the run knows it.
+// Plain value type.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "harness/core/status.hpp"
+#include "harness/gpu/precision.hpp"
 #include "harness/optim/lr_schedule.hpp"
 #include "harness/optim/optimizer_factory.hpp"
+#include "harness/profiling/profiler_window.hpp"
+#include "harness/train/epoch_batches.hpp"
 #include "harness/train/flags.hpp"
+#include "harness/train/training_optimizer.hpp"
 
 namespace scalestudy::train {
 
@@ -18,13 +24,19 @@ struct TrainingConfig {
   int64_t steps_per_epoch_cap = 0;  // 0: the whole shard
   int64_t batch_size = 0;           // per rank
   int64_t eval_batch_size = 0;      // per rank
-  std::string precision = "fp32";
+  gpu::Precision precision = gpu::Precision::kFp32;
+  bool channels_last = false;    // model weights and batches in NHWC
+  bool cudnn_benchmark = false;  // cuDNN autotuning per convolution shape
+  DataPlacement data_on_device = DataPlacement::kAuto;
+  bool cuda_graph = false;  // capture the step once, replay it
+  OptimizerImpl optimizer_impl = OptimizerImpl::kAuto;
   uint64_t seed = 0;
   optim::OptimizerConfig optimizer;
   optim::LrSchedule schedule;
   double bucket_cap_mb = 25;
   bool overlap = true;
   bool instrument = true;
+  profiling::StepWindow profile_steps;  // empty: no cudaProfilerStart/Stop calls
   int64_t measure_warmup_steps = 5;
   int64_t log_interval = 10;
   std::string dump_params_path;  // hidden test flag: rank 0 saves the final parameters

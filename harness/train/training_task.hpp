@@ -1,8 +1,10 @@
 // TrainingTask: the hooks a training workload supplies to the shared training loop — its
-// flags, model, data and loss. The loop (TrainingWorkload) owns everything else: weight
-// broadcast, optimizer and schedule, bucketed gradient all-reduce, phase timing, global
-// metrics, the run record and the human output. Image classification (scalestudy-train)
-// and the DDPM trainer are two such tasks.
+// flags, model, data and loss. The loop (TrainingWorkload) owns everything else: the
+// device (the model and every batch are moved there), precision (forward() runs under
+// autocast, fp16 gets loss scaling — see MixedPrecision), weight broadcast, optimizer and
+// schedule, bucketed gradient all-reduce, phase timing, global metrics, the run record and
+// the human output. Image classification (scalestudy-train) and the DDPM trainer are two
+// such tasks.
 // A task is used by the training thread only.
 #pragma once
 
@@ -11,11 +13,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "harness/core/status.hpp"
 #include "harness/data/batch_loader.hpp"
 #include "harness/dist/rank_discovery.hpp"
+#include "harness/gpu/precision.hpp"
 #include "harness/train/flags.hpp"
 
 namespace scalestudy::train {
@@ -24,7 +28,19 @@ struct TaskSetup {
   const Flags& flags;
   const dist::RankInfo& rank_info;
   uint64_t seed = 0;
-  torch::Device device = torch::kCPU;
+  torch::Device device = torch::kCPU;  // the loop moves the module there after setup()
+  // The forward pass's precision (the loop applies it) and the batches' memory format,
+  // for a task that builds tensors of its own.
+  gpu::Precision precision = gpu::Precision::kFp32;
+  at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
+};
+
+// A task's training split in the form the loop can keep in device memory and assemble
+// there (--data-on-device): batches exactly as data::assemble_batch makes them.
+struct ResidentData {
+  const data::ImageSplit* split = nullptr;
+  const data::ChannelStats* stats = nullptr;
+  data::AugmentOptions augment;
 };
 
 struct TaskOutput {
@@ -47,6 +63,10 @@ class TrainingTask {
   // This rank's batches of 0-based `epoch`, `global_batch` samples per step over all ranks.
   virtual Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch,
                                                                    int64_t global_batch) = 0;
+  // The training split behind train_batches(), when its batches are plain assembled image
+  // batches the loop may serve from device memory instead; nullopt: always
+  // train_batches(). Called after setup().
+  virtual std::optional<ResidentData> resident_training_data() const { return std::nullopt; }
   // This rank's shard of the validation split; nullptr when the task has none.
   virtual Result<std::unique_ptr<data::BatchLoader>> eval_batches(int64_t per_rank_batch) = 0;
   // Forward pass and loss of a batch (in evaluation, only its valid samples are passed).

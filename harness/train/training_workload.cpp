@@ -7,8 +7,12 @@
 #include "harness/dist/parameter_sync.hpp"
 #include "harness/metrics/phase_timer.hpp"
 #include "harness/metrics/throughput_meter.hpp"
+#include "harness/profiling/profiler_window.hpp"
+#include "harness/train/epoch_batches.hpp"
 #include "harness/train/epoch_report.hpp"
+#include "harness/train/mixed_precision.hpp"
 #include "harness/train/training_config.hpp"
+#include "harness/train/training_optimizer.hpp"
 
 namespace scalestudy::train {
 namespace {
@@ -20,17 +24,22 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Sums of one pass over a shard, reduced to global values across ranks.
+// Sums of one pass over a shard, reduced to global values across ranks. They stay on the
+// run's device, so adding a batch never waits for it; reduce_pass reads them once.
 struct PassTotals {
-  torch::Tensor loss_sum = torch::zeros({}, torch::kFloat64);
-  torch::Tensor correct = torch::zeros({}, torch::kFloat64);
+  explicit PassTotals(const torch::Device& device)
+      : loss_sum(torch::zeros({}, torch::dtype(torch::kFloat64).device(device))),
+        correct(torch::zeros_like(loss_sum)) {}
+
+  torch::Tensor loss_sum;
+  torch::Tensor correct;
   int64_t samples = 0;
   bool has_accuracy = false;
 
   void add(const TaskOutput& output, int64_t samples_in_batch) {
-    loss_sum = loss_sum + output.loss.detach().to(torch::kCPU, torch::kFloat64) * samples_in_batch;
+    loss_sum = loss_sum + output.loss.detach().to(torch::kFloat64) * samples_in_batch;
     if (output.correct.defined()) {
-      correct = correct + output.correct.detach().to(torch::kCPU, torch::kFloat64);
+      correct = correct + output.correct.detach().to(torch::kFloat64);
       has_accuracy = true;
     }
     samples += samples_in_batch;
@@ -77,28 +86,53 @@ class TrainingRun {
       : task_(task),
         context_(context),
         config_(std::move(config)),
-        instruments_(config_.instrument),
+        device_(context.device.device()),
+        instruments_(config_.instrument, context.device.make_phase_clock()),
+        precision_(config_.precision, device_.type()),
+        profiler_(config_.profile_steps, instruments_.nvtx()),
         meter_(config_.measure_warmup_steps),
         progress_(context.is_rank0(), config_.log_interval) {}
 
   Status run() {
+    if (Status supported = gpu::check_precision_supported(config_.precision, device_.type());
+        !supported) {
+      return supported;
+    }
+    gpu::apply_math_modes(config_.precision, config_.cudnn_benchmark);
     torch::manual_seed(config_.seed);
-    TaskSetup setup{context_.flags, context_.rank_info, config_.seed, torch::kCPU};
+    TaskSetup setup{context_.flags, context_.rank_info, config_.seed,
+                    device_,        config_.precision,  memory_format()};
     if (Status ready = task_.setup(setup); !ready) return ready;
     torch::nn::Module& module = task_.module();
+    module.to(device_);
+    if (config_.channels_last) gpu::convert_to_channels_last(module);
     if (Status synced = dist::broadcast_module_state(module, context_.communicator); !synced) {
       return synced;
     }
-    std::vector<torch::Tensor> parameters = module.parameters();
-    auto optimizer = optim::make_optimizer(parameters, config_.optimizer);
+    parameters_ = module.parameters();
+    const OptimizerImpl optimizer_impl = resolve_optimizer_impl(
+        config_.optimizer_impl, config_.optimizer.kind, config_.cuda_graph, device_);
+    auto optimizer = make_training_optimizer(parameters_, config_.optimizer, optimizer_impl);
     if (!optimizer) return optimizer.status();
     optimizer_ = std::move(*optimizer);
     dist::BucketerOptions bucket_options;
     bucket_options.bucket_cap_mb = config_.bucket_cap_mb;
     bucket_options.overlap = config_.overlap;
-    bucketer_ =
-        std::make_unique<dist::GradientBucketer>(parameters, context_.communicator, bucket_options);
-    record_model_summary(parameters);
+    bucketer_ = std::make_unique<dist::GradientBucketer>(parameters_, context_.communicator,
+                                                         bucket_options, instruments_.nvtx());
+    if (Status placed = place_training_split(); !placed) return placed;
+    if (config_.cuda_graph) {
+      auto graph = context_.device.capture_step([this] { graph_body(); }, kGraphWarmupSteps);
+      if (!graph) return graph.status();
+      graph_ = std::move(*graph);
+    }
+    record_model_summary(parameters_);
+    if (Status recorded = context_.writer.add_provenance(
+            {{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
+             {"data_on_device", resident_split_ ? "true" : "false"}});
+        !recorded) {
+      return recorded;
+    }
 
     std::optional<GlobalMetrics> last_validation;
     for (int64_t epoch = 1; epoch <= config_.epochs; ++epoch) {
@@ -110,6 +144,43 @@ class TrainingRun {
   }
 
  private:
+  // Warm-up steps of a CUDA graph: eager steps that allocate gradients, optimizer state and
+  // cuDNN plans before the capture.
+  static constexpr int kGraphWarmupSteps = 3;
+
+  at::MemoryFormat memory_format() const {
+    return config_.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
+  }
+  BatchPlacement placement() const { return BatchPlacement{device_, memory_format()}; }
+
+  // --data-on-device: keeps the task's training split in device memory when it offers one.
+  Status place_training_split() {
+    std::optional<ResidentData> resident = task_.resident_training_data();
+    auto on_device = keep_split_on_device(config_.data_on_device, resident, device_,
+                                          context_.device.memory_capacity_bytes());
+    if (!on_device) return on_device.status();
+    if (!*on_device) return Status::ok();
+    gpu::DeviceLoaderOptions options;
+    options.global_batch = config_.batch_size * context_.rank_info.world_size;
+    options.where = data::RankInWorld{context_.rank_info.rank, context_.rank_info.world_size};
+    options.seed = config_.seed;
+    options.augment = resident->augment;
+    options.memory_format = memory_format();
+    auto loader =
+        gpu::DeviceBatchLoader::create(*resident->split, *resident->stats, device_, options);
+    if (!loader) return loader.status();
+    resident_split_ = std::move(*loader);
+    return Status::ok();
+  }
+
+  Result<std::unique_ptr<EpochBatches>> training_batches(int64_t epoch) {
+    if (resident_split_) return device_batches(*resident_split_, epoch - 1);
+    auto loader =
+        task_.train_batches(epoch - 1, config_.batch_size * context_.rank_info.world_size);
+    if (!loader) return loader.status();
+    return host_batches(std::move(*loader), placement());
+  }
+
   void record_model_summary(const std::vector<torch::Tensor>& parameters) {
     int64_t count = 0;
     for (const torch::Tensor& parameter : parameters) {
@@ -126,8 +197,7 @@ class TrainingRun {
   // Trains one epoch and validates; returns the global validation metrics (nullopt when
   // the task has no validation split).
   Result<std::optional<GlobalMetrics>> run_epoch(int64_t epoch) {
-    int64_t global_batch = config_.batch_size * context_.rank_info.world_size;
-    auto loader = task_.train_batches(epoch - 1, global_batch);
+    auto loader = training_batches(epoch);
     if (!loader) return loader.status();
     int64_t steps = (*loader)->num_batches();
     if (config_.steps_per_epoch_cap > 0) steps = std::min(steps, config_.steps_per_epoch_cap);
@@ -135,7 +205,7 @@ class TrainingRun {
     if (steps_per_epoch_ == 0) steps_per_epoch_ = steps;
 
     meter_.start_epoch();
-    PassTotals train_totals;
+    PassTotals train_totals(device_);
     double epoch_lr = optim::lr_at(config_.schedule, global_step_, steps_per_epoch_);
     task_.module().train();
     Clock::time_point epoch_start = Clock::now();
@@ -163,7 +233,7 @@ class TrainingRun {
 
     auto train_metrics = reduce_pass(train_totals, context_.communicator);
     if (!train_metrics) return train_metrics.status();
-    auto validation = validate();
+    auto validation = validate(epoch);
     if (!validation) return validation.status();
     const auto& rate_totals =
         meter_.epoch_measured().steps > 0 ? meter_.epoch_measured() : meter_.epoch_all();
@@ -189,45 +259,86 @@ class TrainingRun {
     return *validation;
   }
 
-  Status train_step(data::BatchLoader& loader, std::optional<data::Batch>& batch,
-                    TaskOutput& output) {
-    metrics::PhaseTimer step_timer = instruments_.time(Phase::kStep);
+  Status train_step(EpochBatches& loader, std::optional<data::Batch>& batch, TaskOutput& output) {
+    profiler_.before_step(global_step_);
+    metrics::PhaseTimer step_timer = instruments_.time(Phase::kStep, global_step_);
     {
-      metrics::PhaseTimer timer = instruments_.time(Phase::kData);
+      metrics::PhaseTimer timer = instruments_.time(Phase::kData, global_step_);
       batch = loader.next();
     }
     if (!batch) return Status::ok();
-    optim::set_learning_rate(*optimizer_,
-                             optim::lr_at(config_.schedule, global_step_, steps_per_epoch_));
+    const double lr = optim::lr_at(config_.schedule, global_step_, steps_per_epoch_);
+    if (graph_) return replay_step(*batch, lr, output);
+    optimizer_->set_lr(lr);
     {
-      metrics::PhaseTimer timer = instruments_.time(Phase::kForward);
+      metrics::PhaseTimer timer = instruments_.time(Phase::kForward, global_step_);
+      gpu::AutocastScope autocast = precision_.autocast();
       output = task_.forward(*batch);
     }
     {
-      metrics::PhaseTimer timer = instruments_.time(Phase::kBackward);
+      metrics::PhaseTimer timer = instruments_.time(Phase::kBackward, global_step_);
       optimizer_->zero_grad();
       bucketer_->start_step();
-      output.loss.backward();
+      precision_.backward(output.loss);
     }
     {
-      metrics::PhaseTimer timer = instruments_.time(Phase::kCommExposed);
+      metrics::PhaseTimer timer = instruments_.time(Phase::kCommExposed, global_step_);
       if (Status reduced = bucketer_->finish(); !reduced) {
         return reduced.with_context("step " + std::to_string(global_step_));
       }
     }
-    metrics::PhaseTimer timer = instruments_.time(Phase::kOptimizer);
-    optimizer_->step();
+    metrics::PhaseTimer timer = instruments_.time(Phase::kOptimizer, global_step_);
+    precision_.step(parameters_, [this] { optimizer_->step(); });
     return Status::ok();
   }
 
-  Result<std::optional<GlobalMetrics>> validate() {
+  // --cuda-graph: forward, backward with the bucket all-reduces and the optimizer replay as
+  // one captured graph on static tensors: the batch is copied into graph_batch_ and the
+  // outputs stay where the capture put them. Only the data and step phases are timed (a
+  // replay has no phase boundaries on the host).
+  Status replay_step(const data::Batch& batch, double lr, TaskOutput& output) {
+    if (!graph_batch_) {
+      graph_batch_ =
+          data::Batch{batch.images.clone(), batch.labels.clone(), batch.valid_count, batch.index};
+    } else {
+      graph_batch_->images.copy_(batch.images);
+      graph_batch_->labels.copy_(batch.labels);
+    }
+    if (lr != graph_lr_) {  // ForeachSgd's rate is baked into the captured kernels
+      optimizer_->set_lr(lr);
+      graph_->invalidate();
+      graph_lr_ = lr;
+    }
+    graph_->run();
+    if (!graph_status_) return graph_status_.with_context("step " + std::to_string(global_step_));
+    output = graph_output_;
+    return Status::ok();
+  }
+
+  // The captured step; nothing in it may synchronise with the host.
+  void graph_body() {
+    optimizer_->zero_grad();
+    {
+      gpu::AutocastScope autocast = precision_.autocast(/*cache_casts=*/false);
+      graph_output_ = task_.forward(*graph_batch_);
+    }
+    bucketer_->start_step();
+    precision_.backward(graph_output_.loss);
+    graph_status_ = bucketer_->finish();
+    optimizer_->step();
+  }
+
+  Result<std::optional<GlobalMetrics>> validate(int64_t epoch) {
     auto loader = task_.eval_batches(config_.eval_batch_size);
     if (!loader) return loader.status();
     if (!*loader) return std::optional<GlobalMetrics>();
+    metrics::NvtxRange eval_range(instruments_.nvtx(), "eval", epoch);
+    std::unique_ptr<EpochBatches> batches = host_batches(std::move(*loader), placement());
     torch::NoGradGuard no_grad;
+    gpu::AutocastScope autocast = precision_.autocast();
     task_.module().eval();
-    PassTotals totals;
-    while (std::optional<data::Batch> batch = (*loader)->next()) {
+    PassTotals totals(device_);
+    while (std::optional<data::Batch> batch = batches->next()) {
       if (batch->valid_count == 0) continue;
       if (batch->valid_count < batch->images.size(0)) {
         batch->images = batch->images.narrow(0, 0, batch->valid_count);
@@ -247,6 +358,7 @@ class TrainingRun {
     auto& summary = context_.summary;
     summary["samples_per_s"] = *rate;
     summary["step_ms_median"] = meter_.median_step_ms();
+    summary.merge(precision_.summary());
     if (last_validation) {
       summary["final_val_loss"] = last_validation->loss;
       if (last_validation->accuracy) summary["final_val_acc"] = *last_validation->accuracy;
@@ -260,11 +372,21 @@ class TrainingRun {
   TrainingTask& task_;
   RunContext& context_;
   TrainingConfig config_;
+  torch::Device device_;
   metrics::StepInstrumentation instruments_;
+  MixedPrecision precision_;
+  profiling::ProfilerWindow profiler_;
   metrics::ThroughputMeter meter_;
   ProgressIndicator progress_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::vector<torch::Tensor> parameters_;
+  std::unique_ptr<TrainingOptimizer> optimizer_;
   std::unique_ptr<dist::GradientBucketer> bucketer_;
+  std::optional<gpu::DeviceBatchLoader> resident_split_;  // --data-on-device
+  std::unique_ptr<gpu::StepGraph> graph_;                 // --cuda-graph
+  std::optional<data::Batch> graph_batch_;                // the graph's static inputs
+  TaskOutput graph_output_;                               // the graph's static outputs
+  Status graph_status_;                                   // of the captured all-reduces
+  std::optional<double> graph_lr_;                        // the rate the graph was captured with
   int64_t global_step_ = 0;
   int64_t steps_per_epoch_ = 0;
 };

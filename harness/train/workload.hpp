@@ -11,6 +11,7 @@
 #include "harness/core/status.hpp"
 #include "harness/dist/communicator.hpp"
 #include "harness/dist/rank_discovery.hpp"
+#include "harness/gpu/device_runtime.hpp"
 #include "harness/record/run_writer.hpp"
 #include "harness/train/flags.hpp"
 
@@ -24,6 +25,8 @@ struct RunContext {
   record::RunWriter& writer;
   // Run-level numbers the driver adds to `summary` (with cpu_rss_peak_bytes) at the end.
   std::map<std::string, double>& summary;
+  // The rank's device (--device), the communicator's as well.
+  gpu::DeviceRuntime& device;
   bool is_rank0() const { return rank_info.rank == 0; }
 };
 
@@ -33,6 +36,9 @@ class Workload {
   // The run table's `workload` column: "train", "allreduce", "ddpm".
   virtual std::string name() const = 0;
   virtual void declare_flags(Flags& flags) const = 0;
+  // Sets defaults that depend on other flags' values (Flags::set_default), after parsing
+  // and before anything reads them, so config_json records what the run uses.
+  virtual void derive_defaults(Flags& flags) const {}
   // Checks the workload's flags before any rendezvous (fails fast on bad input).
   virtual Status validate(const Flags& flags) const { return Status::ok(); }
   virtual Status run(RunContext& context) = 0;

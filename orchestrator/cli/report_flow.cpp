@@ -28,7 +28,8 @@ Result<std::optional<double>> number_option(const ParsedArgs& parsed, const std:
   return Status::error(name + " takes a number, got '" + *text + "'");
 }
 
-Result<results::ReportOptions> report_options(const ParsedArgs& parsed) {
+Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
+                                              const std::string& results_dir) {
   results::ReportOptions options;
   if (auto baseline = parsed.value("--baseline")) {
     auto selector = results::parse_baseline_selector(*baseline);
@@ -45,7 +46,12 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed) {
     if (!value) return value.status();
     options.*member = *value;
   }
-  options.comm_model_run_db = parsed.value_or("--comm-model", "");
+  if (auto comm_model = parsed.value("--comm-model")) {
+    // A run database file (*.sqlite) is used as is, like a study database.
+    auto database = results::locate_study_database(*comm_model, results_dir);
+    if (!database) return database.status().with_context("--comm-model");
+    options.comm_model_database = *database;
+  }
   return options;
 }
 
@@ -64,7 +70,7 @@ const std::set<std::string> kReportFlagOptions = {"--html", "--no-plots", "--no-
 int print_study_report(const char* command, const ParsedArgs& parsed, const std::string& study,
                        const std::string& results_dir) {
   auto format = results::parse_report_format(parsed.value_or("--format", "table"));
-  auto options = report_options(parsed);
+  auto options = report_options(parsed, results_dir);
   if (!format || !options) {
     std::fprintf(stderr, "scalestudy report: %s\n",
                  (!format ? format.status() : options.status()).message().c_str());

@@ -268,7 +268,8 @@ void set_memory_ratio(ReportPoint& point, const ReportPoint& base) {
 const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, int world_size) {
   const BandwidthCurve* best = nullptr;
   for (const auto& curve : curves) {
-    if (curve.points.empty()) continue;
+    // One rank has no bus: its curve's busbw is 0 by definition and says nothing.
+    if (curve.points.empty() || curve.world_size < 2) continue;
     if (!best ||
         std::abs(curve.world_size - world_size) < std::abs(best->world_size - world_size)) {
       best = &curve;
@@ -284,8 +285,10 @@ void predict_communication(PointWork& work, const PointWork& base,
   if (base.point.per_gpu_batch <= 0 || point.per_gpu_batch <= 0) return;
   const BandwidthCurve* curve = nearest_curve(curves, point.world_size);
   if (!curve) return;
+  // A bucket holds at most the cap, and no more than all the gradients.
   const double message_bytes =
-      work.bucket_cap_mb ? *work.bucket_cap_mb * 1024 * 1024 : *work.gradient_bytes;
+      work.bucket_cap_mb ? std::min(*work.bucket_cap_mb * 1024 * 1024, *work.gradient_bytes)
+                         : *work.gradient_bytes;
   auto busbw = interpolate_busbw_gbps(*curve, message_bytes);
   if (!busbw) return;
   // The base's compute per sample: its step without the exposed all-reduce wait.
@@ -489,14 +492,16 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
     runs.push_back(std::move(run));
   }
 
-  std::vector<BandwidthCurve> curves;
-  if (!options.comm_model_run_db.empty()) {
-    auto curve = load_bandwidth_curve_file(options.comm_model_run_db);
-    if (!curve) return curve.status().with_context("--comm-model");
-    curves.push_back(std::move(*curve));
-  } else {
-    auto loaded = load_bandwidth_curves(study_db);
-    if (!loaded) return loaded.status();
+  auto own_curves = load_bandwidth_curves(study_db);
+  if (!own_curves) return own_curves.status();
+  report.bandwidth_curves = std::move(*own_curves);
+  std::stable_sort(
+      report.bandwidth_curves.begin(), report.bandwidth_curves.end(),
+      [](const BandwidthCurve& a, const BandwidthCurve& b) { return a.world_size < b.world_size; });
+  std::vector<BandwidthCurve> curves = report.bandwidth_curves;
+  if (!options.comm_model_database.empty()) {
+    auto loaded = load_comm_model_curves(options.comm_model_database);
+    if (!loaded) return loaded.status().with_context("--comm-model");
     curves = std::move(*loaded);
   }
 

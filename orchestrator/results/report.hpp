@@ -26,9 +26,9 @@ struct ReportOptions {
   std::map<std::string, std::string> baseline_override;
   // Override the study's report settings (report_json) when set.
   std::optional<double> input_bound_pct, comm_bound_pct, target_gain_pct, target_acc;
-  // An all-reduce run database for the communication model, instead of the study's own
-  // all-reduce runs.
-  std::string comm_model_run_db;
+  // Where the communication model's bandwidth curves come from instead of the study's own
+  // all-reduce runs: an all-reduce run database, or another study's database.
+  std::string comm_model_database;
 };
 
 struct MemoryUse {
@@ -87,6 +87,8 @@ struct Report {
   std::optional<double> target_gain_pct, target_acc;
   std::vector<ReportPoint> points;  // by configuration, then world size
   std::optional<SensitivityVerdict> sensitivity;
+  // The study's own all-reduce runs (scalestudy-allreduce), by world size.
+  std::vector<BandwidthCurve> bandwidth_curves;
   int runs_planned = 0, runs_measured = 0, runs_failed = 0;
   std::vector<std::string> warnings;
 };

@@ -31,6 +31,19 @@ Json memory_json(const MemoryUse& memory) {
               {"cpu_rss_peak_bytes", optional_number(memory.cpu_rss_peak_bytes)}};
 }
 
+Json bandwidth_curves_json(const Report& report) {
+  Json curves = Json::array();
+  for (const BandwidthCurve& curve : report.bandwidth_curves) {
+    Json points = Json::array();
+    for (const BandwidthPoint& point : curve.points) {
+      points.push_back(Json{{"bytes", point.bytes}, {"busbw_gbps", point.busbw_gbps}});
+    }
+    curves.push_back(
+        Json{{"run_id", curve.source}, {"world_size", curve.world_size}, {"points", points}});
+  }
+  return curves;
+}
+
 Json comm_json(const ReportPoint& point) {
   if (!point.comm) return nullptr;
   const CommPrediction& comm = *point.comm;
@@ -115,6 +128,7 @@ std::string render_report_json(const Report& report) {
                     {"failed", report.runs_failed}}},
       {"points", points},
       {"sensitivity", sensitivity},
+      {"bandwidth_curves", bandwidth_curves_json(report)},
       {"warnings", report.warnings},
   };
   return document.dump(2) + "\n";

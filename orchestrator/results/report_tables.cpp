@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <map>
 
 #include "orchestrator/results/report_render.hpp"
 
@@ -258,13 +259,41 @@ Table memory_table(const Report& report) {
                     [](const ReportPoint& p) { return !p.run_ids.empty(); });
 }
 
+// One row per message size, one busbw column per all-reduce run (by world size).
+Table bandwidth_table(const Report& report) {
+  Table table;
+  table.title = "All-reduce bus bandwidth [GB/s] (busbw = algbw·2(n−1)/n)";
+  table.headers = {"size [B]"};
+  std::map<int64_t, std::vector<std::string>> cells_by_bytes;
+  const size_t curves = report.bandwidth_curves.size();
+  for (size_t c = 0; c < curves; ++c) {
+    const BandwidthCurve& curve = report.bandwidth_curves[c];
+    table.headers.push_back(std::to_string(curve.world_size) +
+                            (curve.world_size == 1 ? " rank" : " ranks"));
+    for (const BandwidthPoint& point : curve.points) {
+      auto& cells = cells_by_bytes.try_emplace(point.bytes, curves, "-").first->second;
+      cells[c] = fixed(point.busbw_gbps, 3);
+    }
+  }
+  for (const auto& [bytes, cells] : cells_by_bytes) {
+    table.rows.push_back({std::to_string(bytes)});
+    table.rows.back().insert(table.rows.back().end(), cells.begin(), cells.end());
+  }
+  return table;
+}
+
 }  // namespace
 
 std::vector<Table> report_tables(const Report& report) {
-  std::vector<Table> tables = {main_table(report)};
-  Table comm = comm_table(report);
-  if (!comm.rows.empty()) tables.push_back(std::move(comm));
-  tables.push_back(memory_table(report));
+  std::vector<Table> tables;
+  // A study of all-reduce runs alone has no points: its bandwidth is its whole report.
+  if (!report.points.empty() || report.bandwidth_curves.empty()) {
+    tables.push_back(main_table(report));
+    Table comm = comm_table(report);
+    if (!comm.rows.empty()) tables.push_back(std::move(comm));
+    tables.push_back(memory_table(report));
+  }
+  if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
   return tables;
 }
 

@@ -237,18 +237,31 @@ Result<std::vector<BandwidthCurve>> load_bandwidth_curves(sqlite::Database& stud
   return curves;
 }
 
-Result<BandwidthCurve> load_bandwidth_curve_file(const std::string& run_db_path) {
-  auto data = read_rank_database(run_db_path);
-  if (!data) return data.status();
-  Rows rows;
-  // collectives columns: op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps
-  for (const auto& row : data->tables.at("collectives")) {
-    if (sqlite::to_string(row[0]) == "allreduce") rows.push_back({row[1], row[6]});
+Result<std::vector<BandwidthCurve>> load_comm_model_curves(const std::string& database_path) {
+  auto db = sqlite::Database::open(database_path, sqlite::OpenMode::kReadOnly);
+  if (!db) return db.status();
+  auto is_run_database = table_exists(*db, "run");  // a study database has `runs` instead
+  if (!is_run_database) return is_run_database.status();
+  std::vector<BandwidthCurve> curves;
+  if (*is_run_database) {
+    auto data = read_rank_database(database_path);
+    if (!data) return data.status();
+    Rows rows;
+    // collectives columns: op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps
+    for (const auto& row : data->tables.at("collectives")) {
+      if (sqlite::to_string(row[0]) == "allreduce") rows.push_back({row[1], row[6]});
+    }
+    if (!rows.empty()) curves.push_back(curve_from_rows(database_path, data->world_size, rows));
+  } else {
+    auto loaded = load_bandwidth_curves(*db);
+    if (!loaded) return loaded.status();
+    curves = std::move(*loaded);
   }
-  if (rows.empty()) {
-    return Status::error(run_db_path + ": no allreduce rows in table collectives");
+  if (curves.empty()) {
+    return Status::error(database_path +
+                         ": no all-reduce results (a study's runs count once ingested)");
   }
-  return curve_from_rows(run_db_path, data->world_size, rows);
+  return curves;
 }
 
 }  // namespace scalestudy::results

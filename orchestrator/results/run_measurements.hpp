@@ -63,7 +63,8 @@ Result<StudyInfo> load_study_info(sqlite::Database& study_db);
 Result<std::vector<RunMeasurement>> load_run_measurements(sqlite::Database& study_db);
 // One curve per ingested run that recorded all-reduce collectives (rank 0's rows).
 Result<std::vector<BandwidthCurve>> load_bandwidth_curves(sqlite::Database& study_db);
-// The curve of an all-reduce run database file (`--comm-model RUN_DB`).
-Result<BandwidthCurve> load_bandwidth_curve_file(const std::string& run_db_path);
+// The curves of `--comm-model`: an all-reduce run's database file (one curve), or a study
+// database (one curve per all-reduce run it ingested); an error when that gives none.
+Result<std::vector<BandwidthCurve>> load_comm_model_curves(const std::string& database_path);
 
 }  // namespace scalestudy::results

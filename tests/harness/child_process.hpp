@@ -45,6 +45,13 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
+// How often `part` occurs in `text` (a captured output's "decoded" lines, say).
+inline size_t count_occurrences(const std::string& text, const std::string& part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
 class ChildProcess {
  public:
   ChildProcess(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,

@@ -14,12 +14,6 @@
 namespace scalestudy {
 namespace {
 
-size_t count_of(const std::string& text, const std::string& part) {
-  size_t count = 0;
-  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
-  return count;
-}
-
 TEST_CASE("2-rank CPU ResNet-50 on a generated ImageFolder completes and records both ranks") {
   const std::string dir = testing::fresh_dir("imagefolder-train");
   const std::string root = dir + "/tiny";
@@ -84,8 +78,8 @@ TEST_CASE("2-rank CPU ResNet-50 on a generated ImageFolder completes and records
   }
   CHECK(std::filesystem::exists(root + "/.scalestudy-pack/train-64.sspack"));
   CHECK(std::filesystem::exists(root + "/.scalestudy-pack/val-64.sspack"));
-  CHECK(count_of(run.output, "imagefolder: train: decoded 32 images") == 1);
-  CHECK(count_of(run.output, "imagefolder: val: decoded 8 images") == 1);
+  CHECK(testing::count_occurrences(run.output, "imagefolder: train: decoded 32 images") == 1);
+  CHECK(testing::count_occurrences(run.output, "imagefolder: val: decoded 8 images") == 1);
   std::filesystem::remove_all(dir);
 }
 

@@ -66,7 +66,7 @@ TEST_CASE("bad values, missing data and unsupported precision fail with a clear 
   };
   for (const Case& bad : {
            Case{{"--batch-size", "many"}, "--batch-size: 'many' is not an integer"},
-           Case{{"--precision", "bf16"}, "--precision bf16 needs a CUDA build"},
+           Case{{"--precision", "fp16"}, "--precision fp16 needs a CUDA device"},
            Case{{"--dataset", "fashion-mnist", "--data-root", dir + "/absent"}, dir + "/absent"},
            Case{{"--model", "resnet9000"}, "resnet9000"},
            Case{{"--world-size", "4"}, "--world-size 4 but the launcher (single) started 1 ranks"},

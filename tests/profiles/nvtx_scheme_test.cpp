@@ -1,17 +1,21 @@
 // The harness's NVTX scheme on a real CPU training run, recorded without Nsight: the
 // workload runs with libscalestudy_nvtx_trace.so injected through NVTX_INJECTION64_PATH,
-// which writes every push/pop of every domain to a trace; the test reads it back and
-// checks names, nesting and counts per step, on 1 rank and on 2 ranks through
-// scalestudy-launch. Then the same through the CLI: `scalestudy profile --profile torch`
-// on the local scheduler, and `scalestudy profile-report`.
+// which writes every push/pop/mark of every domain to a trace; the test reads it back and
+// checks names, nesting, counts and payloads per step, eval ranges per epoch and the
+// --profile-steps marks, on 1 rank and on 2 ranks through scalestudy-launch. Then the
+// same through the CLI: `scalestudy profile --profile torch` on the local scheduler, and
+// `scalestudy profile-report`.
 #include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "harness/core/sqlite.hpp"
 #include "orchestrator/profiling/nvtx_trace.hpp"
@@ -44,10 +48,9 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-std::string train_flags(const fs::path& out_dir) {
-  return " --out-dir '" + out_dir.string() +
-         "' --dataset synthetic --model small-cnn --epochs 1 --steps-per-epoch " +
-         std::to_string(kSteps) +
+std::string train_flags(const fs::path& out_dir, int epochs) {
+  return " --out-dir '" + out_dir.string() + "' --dataset synthetic --model small-cnn --epochs " +
+         std::to_string(epochs) + " --steps-per-epoch " + std::to_string(kSteps) +
          " --batch-size 8 --threads 1 --val-samples 16 --bucket-cap-mb 0.05 --log-interval 0";
 }
 
@@ -61,9 +64,39 @@ void run_traced(const fs::path& dir, const std::string& command) {
   REQUIRE(status == 0);
 }
 
-// The scheme: per step, on the training thread, one `step` range holding data, forward,
-// backward, comm_exposed and optimizer, in that order; no scalestudy range outside a step.
-void check_scheme(const fs::path& trace_path) {
+double summary_value(const fs::path& run_db, const std::string& name) {
+  auto db = sqlite::Database::open(run_db.string(), sqlite::OpenMode::kReadOnly);
+  REQUIRE(db.is_ok());
+  auto value = db->query_value("SELECT value FROM summary WHERE name = ?", {name});
+  REQUIRE(value.is_ok());
+  REQUIRE_MESSAGE(value->has_value(), "summary '" << name << "' missing in " << run_db);
+  return std::get<double>(**value);
+}
+
+int64_t step_rows(const fs::path& run_db) {
+  auto db = sqlite::Database::open(run_db.string(), sqlite::OpenMode::kReadOnly);
+  REQUIRE(db.is_ok());
+  auto rows = db->query_value("SELECT COUNT(*) FROM steps");
+  REQUIRE(rows.is_ok());
+  return std::get<int64_t>(**rows);
+}
+
+// What a run was asked to do, hence what its trace must show.
+struct Scheme {
+  int epochs = 1;
+  int steps_per_epoch = kSteps;
+  std::string allreduce_parent = "backward";  // comm_exposed without overlap
+  std::optional<std::pair<int, int>> profile_steps;
+};
+
+// The scheme (docs/profiling.md), all in the `scalestudy` domain on the training thread:
+// per epoch, its steps then one `eval` (payload: the epoch); per step one `step` (payload:
+// the global step) holding data, forward, backward, comm_exposed and optimizer in that
+// order (payload: the step again), and one `allreduce` per gradient bucket inside
+// `allreduce_parent` (payload: the bucket's bytes, summing to the model's gradient bytes).
+// With a profile window, the profiler_start / profiler_stop marks sit between the steps
+// before FROM and TO and those steps.
+void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Scheme& scheme) {
   INFO(trace_path.string());
   auto trace = read_nvtx_trace(trace_path.string());
   REQUIRE_MESSAGE(trace.is_ok(), trace.status().message());
@@ -75,54 +108,127 @@ void check_scheme(const fs::path& trace_path) {
   }
   CHECK(begins == trace->ranges.size());  // every range was closed
 
-  std::vector<int> steps;
-  std::map<int, std::vector<std::string>> children;
+  const auto gradient_bytes = static_cast<int64_t>(summary_value(run_db, "gradient_bytes"));
+  const auto buckets = static_cast<size_t>(summary_value(run_db, "bucket_count"));
+  CHECK(gradient_bytes == static_cast<int64_t>(summary_value(run_db, "parameters")) * 4);  // fp32
+
+  std::vector<std::vector<int>> children(trace->ranges.size());
+  std::vector<int> top;
+  std::set<std::string> names;
   for (size_t i = 0; i < trace->ranges.size(); ++i) {
     const TraceRange& range = trace->ranges[i];
-    if (range.domain != "scalestudy") continue;
-    if (range.name == "step") {
-      CHECK(range.depth == 0);
-      steps.push_back(static_cast<int>(i));
-      continue;
+    REQUIRE(range.domain == "scalestudy");
+    names.insert(range.name);
+    if (range.parent < 0) {
+      top.push_back(static_cast<int>(i));
+    } else {
+      children[range.parent].push_back(static_cast<int>(i));
     }
-    REQUIRE_MESSAGE(range.parent >= 0, "range '" << range.name << "' outside a step");
-    if (trace->ranges[range.parent].name == "step") children[range.parent].push_back(range.name);
   }
-  REQUIRE(steps.size() == kSteps);
+  CHECK(names == std::set<std::string>{"step", "data", "forward", "backward", "comm_exposed",
+                                       "optimizer", "allreduce", "eval"});
+
+  std::vector<std::string> expected_top;
+  for (int epoch = 1; epoch <= scheme.epochs; ++epoch) {
+    expected_top.insert(expected_top.end(), scheme.steps_per_epoch, "step");
+    expected_top.push_back("eval");
+  }
+  std::vector<std::string> top_names;
+  for (int index : top) top_names.push_back(trace->ranges[index].name);
+  REQUIRE(top_names == expected_top);
+
   const std::vector<std::string> phases = {"data", "forward", "backward", "comm_exposed",
                                            "optimizer"};
-  for (int step : steps) {
-    CHECK(children[step] == phases);
-    CHECK(trace->ranges[step].end_us > trace->ranges[step].begin_us);
+  std::vector<const TraceRange*> steps;
+  int64_t epoch = 0;
+  for (int index : top) {
+    const TraceRange& range = trace->ranges[index];
+    CHECK(range.tid == trace->ranges[top.front()].tid);
+    CHECK(range.end_us > range.begin_us);
+    if (range.name == "eval") {
+      CHECK(range.payload == ++epoch);
+      CHECK(children[index].empty());
+      continue;
+    }
+    const int64_t step = static_cast<int64_t>(steps.size());
+    INFO("step " << step);
+    CHECK(range.payload == step);
+    if (!steps.empty()) CHECK(range.begin_us >= steps.back()->end_us);
+    steps.push_back(&range);
+    std::vector<std::string> phase_names;
+    size_t allreduces = 0;
+    int64_t allreduce_bytes = 0;
+    for (int phase : children[index]) {
+      const TraceRange& phase_range = trace->ranges[phase];
+      phase_names.push_back(phase_range.name);
+      CHECK(phase_range.payload == step);
+      for (int inner : children[phase]) {
+        const TraceRange& allreduce = trace->ranges[inner];
+        CHECK(allreduce.name == "allreduce");
+        CHECK(phase_range.name == scheme.allreduce_parent);
+        CHECK(children[inner].empty());
+        REQUIRE(allreduce.payload.has_value());
+        CHECK(*allreduce.payload > 0);
+        allreduce_bytes += *allreduce.payload;
+        ++allreduces;
+      }
+    }
+    CHECK(phase_names == phases);
+    CHECK(allreduces == buckets);
+    CHECK(allreduce_bytes == gradient_bytes);
   }
-  for (size_t i = 1; i < steps.size(); ++i) {
-    CHECK(trace->ranges[steps[i]].begin_us >= trace->ranges[steps[i - 1]].end_us);
+
+  if (!scheme.profile_steps) {
+    CHECK(trace->marks.empty());
+    return;
+  }
+  const auto [from, to] = *scheme.profile_steps;
+  REQUIRE(trace->marks.size() == 2);
+  const std::pair<const char*, int> edges[] = {{"profiler_start", from}, {"profiler_stop", to}};
+  for (size_t i = 0; i < 2; ++i) {
+    const TraceMark& mark = trace->marks[i];
+    const int step = edges[i].second;
+    INFO(mark.name << " before step " << step);
+    CHECK(mark.domain == "scalestudy");
+    CHECK(mark.name == edges[i].first);
+    CHECK(mark.payload == step);
+    CHECK(mark.tid == steps.front()->tid);
+    if (step > 0) CHECK(mark.at_us >= steps[step - 1]->end_us);
+    if (step < static_cast<int>(steps.size())) CHECK(mark.at_us <= steps[step]->begin_us);
   }
 }
 
-int64_t step_rows(const fs::path& run_db) {
-  auto db = sqlite::Database::open(run_db.string(), sqlite::OpenMode::kReadOnly);
-  REQUIRE(db.is_ok());
-  auto rows = db->query_value("SELECT COUNT(*) FROM steps");
-  REQUIRE(rows.is_ok());
-  return std::get<int64_t>(**rows);
-}
+// Two epochs, the profiler window over global steps 1 to 3 (across the first eval).
+const Scheme kTwoEpochsWindowed{2, kSteps, "backward", std::pair<int, int>{1, 4}};
+const std::string kWindowFlags = " --profile-steps 1:4";
 
-TEST_CASE("one rank: the NVTX ranges of every step, nested and counted") {
+TEST_CASE("one rank: every step's ranges, nested, counted, with payloads; eval; window") {
   fs::path dir = fresh_dir("one");
-  run_traced(dir, "'" + bin("scalestudy-train") + "'" + train_flags(dir / "run"));
-  CHECK(step_rows(dir / "run" / "rank0.sqlite") == kSteps);
-  check_scheme(dir / "trace-rank0.json");
+  run_traced(dir, "'" + bin("scalestudy-train") + "'" + train_flags(dir / "run", 2) + kWindowFlags);
+  CHECK(step_rows(dir / "run" / "rank0.sqlite") == 2 * kSteps);
+  CHECK(summary_value(dir / "run" / "rank0.sqlite", "bucket_count") > 1);
+  check_scheme(dir / "trace-rank0.json", dir / "run" / "rank0.sqlite", kTwoEpochsWindowed);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("one rank without overlap: one all-reduce per step, in comm_exposed") {
+  fs::path dir = fresh_dir("no-overlap");
+  run_traced(
+      dir, "'" + bin("scalestudy-train") + "'" + train_flags(dir / "run", 1) + " --overlap false");
+  CHECK(summary_value(dir / "run" / "rank0.sqlite", "bucket_count") == 1);
+  check_scheme(dir / "trace-rank0.json", dir / "run" / "rank0.sqlite",
+               Scheme{1, kSteps, "comm_exposed", std::nullopt});
   fs::remove_all(dir);
 }
 
 TEST_CASE("two ranks through scalestudy-launch: one trace per rank, same scheme") {
   fs::path dir = fresh_dir("two");
   run_traced(dir, "'" + bin("scalestudy-launch") + "' --nproc-per-node 2 -- '" +
-                      bin("scalestudy-train") + "'" + train_flags(dir / "run"));
+                      bin("scalestudy-train") + "'" + train_flags(dir / "run", 2) + kWindowFlags);
   for (int rank : {0, 1}) {
-    CHECK(step_rows(dir / "run" / ("rank" + std::to_string(rank) + ".sqlite")) == kSteps);
-    check_scheme(dir / ("trace-rank" + std::to_string(rank) + ".json"));
+    const fs::path run_db = dir / "run" / ("rank" + std::to_string(rank) + ".sqlite");
+    CHECK(step_rows(run_db) == 2 * kSteps);
+    check_scheme(dir / ("trace-rank" + std::to_string(rank) + ".json"), run_db, kTwoEpochsWindowed);
   }
   fs::remove_all(dir);
 }
@@ -168,7 +274,7 @@ slurm: {ranks_per_node: 1, time: "10"}
   CHECK(sqlite::to_string((*runs)[0][1]) == "1");
   CHECK(sqlite::to_string((*runs)[0][2]) == "COMPLETED");
   const fs::path out_dir = sqlite::to_string((*runs)[0][3]);
-  check_scheme(out_dir / ("trace-" + profiled + "-rank0.json"));
+  check_scheme(out_dir / ("trace-" + profiled + "-rank0.json"), out_dir / "rank0.sqlite", Scheme{});
 
   const std::string report_line = "'" + bin("scalestudy") +
                                   "' profile-report tiny --results-dir '" + results + "' > '" +

@@ -1,6 +1,7 @@
 // The --profile-steps window: parsing, and the profiler_start / profiler_stop marks it
-// emits (recorded through the NVTX injection library) at the window's edges. This machine
-// has no CUDA runtime, so the cudaProfilerStart/Stop half is checked on a GPU.
+// emits (recorded through the NVTX injection library) at the window's edges, with and
+// without a domain. The cudaProfilerStart/Stop calls need a loaded CUDA runtime, which a
+// CPU test process never has; here the window finds none.
 #include "harness/profiling/profiler_window.hpp"
 
 #include <doctest/doctest.h>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "harness/metrics/nvtx_domain.hpp"
 #include "orchestrator/profiling/nvtx_trace.hpp"
 
 namespace scalestudy::profiling {
@@ -40,8 +42,9 @@ TEST_CASE("the window marks its start and stop steps in the scalestudy domain") 
              .c_str(),
          1);
   setenv("SCALESTUDY_NVTX_TRACE", trace_path.string().c_str(), 1);
+  metrics::NvtxDomain nvtx;
   {
-    ProfilerWindow window(*parse_step_window("2:4"));
+    ProfilerWindow window(*parse_step_window("2:4"), &nvtx);
     CHECK_FALSE(window.has_cuda_profiler());
     for (int64_t step = 0; step < 6; ++step) {
       window.before_step(step);
@@ -49,7 +52,14 @@ TEST_CASE("the window marks its start and stop steps in the scalestudy domain") 
     }
   }
   {
-    ProfilerWindow cut_short(*parse_step_window("1:100"));
+    ProfilerWindow uninstrumented(*parse_step_window("0:2"), nullptr);
+    for (int64_t step = 0; step < 3; ++step) {
+      uninstrumented.before_step(step);
+      CHECK(uninstrumented.capturing() == (step < 2));
+    }
+  }  // no domain: the window still works, without marks
+  {
+    ProfilerWindow cut_short(*parse_step_window("1:100"), &nvtx);
     cut_short.before_step(0);
     cut_short.before_step(1);
     CHECK(cut_short.capturing());
@@ -62,6 +72,7 @@ TEST_CASE("the window marks its start and stop steps in the scalestudy domain") 
   CHECK(trace->marks[0].payload == 2);
   CHECK(trace->marks[1].name == "profiler_stop");
   CHECK(trace->marks[1].payload == 4);
+  CHECK(trace->marks[2].name == "profiler_start");
   CHECK(trace->marks[2].payload == 1);
   CHECK(trace->marks[3].name == "profiler_stop");
   CHECK(trace->marks[3].payload == 100);

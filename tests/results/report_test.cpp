@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/report_render.hpp"
@@ -212,6 +213,74 @@ TEST_CASE("communication model from the study's own all-reduce run") {
   CHECK(point.comm->compute_ms == doctest::Approx(10.0 / 128 * 64));
   CHECK(point.comm->measured_efficiency == doctest::Approx(5.0 / 12));
   CHECK(point.comm_curve_source.find("ar00000000000000") == 0);
+
+  REQUIRE(report.bandwidth_curves.size() == 1);
+  CHECK(report.bandwidth_curves[0].world_size == 2);
+  auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
+  CHECK(json["bandwidth_curves"][0]["run_id"] == "ar00000000000000");
+  CHECK(json["bandwidth_curves"][0]["points"][1]["bytes"] == 32 << 20);
+  CHECK(json["bandwidth_curves"][0]["points"][1]["busbw_gbps"] == 8.0);
+  CHECK(json["points"][1]["comm_model"]["busbw_gbps"].get<double>() == doctest::Approx(busbw));
+  const std::string table = render_report(report, ReportFormat::kTable);
+  CHECK(table.find("All-reduce bus bandwidth [GB/s]") != std::string::npos);
+  CHECK(table.find("33554432") != std::string::npos);
+}
+
+TEST_CASE("--comm-model: another study's all-reduce runs, or one all-reduce run's database") {
+  StudyFixture sweep("report_comm_sweep", "custom");
+  for (auto [id, ranks, busbw] : {std::tuple{"sw1", 1, 0.0}, {"sw4", 4, 6.0}}) {
+    FixtureRun allreduce;
+    allreduce.run_id = std::string(id) + "0000000000000";
+    allreduce.workload = "allreduce";
+    allreduce.world_size = ranks;
+    allreduce.tasks_per_node = ranks;
+    allreduce.collectives = {{1 << 20, busbw}, {64 << 20, busbw}};
+    sweep.add_run(allreduce);
+  }
+  REQUIRE(ingest_study(sweep.db_path()).is_ok());
+  StudyFixture training("report_comm_training", "strong");
+  training.add_run(strong_run("t1000000000000000", 1, 100, 0));
+  training.add_run(strong_run("t2000000000000000", 2, 180, 0));
+  CHECK_FALSE(at(report_of(training), 2).comm.has_value());  // no curve of its own
+
+  ReportOptions options;
+  options.comm_model_database = sweep.db_path();
+  Report report = report_of(training, options);
+  CHECK(report.bandwidth_curves.empty());  // the curves are the other study's
+  const ReportPoint& two = at(report, 2);
+  REQUIRE(two.comm.has_value());
+  // The one-rank curve is nearer to N=2 but carries no bandwidth: the 4-rank one is used.
+  CHECK(two.comm->busbw_gbps == doctest::Approx(6.0));
+  CHECK(two.comm_curve_source == "sw40000000000000 (world size 4)");
+
+  options.comm_model_database = sweep.rank_path("sw40000000000000", 0);
+  REQUIRE(at(report_of(training, options), 2).comm.has_value());
+  CHECK(at(report_of(training, options), 2).comm->busbw_gbps == doctest::Approx(6.0));
+
+  options.comm_model_database = training.db_path();
+  auto db = sqlite::Database::open(training.db_path());
+  REQUIRE(db.is_ok());
+  auto refused = build_report(*db, options);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().find("no all-reduce results") != std::string::npos);
+}
+
+TEST_CASE("a study of all-reduce runs alone reports its bandwidth table only") {
+  StudyFixture sweep("report_sweep_only", "custom");
+  FixtureRun allreduce;
+  allreduce.run_id = "ar20000000000000";
+  allreduce.workload = "allreduce";
+  allreduce.world_size = 2;
+  allreduce.tasks_per_node = 2;
+  allreduce.collectives = {{1024, 0.5}, {2048, 0.75}};
+  sweep.add_run(allreduce);
+  Report report = report_of(sweep);
+  CHECK(report.points.empty());
+  std::vector<Table> tables = report_tables(report);
+  REQUIRE(tables.size() == 1);
+  CHECK(tables[0].headers == std::vector<std::string>{"size [B]", "2 ranks"});
+  CHECK(tables[0].rows ==
+        std::vector<std::vector<std::string>>{{"1024", "0.500"}, {"2048", "0.750"}});
 }
 
 TEST_CASE("report JSON: versioned, every documented field present") {
@@ -222,7 +291,7 @@ TEST_CASE("report JSON: versioned, every documented field present") {
   CHECK(json["schema"] == "scalestudy.report/1");
   CHECK(keys(json) == std::set<std::string>{"schema", "study", "kind", "device", "baseline",
                                             "settings", "runs", "points", "sensitivity",
-                                            "warnings"});
+                                            "bandwidth_curves", "warnings"});
   CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
                                                         "target_gain_pct", "target_acc"});
   REQUIRE(json["points"].size() == 3);

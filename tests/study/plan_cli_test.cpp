@@ -41,6 +41,7 @@ Output run(const std::string& arguments, bool with_stderr = false) {
 
 const std::map<std::string, size_t> kExpectedRuns = {
     {"quickstart.yaml", 2},
+    {"allreduce-sweep.yaml", 3},
     {"resnet18-cifar10-strong.yaml", 15},
     {"resnet18-cifar10-weak.yaml", 15},
     {"resnet18-cifar10-sensitivity.yaml", 54},

@@ -1,16 +1,14 @@
 #include "workloads/train/image_classification_task.hpp"
 
+#include "harness/data/class_balanced_subset.hpp"
 #include "harness/models/flop_counter.hpp"
 
 namespace scalestudy::workloads {
 namespace {
 
-// The first `cap` samples of a split (0: all of them).
-data::ImageSplit capped(const data::ImageSplit& split, int64_t cap) {
-  if (cap <= 0 || cap >= split.size()) return split;
-  return data::ImageSplit{split.images.narrow(0, 0, cap).contiguous(),
-                          split.labels.narrow(0, 0, cap).contiguous()};
-}
+// --val-samples takes the same subset whatever the run's seed, so the validation accuracies
+// of a study's runs compare across seeds.
+constexpr uint64_t kValidationSubsetSeed = 0;
 
 bool is_character_data(const std::string& name) {
   return name == "mnist" || name.rfind("emnist", 0) == 0;
@@ -20,12 +18,19 @@ bool is_character_data(const std::string& name) {
 
 void ImageClassificationTask::declare_flags(train::Flags& flags) const {
   flags.declare("model", "small-cnn", "small-cnn | resnet18 | resnet50");
-  flags.declare("dataset", "synthetic",
-                "fashion-mnist | mnist | emnist-<split> | cifar10 | synthetic");
+  flags.declare(
+      "dataset", "synthetic",
+      "fashion-mnist | mnist | emnist-<split> | cifar10 | imagefolder | tinyimagenet | synthetic");
   flags.declare("data-root", "",
                 "data set folder; default $SCALESTUDY_DATA_ROOT, then the set's own");
-  flags.declare("train-samples", "0", "use only the first N training samples; 0: all");
-  flags.declare("val-samples", "0", "use only the first N validation samples; 0: all");
+  flags.declare("train-samples", "0",
+                "train on N samples spread evenly over the classes (seeded); 0: all");
+  flags.declare("val-samples", "0",
+                "validate on N samples spread evenly over the classes (fixed); 0: all");
+  flags.declare("image-size", "64", "imagefolder, tinyimagenet: side of the packed images (px)");
+  flags.declare("pack-dir", "",
+                "imagefolder, tinyimagenet: folder of the pack cache; default "
+                "<data root>/.scalestudy-pack");
   flags.declare("augment", "false", "random crop (pad 4) and horizontal flip (not for digits)");
 }
 
@@ -34,6 +39,16 @@ Status ImageClassificationTask::validate(const train::Flags& flags) const {
     auto value = flags.get_int(name);
     if (!value) return value.status();
     if (*value < 0) return Status::error(std::string("--") + name + " must be >= 0");
+  }
+  auto image_size = flags.get_int("image-size");
+  if (!image_size) return image_size.status();
+  if (*image_size <= 0) return Status::error("--image-size must be > 0");
+  for (const char* name : {"image-size", "pack-dir"}) {
+    if (flags.was_set(name) && !data::is_image_folder_dataset(flags.get("dataset"))) {
+      return Status::error(std::string("--") + name +
+                           " applies to imagefolder and tinyimagenet only, not to --dataset " +
+                           flags.get("dataset"));
+    }
   }
   if (auto augment = flags.get_bool("augment"); !augment) return augment.status();
   return Status::ok();
@@ -47,10 +62,14 @@ Status ImageClassificationTask::setup(const train::TaskSetup& setup) {
   dataset_options.name = flags.get("dataset");
   dataset_options.root = flags.get("data-root");
   dataset_options.synthetic.seed = setup.seed;
+  dataset_options.image_folder.image_size = *flags.get_int("image-size");
+  dataset_options.image_folder.cache_dir = flags.get("pack-dir");
   auto dataset = data::load_dataset(dataset_options);
   if (!dataset) return dataset.status();
-  dataset->train = capped(dataset->train, *flags.get_int("train-samples"));
-  dataset->test = capped(dataset->test, *flags.get_int("val-samples"));
+  dataset->train =
+      data::class_balanced_subset(dataset->train, *flags.get_int("train-samples"), setup.seed);
+  dataset->test = data::class_balanced_subset(dataset->test, *flags.get_int("val-samples"),
+                                              kValidationSubsetSeed);
   dataset_ = std::move(*dataset);
   if (*flags.get_bool("augment")) {
     augment_.crop_padding = 4;

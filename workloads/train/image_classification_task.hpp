@@ -1,6 +1,6 @@
 // ImageClassificationTask: the hooks of scalestudy-train — a classification model from
-// harness/models, an image data set from harness/data (optionally capped to its first
-// --train-samples / --val-samples), cross-entropy loss and top-1 accuracy.
+// harness/models, an image data set from harness/data (optionally a class-balanced subset
+// of --train-samples / --val-samples), cross-entropy loss and top-1 accuracy.
 // Used by the training thread only.
 #pragma once
 
@@ -20,6 +20,9 @@ class ImageClassificationTask : public train::TrainingTask {
   torch::nn::Module& module() override { return *model_->ptr(); }
   Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch,
                                                            int64_t global_batch) override;
+  std::optional<train::ResidentData> resident_training_data() const override {
+    return train::ResidentData{&dataset_->train, &dataset_->normalization, augment_};
+  }
   Result<std::unique_ptr<data::BatchLoader>> eval_batches(int64_t per_rank_batch) override;
   train::TaskOutput forward(const data::Batch& batch) override;
   std::map<std::string, double> summary() override;

@@ -1,0 +1,68 @@
+// DeviceRuntime: the device a rank computes on, with everything about it that differs
+// between CPU and CUDA behind one narrow interface, so the driver and the training loop
+// never branch on the build: the torch::Device, the phase clock (host clock or CUDA
+// events), the caching allocator's memory peaks, the device's provenance, the NVML
+// telemetry source and CUDA-graph capture of a step. open_device() picks the CPU
+// implementation (device_runtime.cpp) or the CUDA one (cuda_device_runtime.cpp, part of
+// SCALESTUDY_CUDA builds only).
+// Used by the training thread; the callable of telemetry_source() is thread-safe.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "harness/core/status.hpp"
+#include "harness/metrics/phase_clock.hpp"
+#include "harness/metrics/telemetry_sampler.hpp"
+
+namespace scalestudy::gpu {
+
+// --device: auto is cuda:<local rank> when the build has CUDA and a device is visible,
+// else cpu.
+enum class DeviceKind { kAuto, kCpu, kCuda };
+Result<DeviceKind> parse_device_kind(std::string_view text);
+
+// A training step captured once and replayed (see CudaGraphStep for what the step must
+// satisfy).
+class StepGraph {
+ public:
+  virtual ~StepGraph() = default;
+  virtual void run() = 0;
+  // Drops the capture; the next run() captures again (after a baked-in scalar changed).
+  virtual void invalidate() = 0;
+};
+
+class DeviceRuntime {
+ public:
+  virtual ~DeviceRuntime() = default;
+
+  virtual torch::Device device() const = 0;
+  // "gpu_model", "cuda_version", "nccl_version" ... as docs/run-database.md names them;
+  // none for the CPU.
+  virtual std::map<std::string, std::string> provenance() const = 0;
+  virtual std::unique_ptr<metrics::PhaseClock> make_phase_clock() const = 0;
+  // Device memory in bytes; 0 for the CPU, whose host memory is not budgeted here.
+  virtual int64_t memory_capacity_bytes() const = 0;
+  // Summary entries "gpu_mem_peak_bytes" (tensors) and "gpu_mem_reserved_peak_bytes"
+  // (caching allocator) over the process so far; none for the CPU.
+  virtual std::map<std::string, double> memory_peaks() const = 0;
+  // Fills a sample's gpu_* fields (NVML); empty where NVML is unavailable.
+  virtual metrics::TelemetrySource telemetry_source() const = 0;
+  // `step` as a StepGraph: `warmup_steps` eager runs, then capture and replay; an error
+  // where the device has no graphs.
+  virtual Result<std::unique_ptr<StepGraph>> capture_step(std::function<void()> step,
+                                                          int warmup_steps) = 0;
+};
+
+// Opens the device of the rank with `local_rank` (one GPU per rank, local rank modulo the
+// visible devices). --device cuda fails with the reason where the build has no CUDA or no
+// device is visible.
+Result<std::unique_ptr<DeviceRuntime>> open_device(DeviceKind kind, int local_rank);
+
+}  // namespace scalestudy::gpu

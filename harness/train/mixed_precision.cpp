@@ -1,0 +1,36 @@
+#include "harness/train/mixed_precision.hpp"
+
+namespace scalestudy::train {
+
+MixedPrecision::MixedPrecision(gpu::Precision precision, c10::DeviceType device_type)
+    : precision_(precision), device_type_(device_type) {
+  if (gpu::needs_loss_scaling(precision)) scaler_.emplace();
+}
+
+void MixedPrecision::backward(const torch::Tensor& loss) const {
+  if (scaler_) {
+    scaler_->scale(loss).backward();
+  } else {
+    loss.backward();
+  }
+}
+
+bool MixedPrecision::step(const std::vector<torch::Tensor>& parameters,
+                          const std::function<void()>& optimizer_step) {
+  if (!scaler_) {
+    optimizer_step();
+    return true;
+  }
+  std::vector<torch::Tensor> gradients;
+  gradients.reserve(parameters.size());
+  for (const torch::Tensor& parameter : parameters) gradients.push_back(parameter.grad());
+  return scaler_->step(gradients, optimizer_step);
+}
+
+std::map<std::string, double> MixedPrecision::summary() const {
+  if (!scaler_) return {};
+  return {{"loss_scale", scaler_->scale_value()},
+          {"loss_scale_skipped_steps", static_cast<double>(scaler_->skipped_steps())}};
+}
+
+}  // namespace scalestudy::train

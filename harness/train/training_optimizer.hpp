@@ -1,0 +1,40 @@
+// TrainingOptimizer: the optimizer as the training loop drives it — rate, zeroing, update —
+// over two implementations (--optimizer-impl): `loop`, torch::optim's SGD or AdamW (a few
+// kernels per parameter), and `foreach`, gpu::ForeachSgd (SGD in a few multi-tensor kernels
+// over all parameters, gradients zeroed in place; capture-safe, so --cuda-graph needs it).
+// `auto` picks foreach for SGD on a CUDA device or with --cuda-graph, loop otherwise.
+// Used by the training thread only.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "harness/optim/optimizer_factory.hpp"
+
+namespace scalestudy::train {
+
+enum class OptimizerImpl { kAuto, kForeach, kLoop };
+// "auto" | "foreach" | "loop".
+Result<OptimizerImpl> parse_optimizer_impl(std::string_view text);
+const char* optimizer_impl_name(OptimizerImpl impl);
+OptimizerImpl resolve_optimizer_impl(OptimizerImpl requested, optim::OptimizerKind kind,
+                                     bool cuda_graph, const torch::Device& device);
+
+class TrainingOptimizer {
+ public:
+  virtual ~TrainingOptimizer() = default;
+  virtual void set_lr(double lr) = 0;
+  virtual void zero_grad() = 0;
+  virtual void step() = 0;
+};
+
+// `impl` is resolved (foreach or loop); foreach takes SGD only.
+Result<std::unique_ptr<TrainingOptimizer>> make_training_optimizer(
+    const std::vector<torch::Tensor>& parameters, const optim::OptimizerConfig& config,
+    OptimizerImpl impl);
+
+}  // namespace scalestudy::train

@@ -1,0 +1,137 @@
+#include "workloads/ddpm/ddpm_task.hpp"
+
+#include "harness/data/class_balanced_subset.hpp"
+#include "harness/data/dataset_registry.hpp"
+#include "harness/data/seed_mixing.hpp"
+#include "harness/models/flop_counter.hpp"
+#include "workloads/ddpm/seeded_generator.hpp"
+
+namespace scalestudy::ddpm {
+namespace {
+
+namespace F = torch::nn::functional;
+
+// --val-samples takes the same subset whatever the run's seed, so validation losses of a
+// study's runs compare across seeds.
+constexpr uint64_t kValidationSubsetSeed = 0;
+
+// Pixels in [0, 255] map to [-1, 1], the range the noise schedule assumes.
+const data::ChannelStats kToSymmetricRange{{0.5}, {0.5}};
+
+// Bilinear resize of a uint8 split to side x side (align_corners false, as torchvision's
+// Resize), in chunks so the float copy stays small. Done once at setup: the images stay
+// uint8, as the seed's PIL pipeline produces them.
+data::ImageSplit resized(const data::ImageSplit& split, int64_t side) {
+  if (split.images.size(2) == side && split.images.size(3) == side) return split;
+  constexpr int64_t kChunk = 4096;
+  std::vector<torch::Tensor> chunks;
+  for (int64_t first = 0; first < split.size(); first += kChunk) {
+    torch::Tensor chunk = split.images.narrow(0, first, std::min(kChunk, split.size() - first));
+    chunks.push_back(
+        F::interpolate(chunk.to(torch::kFloat), F::InterpolateFuncOptions()
+                                                    .size(std::vector<int64_t>{side, side})
+                                                    .mode(torch::kBilinear)
+                                                    .align_corners(false))
+            .round()
+            .clamp(0, 255)
+            .to(torch::kByte));
+  }
+  return data::ImageSplit{torch::cat(chunks, 0), split.labels};
+}
+
+uint64_t stream_seed(uint64_t seed, uint64_t stream, int rank) {
+  return data::mix_seed(data::mix_seed(data::mix_seed(seed) + stream) +
+                        static_cast<uint64_t>(rank));
+}
+
+// forward_cost_per_sample() drives one-input modules; the step does not change the cost.
+class FixedStepUNetImpl : public torch::nn::Module {
+ public:
+  explicit FixedStepUNetImpl(UNet unet) : unet_(register_module("unet", std::move(unet))) {}
+  torch::Tensor forward(const torch::Tensor& noisy) {
+    return unet_(noisy, torch::zeros({noisy.size(0)}, noisy.options().dtype(torch::kLong)));
+  }
+
+ private:
+  UNet unet_;
+};
+TORCH_MODULE(FixedStepUNet);
+
+}  // namespace
+
+void DdpmTask::declare_flags(train::Flags& flags) const {
+  declare_ddpm_flags(flags);
+}
+
+Status DdpmTask::validate(const train::Flags& flags) const {
+  return resolve_ddpm_config(flags).status();
+}
+
+Status DdpmTask::setup(const train::TaskSetup& setup) {
+  auto config = resolve_ddpm_config(setup.flags);
+  if (!config) return config.status();
+  where_ = data::RankInWorld{setup.rank_info.rank, setup.rank_info.world_size};
+  seed_ = setup.seed;
+  device_ = setup.device;
+
+  data::DatasetOptions dataset_options;
+  dataset_options.name = config->dataset;
+  dataset_options.root = config->data_root;
+  auto dataset = data::load_dataset(dataset_options);
+  if (!dataset) return dataset.status();
+  const int64_t side = config->preset.image_size;
+  dataset->train =
+      resized(data::class_balanced_subset(dataset->train, config->train_samples, seed_), side);
+  dataset->test = resized(
+      data::class_balanced_subset(dataset->test, config->val_samples, kValidationSubsetSeed), side);
+  dataset_ = std::move(*dataset);
+
+  unet_ = UNet(config->unet);
+  schedule_.emplace(config->beta_schedule, config->timesteps, device_);
+  train_generator_ = seeded_generator(device_, stream_seed(seed_, 0, where_.rank));
+  return Status::ok();
+}
+
+Result<std::unique_ptr<data::BatchLoader>> DdpmTask::train_batches(int64_t epoch,
+                                                                   int64_t global_batch) {
+  data::TrainEpochOptions options;
+  options.global_batch = global_batch;
+  options.seed = seed_;
+  options.epoch = epoch;
+  return data::BatchLoader::for_training(dataset_->train, kToSymmetricRange, where_, options);
+}
+
+std::optional<train::ResidentData> DdpmTask::resident_training_data() const {
+  return train::ResidentData{&dataset_->train, &kToSymmetricRange, data::AugmentOptions()};
+}
+
+Result<std::unique_ptr<data::BatchLoader>> DdpmTask::eval_batches(int64_t per_rank_batch) {
+  eval_generator_ = seeded_generator(device_, stream_seed(seed_, 1, where_.rank));
+  return data::BatchLoader::for_evaluation(dataset_->test, kToSymmetricRange, where_,
+                                           per_rank_batch);
+}
+
+train::TaskOutput DdpmTask::forward(const data::Batch& batch) {
+  at::Generator& generator = unet_->is_training() ? *train_generator_ : *eval_generator_;
+  const torch::Tensor& clean = batch.images;
+  torch::Tensor timesteps = torch::randint(schedule_->timesteps(), {clean.size(0)}, generator,
+                                           clean.options().dtype(torch::kLong));
+  // empty_like keeps the batch's memory format (channels_last on the GPU path).
+  torch::Tensor noise = torch::empty_like(clean).normal_(0, 1, generator);
+  torch::Tensor predicted = unet_(schedule_->add_noise(clean, noise, timesteps), timesteps);
+  // In float32 even when the forward pass runs under fp16 autocast.
+  torch::Tensor loss = F::mse_loss(predicted.to(torch::kFloat), noise);
+  return train::TaskOutput{loss, torch::Tensor()};
+}
+
+std::map<std::string, double> DdpmTask::summary() {
+  std::map<std::string, double> values;
+  torch::nn::AnyModule fixed_step{FixedStepUNet(unet_)};
+  const int64_t side = unet_->config().image_size;
+  auto cost =
+      models::forward_cost_per_sample(fixed_step, {unet_->config().image_channels, side, side});
+  if (cost) values["forward_flops"] = cost->flops();
+  return values;
+}
+
+}  // namespace scalestudy::ddpm
