@@ -46,6 +46,7 @@ const std::map<std::string, size_t> kExpectedRuns = {
     {"resnet18-cifar10-weak.yaml", 15},
     {"resnet18-cifar10-sensitivity.yaml", 54},
     {"tinyimagenet-resnet50.yaml", 7},
+    {"ddpm-emnist.yaml", 12},
 };
 
 TEST_CASE("every example study plans to the expected runs and valid job scripts") {

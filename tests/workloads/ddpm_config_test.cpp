@@ -72,6 +72,11 @@ TEST_CASE("bad DDPM flags are errors naming the flag") {
         "--sample needs --checkpoint (the weights of a training run)");
   CHECK(message_of({"--timesteps", "1"}) == "--timesteps must be >= 2");
   CHECK(message_of({"--base-channels", "9"}).find("--base-channels must be even") == 0);
+  // The task's own check (a CPU build's loop refuses CUDA graphs before it).
+  train::Flags graph = parsed(workload, {"--cuda-graph", "true"});
+  Status refused = DdpmTask().validate(graph);
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.message().find("--cuda-graph: the DDPM step draws") == 0);
 }
 
 }  // namespace scalestudy::ddpm

@@ -5,13 +5,16 @@
 //     held-out split;
 //   - two ranks through scalestudy-launch (gloo): both records completed, the validation
 //     loss global (equal on both ranks), the weights saved to --checkpoint;
-//   - --sample 16 from that checkpoint: a PNG grid of 4 x 4 generated 28 x 28 images.
+//   - --sample 16 from that checkpoint: a PNG grid of 4 x 4 generated 28 x 28 images;
+//   - a weak-scaling study of it (1 and 2 CPU ranks) through `scalestudy run` with the
+//     local executor: submitted, completed, ingested and reported like scalestudy-train.
 #include <doctest/doctest.h>
 #include <png.h>
 
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "tests/harness/child_process.hpp"
@@ -173,6 +176,52 @@ TEST_CASE("DDPM with 2 ranks via scalestudy-launch completes, then --sample 16 w
   CHECK(std::sqrt(sum_of_squares / (28 * 28) - mean * mean) > 5);
   CHECK(testing::db_number(dir + "/sample/rank0.sqlite",
                            "SELECT value FROM summary WHERE name = 'sampled_images'") == 16);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a DDPM study runs under the local executor: ingested and reported") {
+  if (!have_fashion_mnist()) return;
+  const std::string dir = testing::fresh_dir("ddpm-study");
+  const std::string study = dir + "/ddpm-cpu.yaml";
+  std::ofstream(study) << R"(study: ddpm-cpu
+kind: weak
+workload:
+  binary: scalestudy-ddpm
+  preset: small
+  dataset: fashion-mnist
+  data_root: /usr/share/datasets/fashion-mnist
+  base_channels: 8
+  res_blocks: 1
+  val_samples: 64
+  eval_batch_size: 64
+  epochs: 1
+  steps_per_epoch: 4
+  measure_warmup_steps: 1
+  lr: 0.002
+  seed: 1
+scale: [1, 2]
+per_gpu_batch: 8
+repeats: 1
+slurm:
+  ranks_per_node: 2
+  cpus_per_task: 1
+  time: "10"
+)";
+  const std::string results = dir + "/results";
+  auto run = testing::run_to_end({testing::binary("scalestudy"), "run", study, "--scheduler",
+                                  "local", "--results-dir", results},
+                                 {}, dir + "/output.txt", 300);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.output.find("Weak scaling: ddpm-cpu") != std::string::npos);
+  const std::string db = results + "/ddpm-cpu.sqlite";
+  CHECK(testing::db_number(db, "SELECT COUNT(*) FROM runs WHERE state = 'COMPLETED'") == 2);
+  // Three rank records (1 + 2) ingested, each a completed ddpm run with a throughput.
+  CHECK(testing::db_number(db,
+                           "SELECT COUNT(*) FROM m_run WHERE workload = 'ddpm' AND "
+                           "status = 'completed'") == 3);
+  CHECK(testing::db_number(db, "SELECT MIN(value) FROM m_summary WHERE name = 'samples_per_s'") >
+        0);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,6 +1,7 @@
 // The DDPM UNet: output shaped like the input at every preset's side, attention exactly at
 // the levels of side <= 16, stable parameter names (checkpoints use them), and every
 // parameter reached by the loss once the zero-initialised branches have moved.
+#include "harness/gpu/precision.hpp"
 #include "tests/harness/torch_doctest.hpp"
 #include "workloads/ddpm/size_preset.hpp"
 #include "workloads/ddpm/unet.hpp"
@@ -106,6 +107,37 @@ TEST_CASE("group_norm: the reference 32 groups when wide enough, never one-chann
   CHECK(group_norm(16)->options.num_groups() == 8);
   CHECK(group_norm(8)->options.num_groups() == 4);
   CHECK(group_norm(2)->options.num_groups() == 1);
+}
+
+TEST_CASE("UNet runs under autocast (bf16 on CPU) close to its float32 prediction") {
+  torch::manual_seed(4);
+  auto small = find_size_preset("small");
+  REQUIRE(small.is_ok());
+  UNet unet(narrow_config(*small));
+  {
+    // Non-zero residual branches, so every block contributes.
+    torch::NoGradGuard no_grad;
+    for (torch::Tensor& parameter : unet->parameters())
+      parameter.add_(torch::randn_like(parameter) * 0.05);
+  }
+  torch::NoGradGuard no_grad;
+  torch::Tensor noisy = torch::randn({2, 1, 28, 28});
+  torch::Tensor steps = torch::tensor({5, 600}, torch::kLong);
+  torch::Tensor reference = unet(noisy, steps);
+  torch::Tensor mixed;
+  {
+    gpu::AutocastScope autocast(gpu::Precision::kBf16, c10::DeviceType::CPU);
+    mixed = unet(noisy, steps);
+  }
+  CHECK((mixed.scalar_type() == torch::kBFloat16));  // the output convolution autocasts
+  CHECK(mixed.isfinite().all().item<bool>());
+  const double error = (mixed.to(torch::kFloat) - reference).abs().max().item<double>();
+  MESSAGE("bf16 autocast vs float32: max |difference| " << error << " of max |prediction| "
+                                                        << reference.abs().max().item<double>());
+  CHECK(error < 0.05 * reference.abs().max().item<double>());
+  // GroupNorm32 hands back the input's dtype after normalising in float32.
+  torch::Tensor half = torch::randn({2, 8, 4, 4}).to(torch::kBFloat16);
+  CHECK((group_norm(8)(half).scalar_type() == torch::kBFloat16));
 }
 
 TEST_CASE("validate_unet_config names the bad setting") {

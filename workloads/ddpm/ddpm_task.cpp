@@ -1,9 +1,13 @@
 #include "workloads/ddpm/ddpm_task.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "harness/data/class_balanced_subset.hpp"
 #include "harness/data/dataset_registry.hpp"
 #include "harness/data/seed_mixing.hpp"
 #include "harness/models/flop_counter.hpp"
+#include "workloads/ddpm/ddpm_config.hpp"
 #include "workloads/ddpm/seeded_generator.hpp"
 
 namespace scalestudy::ddpm {
@@ -19,8 +23,8 @@ constexpr uint64_t kValidationSubsetSeed = 0;
 const data::ChannelStats kToSymmetricRange{{0.5}, {0.5}};
 
 // Bilinear resize of a uint8 split to side x side (align_corners false, as torchvision's
-// Resize), in chunks so the float copy stays small. Done once at setup: the images stay
-// uint8, as the seed's PIL pipeline produces them.
+// Resize), in chunks so the float copy stays small. Done once at setup, back to uint8, so
+// batches assemble (and may live on the device) like any image data set's.
 data::ImageSplit resized(const data::ImageSplit& split, int64_t side) {
   if (split.images.size(2) == side && split.images.size(3) == side) return split;
   constexpr int64_t kChunk = 4096;
@@ -64,6 +68,12 @@ void DdpmTask::declare_flags(train::Flags& flags) const {
 }
 
 Status DdpmTask::validate(const train::Flags& flags) const {
+  // CUDA graphs replay only the default generators' random streams (LibTorch 1.13).
+  if (auto graph = flags.get_bool("cuda-graph"); graph && *graph) {
+    return Status::error(
+        "--cuda-graph: the DDPM step draws its steps and noise from per-rank "
+        "generators, which a CUDA graph cannot replay");
+  }
   return resolve_ddpm_config(flags).status();
 }
 

@@ -13,7 +13,6 @@
 #include "harness/data/distributed_sampler.hpp"
 #include "harness/data/image_dataset.hpp"
 #include "harness/train/training_task.hpp"
-#include "workloads/ddpm/ddpm_config.hpp"
 #include "workloads/ddpm/noise_schedule.hpp"
 #include "workloads/ddpm/unet.hpp"
 

@@ -47,10 +47,12 @@ Status DdpmWorkload::generate(train::RunContext& context, const DdpmConfig& conf
   if (!seed) return seed.status();
   auto chunk = context.flags.get_int("eval-batch-size");
   if (!chunk) return chunk.status();
+  const torch::Device device = context.device.device();
   UNet unet(config.unet);
+  unet->to(device);
   if (Status loaded = load_weights(*unet, config.checkpoint); !loaded) return loaded;
-  NoiseSchedule schedule(config.beta_schedule, config.timesteps);
-  at::Generator generator = seeded_generator(torch::kCPU, static_cast<uint64_t>(*seed));
+  NoiseSchedule schedule(config.beta_schedule, config.timesteps, device);
+  at::Generator generator = seeded_generator(device, static_cast<uint64_t>(*seed));
 
   auto started = std::chrono::steady_clock::now();
   torch::Tensor images = sample_images(unet, schedule, config.sample_count, *chunk, generator);

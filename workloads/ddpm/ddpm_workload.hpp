@@ -1,10 +1,11 @@
 // DdpmWorkload: what scalestudy-ddpm plugs into the driver. By default it trains: the
 // shared data-parallel loop (TrainingWorkload) around DdpmTask, then rank 0 saves the
 // weights to --checkpoint when given. With --sample N it generates instead: rank 0 loads
-// --checkpoint, runs ancestral sampling and writes an N-image PNG grid to --sample-png
-// (other ranks have nothing to do). Unset, --batch-size defaults to the preset's per-GPU
-// batch, and the optimizer to AdamW at 2e-4, the usual DDPM setting.
-// Used by the driver's thread only.
+// --checkpoint, runs ancestral sampling on the run's device in batches of
+// --eval-batch-size and writes an N-image PNG grid to --sample-png (other ranks have
+// nothing to do); the summary records sampled_images and sampling_s. Unset, --batch-size defaults
+// to the preset's per-GPU batch, and the optimizer to AdamW at 2e-4, the usual DDPM setting. Used
+// by the driver's thread only.
 #pragma once
 
 #include <string>

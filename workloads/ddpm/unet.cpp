@@ -19,8 +19,8 @@ Status validate_unet_config(const UNetConfig& config) {
   if (config.image_size < 1) return Status::error("UNet: image size must be >= 1");
   if (config.base_channels < 2 || config.base_channels % 2 != 0) {
     return Status::error(
-        "--base-channels must be even and >= 2 (the time encoding has sin and "
-        "cos halves)");
+        "--base-channels must be even and >= 2 (the time encoding's sin and cos halves, the "
+        "norms' channel pairs)");
   }
   if (config.channel_multipliers.empty()) return Status::error("UNet: no resolution levels");
   for (int64_t multiplier : config.channel_multipliers) {

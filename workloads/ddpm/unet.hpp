@@ -51,7 +51,7 @@ class UNetImpl : public torch::nn::Module {
   ResidualBlock middle_residual_{nullptr};
   std::vector<UNetBlock> up_blocks_;  // res_blocks + 1 per level, lowest resolution first
   std::vector<torch::nn::Conv2d> upsample_convs_;
-  torch::nn::GroupNorm output_norm_{nullptr};
+  GroupNorm32 output_norm_{nullptr};
   torch::nn::Conv2d output_conv_{nullptr};
 };
 TORCH_MODULE(UNet);

@@ -34,9 +34,12 @@ torch::nn::Conv2d conv3x3(int64_t in_channels, int64_t out_channels, int64_t str
       torch::nn::Conv2dOptions(in_channels, out_channels, 3).stride(stride).padding(1));
 }
 
-torch::nn::GroupNorm group_norm(int64_t channels) {
-  return torch::nn::GroupNorm(
-      torch::nn::GroupNormOptions(std::gcd<int64_t>(32, channels / 2), channels));
+torch::Tensor GroupNorm32Impl::forward(const torch::Tensor& input) {
+  return torch::nn::GroupNormImpl::forward(input.to(torch::kFloat)).to(input.scalar_type());
+}
+
+GroupNorm32 group_norm(int64_t channels) {
+  return GroupNorm32(torch::nn::GroupNormOptions(std::gcd<int64_t>(32, channels / 2), channels));
 }
 
 ResidualBlockImpl::ResidualBlockImpl(int64_t in_channels, int64_t out_channels,

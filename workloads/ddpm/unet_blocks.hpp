@@ -18,12 +18,23 @@ namespace scalestudy::ddpm {
 // float [B, dim] for int64 `timesteps` [B]; `dim` even.
 torch::Tensor timestep_embedding(const torch::Tensor& timesteps, int64_t dim);
 
+// GroupNorm computed in float32 whatever the input's dtype, returned in the input's dtype
+// (improved-diffusion's GroupNorm32): under autocast the convolutions hand it fp16/bf16
+// activations whose statistics want float32, and LibTorch 1.13's CPU kernel rejects a
+// bfloat16 input with float32 affine parameters.
+class GroupNorm32Impl : public torch::nn::GroupNormImpl {
+ public:
+  using torch::nn::GroupNormImpl::GroupNormImpl;
+  torch::Tensor forward(const torch::Tensor& input);
+};
+TORCH_MODULE(GroupNorm32);
+
 // 3x3 convolution keeping the side (stride 1) or halving it, rounding up (stride 2).
 torch::nn::Conv2d conv3x3(int64_t in_channels, int64_t out_channels, int64_t stride = 1);
 // GroupNorm over `channels` (even) in at most 32 groups (the reference setting) of at least
 // 2 channels: one-channel groups would normalise away the per-channel shift by which the
 // time embedding enters a residual block, as happens at the narrow widths of tests.
-torch::nn::GroupNorm group_norm(int64_t channels);
+GroupNorm32 group_norm(int64_t channels);
 
 class ResidualBlockImpl : public torch::nn::Module {
  public:
@@ -31,7 +42,7 @@ class ResidualBlockImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& time);
 
  private:
-  torch::nn::GroupNorm norm1_{nullptr}, norm2_{nullptr};
+  GroupNorm32 norm1_{nullptr}, norm2_{nullptr};
   torch::nn::Conv2d conv1_{nullptr}, conv2_{nullptr};
   torch::nn::Linear time_projection_{nullptr};
   torch::nn::Conv2d skip_{nullptr};  // registered only when the channels change
@@ -44,7 +55,7 @@ class SelfAttentionImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
-  torch::nn::GroupNorm norm_{nullptr};
+  GroupNorm32 norm_{nullptr};
   torch::nn::Conv2d qkv_{nullptr}, projection_{nullptr};
 };
 TORCH_MODULE(SelfAttention);

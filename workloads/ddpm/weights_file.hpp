@@ -1,6 +1,6 @@
 // A module's weights in one file (torch::save's archive format), keyed by the parameters'
-// and buffers' dotted names. Loading checks every stored name and shape against the
-// module, so weights trained with other model flags are an error naming the first
+// and buffers' dotted names. Loading checks the stored names, shapes and count against
+// the module, so weights trained with other model flags are an error naming the first
 // mismatch instead of tensors silently resized (torch::load's behaviour).
 // Not synchronised: no other thread may use the module meanwhile.
 #pragma once
