@@ -32,7 +32,9 @@ Statement& Statement::operator=(Statement&& other) noexcept {
   return *this;
 }
 
-Statement::~Statement() { sqlite3_finalize(statement_); }
+Statement::~Statement() {
+  sqlite3_finalize(statement_);
+}
 
 Statement& Statement::bind(int index, int64_t value) {
   sqlite3_bind_int64(statement_, index, value);
@@ -84,7 +86,9 @@ Status Statement::reset() {
   return Status::ok();
 }
 
-int Statement::column_count() const { return sqlite3_column_count(statement_); }
+int Statement::column_count() const {
+  return sqlite3_column_count(statement_);
+}
 
 std::string Statement::column_name(int index) const {
   return sqlite3_column_name(statement_, index);
@@ -94,7 +98,9 @@ bool Statement::is_null(int index) const {
   return sqlite3_column_type(statement_, index) == SQLITE_NULL;
 }
 
-int64_t Statement::column_int(int index) const { return sqlite3_column_int64(statement_, index); }
+int64_t Statement::column_int(int index) const {
+  return sqlite3_column_int64(statement_, index);
+}
 
 double Statement::column_double(int index) const {
   return sqlite3_column_double(statement_, index);
@@ -156,7 +162,9 @@ Database& Database::operator=(Database&& other) noexcept {
   return *this;
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  sqlite3_close(db_);
+}
 
 Status Database::exec(const std::string& sql) {
   char* message = nullptr;
@@ -204,9 +212,13 @@ Result<std::optional<Value>> Database::query_value(const std::string& sql,
   return std::optional<Value>(rows->front().front());
 }
 
-int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Database::last_insert_rowid() const {
+  return sqlite3_last_insert_rowid(db_);
+}
 
-int Database::changes() const { return sqlite3_changes(db_); }
+int Database::changes() const {
+  return sqlite3_changes(db_);
+}
 
 std::string to_string(const Value& value) {
   if (const auto* i = std::get_if<int64_t>(&value)) return std::to_string(*i);

@@ -65,8 +65,7 @@ class Statement {
 
 class Database {
  public:
-  static Result<Database> open(const std::string& path,
-                               OpenMode mode = OpenMode::kReadWriteCreate);
+  static Result<Database> open(const std::string& path, OpenMode mode = OpenMode::kReadWriteCreate);
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
   Database(const Database&) = delete;

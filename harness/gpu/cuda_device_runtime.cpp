@@ -58,7 +58,7 @@ class CudaRuntime : public DeviceRuntime {
          std::to_string(info_.compute_major) + "." + std::to_string(info_.compute_minor)},
         {"gpu_memory_bytes", std::to_string(info_.total_memory_bytes)},
         {"cuda_version", cuda_version_text(runtime_version)},
-        {"cuda_driver_api_version", cuda_version_text(driver_version)},
+        {"cuda_driver_version", cuda_version_text(driver_version)},
         {"cudnn_version", std::to_string(at::detail::getCUDAHooks().versionCuDNN())},
         {"nvml", nvml_ ? "sampled" : nvml_status_},
     };

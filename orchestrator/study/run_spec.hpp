@@ -16,8 +16,8 @@ struct SlurmOptions {
   std::string partition, account, qos, constraint;
   int time_limit_minutes = 0;  // 0: the partition's default
   int cpus_per_task = 1;
-  long long memory_mb = 0;  // 0: the partition's default; per node
-  int gpus_per_node = 0;    // 0: a CPU run (gloo)
+  long long memory_mb = 0;                 // 0: the partition's default; per node
+  int gpus_per_node = 0;                   // 0: a CPU run (gloo)
   std::vector<std::string> extra_options;  // raw "--key=value" sbatch options
 };
 

@@ -1,12 +1,11 @@
 // Checks of the device-agnostic GPU-path pieces on a CUDA device: the fused unscale kernel
 // against the CPU composite, and the device loader on the GPU against itself on the CPU.
 // Skipped (with a message) where no CUDA device is visible.
-#include "tests/harness/torch_doctest.hpp"
-
 #include <limits>
 
 #include "harness/gpu/device_loader.hpp"
 #include "harness/gpu/loss_scaler.hpp"
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
 namespace {

@@ -1,8 +1,8 @@
 #include "harness/gpu/device_loader.hpp"
 
-#include "tests/harness/torch_doctest.hpp"
-
 #include <set>
+
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
 namespace {

@@ -3,14 +3,24 @@
 #include <string.h>
 
 typedef void* nvmlDevice_t;
-typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct {
+  unsigned int gpu, memory;
+} nvmlUtilization_t;
+typedef struct {
+  unsigned long long total, free, used;
+} nvmlMemory_t;
 
 static int the_device;
 
-int nvmlInit_v2(void) { return 0; }
-int nvmlShutdown(void) { return 0; }
-const char* nvmlErrorString(int code) { return code == 6 ? "Not Found" : "Unknown Error"; }
+int nvmlInit_v2(void) {
+  return 0;
+}
+int nvmlShutdown(void) {
+  return 0;
+}
+const char* nvmlErrorString(int code) {
+  return code == 6 ? "Not Found" : "Unknown Error";
+}
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t* device) {
   if (index != 0) return 6;
   *device = &the_device;
@@ -37,4 +47,6 @@ int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* milliwatts) {
   return 0;
 }
 /* Not supported on this "device": the reader must leave the temperature empty. */
-int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int* celsius) { return 3; }
+int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int* celsius) {
+  return 3;
+}

@@ -1,7 +1,8 @@
 // scalestudy-train through the GPU path's switches, on the CPU: bf16 autocast trains and is
 // recorded, fp16 and an absent CUDA device fail with the reason in the run record, the
 // foreach optimizer matches torch::optim, device-resident data and channels_last train,
-// and two ranks pick gloo by themselves.
+// and two ranks pick gloo by themselves. Where a CUDA device is visible, the same switches
+// train on it.
 // clang-format off
 #include "tests/harness/torch_doctest.hpp"  // before run_database_reader.hpp includes doctest
 // clang-format on
@@ -17,7 +18,7 @@ namespace {
 using testing::db_number;
 using testing::db_text;
 
-// A short synthetic small-cnn run; `extra` flags come last (a later flag wins).
+// A short synthetic small-cnn run on the CPU; `extra` flags come last (a later flag wins).
 std::vector<std::string> train_command(const std::string& out_dir,
                                        std::vector<std::string> extra = {}) {
   std::vector<std::string> command = {testing::binary("scalestudy-train"),
@@ -27,6 +28,8 @@ std::vector<std::string> train_command(const std::string& out_dir,
                                       "synthetic",
                                       "--model",
                                       "small-cnn",
+                                      "--device",
+                                      "cpu",
                                       "--epochs",
                                       "1",
                                       "--steps-per-epoch",
@@ -71,8 +74,8 @@ void check_failed(const testing::Finished& run, const std::string& db, const std
   CHECK(run.exit_code == 1);
   CHECK(run.output.find(reason) != std::string::npos);
   CHECK(db_text(db, "SELECT status FROM run") == "failed");
-  CHECK_MESSAGE(db_text(db, "SELECT failure_reason FROM run").find(reason) != std::string::npos,
-                db_text(db, "SELECT failure_reason FROM run"));
+  const std::string recorded = db_text(db, "SELECT failure_reason FROM run");
+  CHECK_MESSAGE(recorded.find(reason) != std::string::npos, recorded);
 }
 
 }  // namespace
@@ -180,6 +183,34 @@ TEST_CASE("two CPU ranks choose gloo under --backend auto and record it") {
                   "SELECT status || ' ' || device || ' ' || backend FROM run") ==
           "completed cpu gloo");
   }
+}
+
+TEST_CASE("on a CUDA device, fp16 and graph-captured bf16 train and record device memory") {
+  if (!torch::cuda::is_available()) {
+    MESSAGE("skipped: no CUDA device visible");
+    return;
+  }
+  const std::string dir = testing::fresh_dir("gpu-path-cuda");
+  auto fp16 = train(dir + "/fp16", {"--device", "cuda", "--precision", "fp16", "--channels-last",
+                                    "true", "--data-on-device", "auto"});
+  INFO(fp16.output);
+  REQUIRE(fp16.exit_code == 0);
+  const std::string db = dir + "/fp16/rank0.sqlite";
+  CHECK(db_text(db, "SELECT device FROM run") == "cuda:0");
+  CHECK(db_text(db, "SELECT value FROM provenance WHERE key = 'data_on_device'") == "true");
+  CHECK(db_text(db, "SELECT value FROM provenance WHERE key = 'optimizer_impl'") == "foreach");
+  CHECK(db_number(db, "SELECT value FROM summary WHERE name = 'gpu_mem_peak_bytes'") > 0);
+  CHECK(db_number(db, "SELECT value FROM summary WHERE name = 'loss_scale'") > 0);
+  CHECK(db_number(db, "SELECT sum(forward_ms) FROM steps") > 0);
+
+  auto graph =
+      train(dir + "/graph", {"--device", "cuda", "--precision", "bf16", "--cuda-graph", "true"});
+  INFO(graph.output);
+  REQUIRE(graph.exit_code == 0);
+  for (const torch::Tensor& parameter : load_params(dir + "/graph/params.pt")) {
+    CHECK(torch::isfinite(parameter).all().item<bool>());
+  }
+  CHECK(db_number(dir + "/graph/rank0.sqlite", "SELECT min(step_ms) FROM steps") > 0);
 }
 
 }  // namespace scalestudy

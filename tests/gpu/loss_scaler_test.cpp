@@ -1,8 +1,8 @@
 #include "harness/gpu/loss_scaler.hpp"
 
-#include "tests/harness/torch_doctest.hpp"
-
 #include <limits>
+
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
 namespace {

@@ -1,8 +1,7 @@
 #include "harness/gpu/precision.hpp"
 
-#include "tests/harness/torch_doctest.hpp"
-
 #include "harness/compat/torch_compat.hpp"
+#include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
 namespace {
