@@ -107,4 +107,13 @@ std::string Flags::usage(const std::string& program) const {
   return text.str();
 }
 
+void declare_data_source_flags(Flags& flags) {
+  flags.declare("data-root", "",
+                "data set folder; default $SCALESTUDY_DATA_ROOT, then the set's own");
+  flags.declare("train-samples", "0",
+                "train on N samples spread evenly over the classes (seeded); 0: all");
+  flags.declare("val-samples", "0",
+                "validate on N samples spread evenly over the classes (fixed); 0: all");
+}
+
 }  // namespace scalestudy::train

@@ -48,4 +48,8 @@ class Flags {
   bool help_requested_ = false;
 };
 
+// The data-source flags every data-reading workload shares, so studies spell them alike:
+// --data-root, --train-samples, --val-samples (class-balanced subsets; 0 = all).
+void declare_data_source_flags(Flags& flags);
+
 }  // namespace scalestudy::train

@@ -10,6 +10,7 @@
 #include <torch/torch.h>
 
 #include "tests/harness/child_process.hpp"
+#include "tests/harness/dumped_params.hpp"
 #include "tests/harness/run_database_reader.hpp"
 
 namespace scalestudy {
@@ -17,6 +18,8 @@ namespace {
 
 using testing::db_number;
 using testing::db_text;
+using testing::load_params;
+using testing::max_difference;
 
 // A short synthetic small-cnn run on the CPU; `extra` flags come last (a later flag wins).
 std::vector<std::string> train_command(const std::string& out_dir,
@@ -52,21 +55,6 @@ std::vector<std::string> train_command(const std::string& out_dir,
 
 testing::Finished train(const std::string& out_dir, std::vector<std::string> extra = {}) {
   return testing::run_to_end(train_command(out_dir, std::move(extra)), {}, out_dir + ".txt", 120);
-}
-
-std::vector<torch::Tensor> load_params(const std::string& path) {
-  std::vector<torch::Tensor> tensors;
-  torch::load(tensors, path);
-  return tensors;
-}
-
-double max_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  REQUIRE(a.size() == b.size());
-  double difference = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    difference = std::max(difference, (a[i] - b[i]).abs().max().item<double>());
-  }
-  return difference;
 }
 
 void check_failed(const testing::Finished& run, const std::string& db, const std::string& reason) {

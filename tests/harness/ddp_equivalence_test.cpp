@@ -8,10 +8,14 @@
 #include <torch/torch.h>
 
 #include "tests/harness/child_process.hpp"
+#include "tests/harness/dumped_params.hpp"
 #include "tests/harness/run_database_reader.hpp"
 
 namespace scalestudy {
 namespace {
+
+using testing::load_params;
+using testing::max_difference;
 
 std::vector<std::string> train_flags(const std::string& out_dir, int per_rank_batch,
                                      const std::string& overlap) {
@@ -46,21 +50,6 @@ std::vector<std::string> train_flags(const std::string& out_dir, int per_rank_ba
           overlap,
           "--dump-params",
           out_dir + "/params.pt"};
-}
-
-std::vector<torch::Tensor> load_params(const std::string& path) {
-  std::vector<torch::Tensor> tensors;
-  torch::load(tensors, path);
-  return tensors;
-}
-
-double max_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-  REQUIRE(a.size() == b.size());
-  double difference = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    difference = std::max(difference, (a[i] - b[i]).abs().max().item<double>());
-  }
-  return difference;
 }
 
 }  // namespace

@@ -35,6 +35,18 @@ FixtureRun strong_run(const std::string& id, int world_size, double samples_per_
 }
 
 // N=1: 90/100/110 samples/s; N=2: 175/180/185; N=4: 320 plus one FAILED run.
+// One all-reduce sweep run on a single node: (message bytes, busbw GB/s) per size.
+FixtureRun allreduce_run(const std::string& id, int world_size,
+                         std::vector<std::pair<int64_t, double>> collectives) {
+  FixtureRun run;
+  run.run_id = id;
+  run.workload = "allreduce";
+  run.world_size = world_size;
+  run.tasks_per_node = world_size;
+  run.collectives = std::move(collectives);
+  return run;
+}
+
 void add_strong_study(StudyFixture& study) {
   study.add_run(strong_run("s1r0000000000000", 1, 100, 0));
   study.add_run(strong_run("s1r1000000000000", 1, 90, 1));
@@ -191,13 +203,7 @@ TEST_CASE("sensitivity report: change vs the baseline configuration and the targ
 
 TEST_CASE("communication model from the study's own all-reduce run") {
   StudyFixture study("report_comm", "strong");
-  FixtureRun allreduce;
-  allreduce.run_id = "ar00000000000000";
-  allreduce.workload = "allreduce";
-  allreduce.world_size = 2;
-  allreduce.tasks_per_node = 2;
-  allreduce.collectives = {{1 << 20, 2.0}, {32 << 20, 8.0}};
-  study.add_run(allreduce);
+  study.add_run(allreduce_run("ar00000000000000", 2, {{1 << 20, 2.0}, {32 << 20, 8.0}}));
   FixtureRun one = strong_run("c1000000000000000", 1, 100, 0);
   FixtureRun two = strong_run("c2000000000000000", 2, 180, 0);
   two.step_ms = 12;
@@ -229,13 +235,8 @@ TEST_CASE("communication model from the study's own all-reduce run") {
 TEST_CASE("--comm-model: another study's all-reduce runs, or one all-reduce run's database") {
   StudyFixture sweep("report_comm_sweep", "custom");
   for (auto [id, ranks, busbw] : {std::tuple{"sw1", 1, 0.0}, {"sw4", 4, 6.0}}) {
-    FixtureRun allreduce;
-    allreduce.run_id = std::string(id) + "0000000000000";
-    allreduce.workload = "allreduce";
-    allreduce.world_size = ranks;
-    allreduce.tasks_per_node = ranks;
-    allreduce.collectives = {{1 << 20, busbw}, {64 << 20, busbw}};
-    sweep.add_run(allreduce);
+    sweep.add_run(allreduce_run(std::string(id) + "0000000000000", ranks,
+                                {{1 << 20, busbw}, {64 << 20, busbw}}));
   }
   REQUIRE(ingest_study(sweep.db_path()).is_ok());
   StudyFixture training("report_comm_training", "strong");
@@ -267,13 +268,7 @@ TEST_CASE("--comm-model: another study's all-reduce runs, or one all-reduce run'
 
 TEST_CASE("a study of all-reduce runs alone reports its bandwidth table only") {
   StudyFixture sweep("report_sweep_only", "custom");
-  FixtureRun allreduce;
-  allreduce.run_id = "ar20000000000000";
-  allreduce.workload = "allreduce";
-  allreduce.world_size = 2;
-  allreduce.tasks_per_node = 2;
-  allreduce.collectives = {{1024, 0.5}, {2048, 0.75}};
-  sweep.add_run(allreduce);
+  sweep.add_run(allreduce_run("ar20000000000000", 2, {{1024, 0.5}, {2048, 0.75}}));
   Report report = report_of(sweep);
   CHECK(report.points.empty());
   std::vector<Table> tables = report_tables(report);

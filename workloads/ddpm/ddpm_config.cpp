@@ -44,12 +44,7 @@ void declare_ddpm_flags(train::Flags& flags) {
                 "image size and default per-GPU batch: small 28px/2048 | medium 64px/384 | "
                 "large 96px/96 | xl 128px/32");
   flags.declare("dataset", "emnist-balanced", "fashion-mnist | mnist | emnist-<split>");
-  flags.declare("data-root", "",
-                "data set folder; default $SCALESTUDY_DATA_ROOT, then the set's own");
-  flags.declare("train-samples", "0",
-                "train on N samples spread evenly over the classes (seeded); 0: all");
-  flags.declare("val-samples", "0",
-                "validate on N samples spread evenly over the classes (fixed); 0: all");
+  train::declare_data_source_flags(flags);
   flags.declare("base-channels", "64", "UNet width at full resolution (even)");
   flags.declare("res-blocks", "2", "UNet residual blocks per resolution level");
   flags.declare("attention-max-size", "16", "self-attention at levels with a side <= this");

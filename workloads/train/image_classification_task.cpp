@@ -21,12 +21,7 @@ void ImageClassificationTask::declare_flags(train::Flags& flags) const {
   flags.declare(
       "dataset", "synthetic",
       "fashion-mnist | mnist | emnist-<split> | cifar10 | imagefolder | tinyimagenet | synthetic");
-  flags.declare("data-root", "",
-                "data set folder; default $SCALESTUDY_DATA_ROOT, then the set's own");
-  flags.declare("train-samples", "0",
-                "train on N samples spread evenly over the classes (seeded); 0: all");
-  flags.declare("val-samples", "0",
-                "validate on N samples spread evenly over the classes (fixed); 0: all");
+  train::declare_data_source_flags(flags);
   flags.declare("image-size", "64", "imagefolder, tinyimagenet: side of the packed images (px)");
   flags.declare("pack-dir", "",
                 "imagefolder, tinyimagenet: folder of the pack cache; default "
