@@ -7,11 +7,17 @@
 namespace scalestudy::dist {
 namespace {
 
-std::string peer_failure(const std::string& what, const std::exception& error) {
+// What a failed rendezvous or collective means. gloo's type switch throws "Invalid scalar type" for
+// a dtype it has no reduction for (bfloat16 in LibTorch 1.13): that is this rank's tensor, not a
+// peer. Anything else while peers exchange data is a peer that died or went silent.
+std::string communication_failure(const std::string& what, const std::exception& error) {
   // c10 messages carry a C++ backtrace after the first line; the first line says it all.
   std::string message = error.what();
   size_t newline = message.find('\n');
   if (newline != std::string::npos) message.resize(newline);
+  if (message.find("Invalid scalar type") != std::string::npos) {
+    return "gloo in this LibTorch cannot reduce the tensor's type: " + what + ": " + message;
+  }
   return "peer rank died or timed out: " + what + ": " + message;
 }
 
@@ -25,7 +31,7 @@ class GlooWork : public CollectiveWork {
       if (!work_->wait(timeout_)) return Status::error("peer rank died or timed out: " + what_);
       return Status::ok();
     } catch (const std::exception& error) {
-      return Status::error(peer_failure(what_, error));
+      return Status::error(communication_failure(what_, error));
     }
   }
 
@@ -107,7 +113,7 @@ class GlooCommunicator : public Communicator {
     try {
       return std::make_unique<GlooWork>(start(), timeout_, what);
     } catch (const std::exception& error) {
-      return std::make_unique<FailedWork>(Status::error(peer_failure(what, error)));
+      return std::make_unique<FailedWork>(Status::error(communication_failure(what, error)));
     }
   }
 
@@ -141,7 +147,7 @@ Result<std::unique_ptr<Communicator>> make_gloo_communicator(const RankInfo& ran
     store_options.timeout = options.timeout;
     store = c10::make_intrusive<c10d::TCPStore>(rank_info.master_addr, store_options);
   } catch (const std::exception& error) {
-    return Status::error(peer_failure("rendezvous at TCPStore " + where, error));
+    return Status::error(communication_failure("rendezvous at TCPStore " + where, error));
   }
   try {
     auto group_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
@@ -161,7 +167,7 @@ Result<std::unique_ptr<Communicator>> make_gloo_communicator(const RankInfo& ran
     return std::unique_ptr<Communicator>(std::make_unique<GlooCommunicator>(
         std::move(group), rank_info.rank, rank_info.world_size, options.timeout));
   } catch (const std::exception& error) {
-    return Status::error(peer_failure("gloo connection via " + where, error));
+    return Status::error(communication_failure("gloo connection via " + where, error));
   }
 }
 

@@ -1,7 +1,8 @@
 // A rank of the communicator tests, started by scalestudy-launch. Modes:
 //   allreduce  bucketed gradient averaging during a real backward (overlap on and off,
 //              several bucket caps) must equal the mean of every rank's gradient, which
-//              each rank recomputes locally; also scalar reductions and broadcast.
+//              each rank recomputes locally; also scalar reductions and broadcast, and
+//              a dtype gloo cannot reduce fails as this rank's fault, not a peer's.
 //   hang       rank 1 joins and then stays silent; rank 0's all-reduce must fail with
 //              "peer rank died or timed out" after about --timeout-s, not hang.
 // Exit code 0 when the rank saw what it expected; the message says what differed.
@@ -96,6 +97,15 @@ int run_allreduce(dist::Communicator& communicator) {
     return fail(rank, reduced.message());
   }
   if (values[0] != world || values[1] != 10.0 * (world - 1)) return fail(rank, "max reduction");
+  if (communicator.backend() == "gloo") {
+    // No gloo reduces complex tensors (PyTorch's Python layer views them as real first).
+    Status refused =
+        communicator.allreduce_sum_async(torch::ones({4}, torch::kComplexFloat))->wait();
+    if (refused || refused.message().find(
+                       "gloo in this LibTorch cannot reduce the tensor's type: all-reduce") != 0) {
+      return fail(rank, "complex all-reduce: " + (refused ? "succeeded" : refused.message()));
+    }
+  }
   std::printf("rank %d: bucketed all-reduce equals the mean\n", rank);
   return 0;
 }
