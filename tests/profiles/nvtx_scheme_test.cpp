@@ -2,7 +2,8 @@
 // workload runs with libscalestudy_nvtx_trace.so injected through NVTX_INJECTION64_PATH,
 // which writes every push/pop/mark of every domain to a trace; the test reads it back and
 // checks names, nesting, counts and payloads per step, eval ranges per epoch and the
-// --profile-steps marks, on 1 rank and on 2 ranks through scalestudy-launch. Then the
+// --profile-steps marks, on 1 rank and on 2 ranks through scalestudy-launch; the same
+// for scalestudy-allreduce's timed runs. Then the
 // same through the CLI: `scalestudy profile --profile torch` on the local scheduler, and
 // `scalestudy profile-report`.
 #include <doctest/doctest.h>
@@ -230,6 +231,49 @@ TEST_CASE("two ranks through scalestudy-launch: one trace per rank, same scheme"
     CHECK(step_rows(run_db) == 2 * kSteps);
     check_scheme(dir / ("trace-rank" + std::to_string(rank) + ".json"), run_db, kTwoEpochsWindowed);
   }
+  fs::remove_all(dir);
+}
+
+// scalestudy-allreduce: one `step` per timed run, numbered across the sweep, each holding
+// one `allreduce` whose payload is the message's bytes; no ranges for the correctness
+// check and warm-up runs; the --profile-steps marks between the steps around the window.
+TEST_CASE("scalestudy-allreduce: a step range per timed run, the message bytes, the window") {
+  fs::path dir = fresh_dir("allreduce");
+  run_traced(dir, "'" + bin("scalestudy-allreduce") + "' --out-dir '" + (dir / "run").string() +
+                      "' --min-bytes 1K --max-bytes 4K --iters 3 --warmup-iters 2 --threads 1"
+                      " --telemetry-interval-ms 0 --profile-steps 2:5");
+  auto trace = read_nvtx_trace((dir / "trace-rank0.json").string());
+  REQUIRE_MESSAGE(trace.is_ok(), trace.status().message());
+  const std::vector<int64_t> sizes = {1024, 2048, 4096};
+  std::vector<const TraceRange*> steps;
+  for (const TraceRange& range : trace->ranges) {
+    if (range.parent < 0) steps.push_back(&range);
+  }
+  REQUIRE(steps.size() == sizes.size() * 3);
+  REQUIRE(trace->ranges.size() == 2 * steps.size());
+  for (size_t step = 0; step < steps.size(); ++step) {
+    INFO("step " << step);
+    CHECK(steps[step]->name == "step");
+    CHECK(steps[step]->payload == static_cast<int64_t>(step));
+    if (step > 0) CHECK(steps[step]->begin_us >= steps[step - 1]->end_us);
+  }
+  for (const TraceRange& range : trace->ranges) {
+    if (range.parent < 0) continue;
+    const TraceRange& step = trace->ranges[range.parent];
+    INFO("step " << step.payload.value_or(-1));
+    CHECK(step.parent < 0);
+    CHECK(range.name == "allreduce");
+    CHECK(range.payload == sizes[static_cast<size_t>(*step.payload / 3)]);
+  }
+  REQUIRE(trace->marks.size() == 2);
+  CHECK(trace->marks[0].name == "profiler_start");
+  CHECK(trace->marks[0].payload == 2);
+  CHECK(trace->marks[0].at_us >= steps[1]->end_us);
+  CHECK(trace->marks[0].at_us <= steps[2]->begin_us);
+  CHECK(trace->marks[1].name == "profiler_stop");
+  CHECK(trace->marks[1].payload == 5);
+  CHECK(trace->marks[1].at_us >= steps[4]->end_us);
+  CHECK(trace->marks[1].at_us <= steps[5]->begin_us);
   fs::remove_all(dir);
 }
 

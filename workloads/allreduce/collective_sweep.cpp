@@ -61,6 +61,9 @@ Result<SweepSettings> read_sweep_settings(const train::Flags& flags) {
   }
   settings.iterations = *iterations;
   settings.warmup_iterations = *warmup;
+  auto window = profiling::parse_step_window(flags.get("profile-steps"));
+  if (!window) return window.status();
+  settings.profile_steps = *window;
   return settings;
 }
 
@@ -73,6 +76,9 @@ void CollectiveSweep::declare_flags(train::Flags& flags) const {
   flags.declare("dtype", "float32",
                 "element type: float32, bfloat16 or float16, where the backend reduces it");
   flags.declare("op", "sum", "reduction (sum)");
+  flags.declare("profile-steps", "",
+                "FROM:TO: timed runs FROM to TO-1, numbered across the sweep, between "
+                "cudaProfilerStart/Stop (nsys/ncu capture range); empty: none");
 }
 
 Status CollectiveSweep::validate(const train::Flags& flags) const {
@@ -90,10 +96,14 @@ Status CollectiveSweep::run(train::RunContext& context) {
     std::cout << sweep_table_header(sweep_title(context, *settings, collective_.op_name()))
               << std::flush;
   }
+  // After the buffer's allocation, so that a CUDA run's runtime is loaded for the window.
+  metrics::NvtxDomain nvtx;
+  profiling::ProfilerWindow window(settings->profile_steps, &nvtx);
+  StepMarks marks{nvtx, window};
   std::vector<SizeResult> results;
   for (int64_t bytes : settings->sizes_bytes) {
-    auto measured =
-        measure(context.communicator, *settings, buffer.narrow(0, 0, bytes / element_type.bytes()));
+    auto measured = measure(context.communicator, *settings,
+                            buffer.narrow(0, 0, bytes / element_type.bytes()), marks);
     if (!measured) {
       return measured.status().with_context(collective_.op_name() + " of " + std::to_string(bytes) +
                                             " bytes (" + element_type.name + ", " +
@@ -119,8 +129,8 @@ Status CollectiveSweep::run(train::RunContext& context) {
 }
 
 Result<SizeResult> CollectiveSweep::measure(dist::Communicator& communicator,
-                                            const SweepSettings& settings,
-                                            torch::Tensor data) const {
+                                            const SweepSettings& settings, torch::Tensor data,
+                                            StepMarks& marks) const {
   const int ranks = communicator.world_size();
   collective_.fill_input(data, communicator.rank());
   if (Status ran = collective_.run(communicator, data); !ran) return ran;
@@ -133,8 +143,14 @@ Result<SizeResult> CollectiveSweep::measure(dist::Communicator& communicator,
     if (Status ran = collective_.run(communicator, data); !ran) return ran;
   }
   if (Status synced = communicator.barrier(); !synced) return synced;
+  const int64_t bytes = data.numel() * settings.element_type.bytes();
+  const std::string op_name = collective_.op_name();
   const auto started = std::chrono::steady_clock::now();
   for (int64_t run = 0; run < settings.iterations; ++run) {
+    const int64_t step = marks.next_step++;
+    marks.window.before_step(step);
+    metrics::NvtxRange step_range(&marks.nvtx, "step", step);
+    metrics::NvtxRange op_range(&marks.nvtx, op_name.c_str(), bytes);
     if (Status ran = collective_.run(communicator, data); !ran) return ran;
   }
   wait_for_device(data);
@@ -153,7 +169,7 @@ Result<SizeResult> CollectiveSweep::measure(dist::Communicator& communicator,
   result.elements = data.numel();
   result.wrong = static_cast<int64_t>(wrong[0]);
   result.row.op = collective_.op_name();
-  result.row.bytes = result.elements * settings.element_type.bytes();
+  result.row.bytes = bytes;
   result.row.dtype = settings.element_type.name;
   result.row.iterations = settings.iterations;
   result.row.time_us = time_us[0];

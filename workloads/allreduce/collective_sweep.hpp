@@ -8,13 +8,19 @@
 // communication model reads); every rank records `busbw_avg_gbps` in its summary. Any
 // wrong value fails the run after the sweep.
 // The buffer lives on the run's device (--device), which the driver's backend reduces:
-// a GPU with nccl, the CPU with gloo. Used by the driver's thread.
+// a GPU with nccl, the CPU with gloo. For profilers, every timed run is a `step` NVTX
+// range of the scalestudy domain (payload: its index, counted across the whole sweep)
+// holding one range named after the collective (payload: the message's bytes), and
+// `--profile-steps FROM:TO` brackets those steps with cudaProfilerStart/Stop, as in
+// scalestudy-train (docs/profiling.md). Used by the driver's thread.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "harness/metrics/nvtx_domain.hpp"
+#include "harness/profiling/profiler_window.hpp"
 #include "harness/train/workload.hpp"
 #include "workloads/allreduce/collective.hpp"
 #include "workloads/allreduce/element_type.hpp"
@@ -28,6 +34,7 @@ struct SweepSettings {
   std::string reduction = "sum";
   int64_t iterations = 20;
   int64_t warmup_iterations = 5;
+  profiling::StepWindow profile_steps;  // over the timed runs, numbered across the sweep
 };
 
 // The sweep's flags (declared by CollectiveSweep::declare_flags), checked.
@@ -43,8 +50,15 @@ class CollectiveSweep : public train::Workload {
   Status run(train::RunContext& context) override;
 
  private:
+  // The timed runs' NVTX ranges and profiler window; `next_step` numbers them.
+  struct StepMarks {
+    const metrics::NvtxDomain& nvtx;
+    profiling::ProfilerWindow& window;
+    int64_t next_step = 0;
+  };
+
   Result<SizeResult> measure(dist::Communicator& communicator, const SweepSettings& settings,
-                             torch::Tensor data) const;
+                             torch::Tensor data, StepMarks& marks) const;
 
   const Collective& collective_;
 };
