@@ -137,7 +137,9 @@ PlotScript efficiency_vs_scale(const Report& report, const fs::path& dir) {
 }
 
 std::string point_title(const Report& report, const ReportPoint& point) {
-  std::string title = std::to_string(point.world_size) + " " + scale_label(report);
+  std::string unit = scale_label(report);
+  if (point.world_size == 1) unit.pop_back();  // "1 rank", "1 GPU"
+  std::string title = std::to_string(point.world_size) + " " + unit;
   return point.config_label == "default" ? title : point.config_label + ", " + title;
 }
 

@@ -61,6 +61,9 @@ TEST_CASE("plots: SVG and PNG files with the right signatures when gnuplot exist
     CHECK(head(png, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
     CHECK(head(svg, 400).find("<svg") != std::string::npos);
   }
+  const std::string phases = head(study.dir() + "/report/phases.dat", 4096);
+  CHECK(phases.find("\"1 rank\" ") != std::string::npos);
+  CHECK(phases.find("\"2 ranks\" ") != std::string::npos);
   std::vector<std::string> svgs;
   for (const auto& file : outcome->files) {
     if (file.size() > 4 && file.substr(file.size() - 4) == ".svg") svgs.push_back(file);
