@@ -34,7 +34,6 @@ FixtureRun strong_run(const std::string& id, int world_size, double samples_per_
   return run;
 }
 
-// N=1: 90/100/110 samples/s; N=2: 175/180/185; N=4: 320 plus one FAILED run.
 // One all-reduce sweep run on a single node: (message bytes, busbw GB/s) per size.
 FixtureRun allreduce_run(const std::string& id, int world_size,
                          std::vector<std::pair<int64_t, double>> collectives) {
@@ -47,6 +46,7 @@ FixtureRun allreduce_run(const std::string& id, int world_size,
   return run;
 }
 
+// N=1: 90/100/110 samples/s; N=2: 175/180/185; N=4: 320 plus one FAILED run.
 void add_strong_study(StudyFixture& study) {
   study.add_run(strong_run("s1r0000000000000", 1, 100, 0));
   study.add_run(strong_run("s1r1000000000000", 1, 90, 1));
