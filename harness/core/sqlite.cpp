@@ -2,7 +2,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <utility>
 
 namespace scalestudy::sqlite {
@@ -174,6 +176,19 @@ Status Database::exec(const std::string& sql) {
     return Status::error(path_ + ": " + text + " (in: " + sql.substr(0, 120) + ")");
   }
   return Status::ok();
+}
+
+Status Database::use_wal() {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    const int result = sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (result == SQLITE_OK) return Status::ok();
+    if ((result & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+      return error_status(db_, path_ + ": PRAGMA journal_mode=WAL");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 Result<Statement> Database::prepare(const std::string& sql) {

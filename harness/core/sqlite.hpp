@@ -74,6 +74,10 @@ class Database {
 
   // Runs one or more statements without results.
   Status exec(const std::string& sql);
+  // PRAGMA journal_mode=WAL, waiting like the busy timeout where SQLite answers BUSY at
+  // once: when several connections switch a new file together it refuses some of them
+  // without calling the busy handler (waiting could deadlock while they hold shared locks).
+  Status use_wal();
   Result<Statement> prepare(const std::string& sql);
   // Rows of a query as values, for small result sets (reports, tests).
   Result<std::vector<std::vector<Value>>> query(const std::string& sql,

@@ -88,7 +88,8 @@ Result<std::unique_ptr<RunWriter>> RunWriter::create(const std::string& out_dir,
 
   auto db = sqlite::Database::open(path);
   if (!db) return db.status();
-  Status status = db->exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;");
+  Status status = db->use_wal();
+  if (status) status = db->exec("PRAGMA synchronous=NORMAL");
   if (status) {
     status = sqlite::in_transaction(*db, [&] {
       if (Status made = db->exec(kRunSchemaSql); !made) return made;

@@ -73,7 +73,7 @@ std::string failure_summary(const RunRecord& run) {
 
 Result<StudyState> StudyState::initialise(Result<sqlite::Database> db) {
   if (!db) return db.status();
-  if (Status wal = db->exec("PRAGMA journal_mode=WAL"); !wal) return wal;
+  if (Status wal = db->use_wal(); !wal) return wal;
   if (Status schema = sqlite::in_transaction(*db, [&] { return db->exec(kStudySchemaSql); });
       !schema) {
     return schema;

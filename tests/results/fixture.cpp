@@ -48,7 +48,7 @@ StudyFixture::StudyFixture(const std::string& name, const std::string& kind,
   fs::create_directories(dir_);
   db_path_ = dir_ + "/" + name + ".sqlite";
   auto db = open_or_fail(db_path_);
-  REQUIRE(db.exec("PRAGMA journal_mode=WAL").is_ok());
+  REQUIRE(db.use_wal().is_ok());
   REQUIRE(db.exec(sched::kStudySchemaSql).is_ok());
   exec_or_fail(db,
                "INSERT INTO study (name, kind, source_path, baseline_json, report_json) "
@@ -91,7 +91,8 @@ void StudyFixture::add_run(const FixtureRun& run) {
 void write_rank_database(const std::string& path, const FixtureRun& run, int rank) {
   fs::remove(path);
   auto db = open_or_fail(path);
-  REQUIRE(db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL").is_ok());
+  REQUIRE(db.use_wal().is_ok());
+  REQUIRE(db.exec("PRAGMA synchronous=NORMAL").is_ok());
   REQUIRE(db.exec(record::kRunSchemaSql).is_ok());
   REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(record::kRunSchemaVersion)).is_ok());
   REQUIRE(db.exec("BEGIN").is_ok());
