@@ -84,7 +84,9 @@ container:
                      "/srun.argv\n"
                      "printf '%s\\0' \"$HOSTILE\" \"$GLOB\" \"$MASTER_ADDR\" \"$MASTER_PORT\" > " +
                      record + "/srun.env\n");
-  write_stand_in(dir / "bin" / "scontrol", "echo node007; echo node008\n");
+  // A host list longer than a pipe's buffer (64 KiB): the script must not end scontrol by
+  // SIGPIPE after reading the first line (under pipefail that would fail the job).
+  write_stand_in(dir / "bin" / "scontrol", "echo node007; seq -f 'node%06g' 8 20000\n");
   write_stand_in(dir / "bin" / "module",
                  "for a in \"$@\"; do printf '%s\\0' \"$a\"; done >> " + record + "/module.argv\n");
   write_stand_in(dir / "bin" / "apptainer", "touch " + record + "/apptainer.called\n");
