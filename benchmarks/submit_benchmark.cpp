@@ -11,13 +11,14 @@
 #include <fstream>
 #include <set>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/slurm_scheduler.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_scheduler.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::sched;
+using namespace scalestudy::common;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,4 +1,4 @@
-#include "orchestrator/sched/prepare_run.hpp"
+#include "orchestrator/campaign/prepare_run.hpp"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 std::string executable_dir() {
   std::error_code error;
@@ -17,7 +17,7 @@ std::string executable_dir() {
 }
 
 PrepareRun make_run_preparer(const PrepareContext& context) {
-  return [context](const RunSpec& spec, const std::string& out_dir) -> Result<PreparedRun> {
+  return [context](const RunSpec& spec, const std::string& out_dir) -> Result<sched::PreparedRun> {
     RenderContext render;
     render.out_dir = out_dir;
     render.binary_path = resolve_workload_binary(spec.workload, context.bin_dir);
@@ -28,7 +28,7 @@ PrepareRun make_run_preparer(const PrepareContext& context) {
       render.profile_wrapper = std::move(*wrapper);
     }
     if (Status checked = check_render_context(render); !checked) return checked;
-    PreparedRun run;
+    sched::PreparedRun run;
     run.spec = spec;
     run.out_dir = out_dir;
     run.script_path = out_dir + "/job.sbatch";
@@ -40,4 +40,4 @@ PrepareRun make_run_preparer(const PrepareContext& context) {
   };
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

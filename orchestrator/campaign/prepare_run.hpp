@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "orchestrator/sched/submit.hpp"
+#include "orchestrator/campaign/submit.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 struct PrepareContext {
   std::string bin_dir;       // where scalestudy, scalestudy-launch and the workloads live
@@ -19,4 +19,4 @@ PrepareRun make_run_preparer(const PrepareContext& context);
 // The directory of the running executable (/proc/self/exe), for PrepareContext::bin_dir.
 std::string executable_dir();
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

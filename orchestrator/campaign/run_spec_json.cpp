@@ -1,8 +1,8 @@
-#include "orchestrator/sched/run_spec_json.hpp"
+#include "orchestrator/campaign/run_spec_json.hpp"
 
 #include "orchestrator/study/run_spec_names.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 nlohmann::json run_spec_to_json(const RunSpec& spec) {
   const SlurmOptions& slurm = spec.slurm;
@@ -37,4 +37,4 @@ nlohmann::json run_spec_to_json(const RunSpec& spec) {
   };
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

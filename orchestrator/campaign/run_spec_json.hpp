@@ -6,8 +6,8 @@
 
 #include "orchestrator/study/run_spec.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 nlohmann::json run_spec_to_json(const RunSpec& spec);
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

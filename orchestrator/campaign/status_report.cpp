@@ -1,8 +1,8 @@
-#include "orchestrator/sched/status_report.hpp"
+#include "orchestrator/campaign/status_report.hpp"
 
 #include <algorithm>
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 namespace {
 
 // {"precision":"bf16","world_size":"2"} -> "precision=bf16 world_size=2"
@@ -101,4 +101,4 @@ nlohmann::json status_json(const std::string& study_name, const StudyProgress& p
           {"runs", runs}};
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "orchestrator/sched/wait.hpp"
+#include "orchestrator/campaign/wait.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 // "[##########----------] 3/6 done · 1 failed · 2 running"
 std::string progress_line(const StudyProgress& progress, int bar_width = 30);
@@ -18,4 +18,4 @@ std::string status_table(const StudyProgress& progress);
 
 nlohmann::json status_json(const std::string& study_name, const StudyProgress& progress);
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

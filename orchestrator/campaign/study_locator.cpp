@@ -1,11 +1,11 @@
-#include "orchestrator/sched/study_locator.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "orchestrator/sched/submit.hpp"
+#include "orchestrator/campaign/submit.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 std::string default_results_dir() {
   if (const char* dir = std::getenv("SCALESTUDY_RESULTS_DIR"); dir != nullptr && *dir != '\0') {
@@ -31,4 +31,20 @@ Result<StudyLocation> locate_study(const std::string& argument, const std::strin
   return location;
 }
 
-}  // namespace scalestudy::sched
+Result<std::string> locate_study_database(const std::string& study,
+                                          const std::string& results_dir) {
+  namespace fs = std::filesystem;
+  if (fs::path(study).extension() == ".sqlite") {
+    if (!fs::is_regular_file(study)) return Status::error(study + ": no such study database");
+    return study;
+  }
+  auto location = locate_study(study, results_dir);
+  if (!location) return location.status();
+  if (!fs::is_regular_file(location->database_path)) {
+    return Status::error("no study database " + location->database_path + " for study '" +
+                         location->name + "' (submit it first, or pass --results-dir)");
+  }
+  return location->database_path;
+}
+
+}  // namespace scalestudy::campaign

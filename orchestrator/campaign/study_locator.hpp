@@ -1,6 +1,7 @@
-// Finding a study from a command-line argument: either the study YAML (loaded, so its runs
-// can be submitted) or a study name whose database lives at <results_dir>/<name>.sqlite.
-// Pure functions apart from reading files.
+// Finding a study from what a user types as STUDY: the study YAML (loaded, so its runs can
+// be submitted), a study name whose database lives at <results_dir>/<name>.sqlite, or (for
+// the commands that only read results) a study database file as is. The one place that
+// maps a STUDY argument to a database path. Pure functions apart from reading files.
 #pragma once
 
 #include <optional>
@@ -9,7 +10,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/study/study.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 struct StudyLocation {
   std::string name;
@@ -20,7 +21,11 @@ struct StudyLocation {
 // A path to an existing .yaml/.yml file is loaded; anything else is a study name.
 Result<StudyLocation> locate_study(const std::string& argument, const std::string& results_dir);
 
+// The database of an already submitted study: a *.sqlite path as is, otherwise what
+// locate_study makes of `study` → <results_dir>/<name>.sqlite. Either must exist.
+Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir);
+
 // --results-dir default: $SCALESTUDY_RESULTS_DIR, else "results".
 std::string default_results_dir();
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

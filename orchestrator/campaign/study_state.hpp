@@ -17,7 +17,7 @@
 #include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/study/run_spec.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 // Run states beyond the scheduler's JobState names.
 inline constexpr const char* kStatePlanned = "PLANNED";        // not submitted (yet / again)
@@ -78,7 +78,7 @@ class StudyState {
   Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token);
   // The claimed run got a job: SUBMITTED, attempts + 1, an attempts row. An error if the
   // claim is not (any more) held under `claim_token`.
-  Status record_submission(const Submission& submission, const std::string& scheduler,
+  Status record_submission(const sched::Submission& submission, const std::string& scheduler,
                            const std::string& claim_token);
   // The claimed run was not submitted (an error, or a dry run): back to PLANNED.
   Status release_claim(const std::string& run_id, const std::string& claim_token,
@@ -86,7 +86,7 @@ class StudyState {
   // A poll (or the local executor) learned the state of `job_id`. Ignored when the run has
   // moved on to another job, or when a stale non-terminal state would overwrite a final one.
   Status record_job_status(const std::string& run_id, const std::string& job_id,
-                           const JobStatus& status);
+                           const sched::JobStatus& status);
 
   // The runs of the current plan, ordered by run id.
   Result<std::vector<RunRecord>> runs();
@@ -110,4 +110,4 @@ bool is_exhausted(const RunRecord& run, int max_attempts);
 // "TIMEOUT after 2 attempts: time limit of 1 min reached" for exhausted runs.
 std::string failure_summary(const RunRecord& run);
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

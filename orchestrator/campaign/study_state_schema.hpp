@@ -3,7 +3,7 @@
 // Constants only; idempotent (CREATE ... IF NOT EXISTS).
 #pragma once
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 constexpr const char* kStudySchemaSql = R"sql(
 CREATE TABLE IF NOT EXISTS study (
@@ -45,4 +45,4 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 )sql";
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

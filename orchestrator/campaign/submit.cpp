@@ -1,4 +1,4 @@
-#include "orchestrator/sched/submit.hpp"
+#include "orchestrator/campaign/submit.hpp"
 
 #include <filesystem>
 #include <map>
@@ -7,7 +7,7 @@
 
 #include "orchestrator/study/run_spec_names.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 namespace {
 
 std::string report_json(const StudyReportSettings& report) {
@@ -52,7 +52,8 @@ SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir) 
   return plan;
 }
 
-Status reconcile_study(StudyState& state, const SchedulerOptions& options, Scheduler* preferred) {
+Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options,
+                       sched::Scheduler* preferred) {
   auto runs = state.runs();
   if (!runs) return runs.status();
   std::map<std::string, std::vector<const RunRecord*>> by_scheduler;
@@ -60,10 +61,10 @@ Status reconcile_study(StudyState& state, const SchedulerOptions& options, Sched
     if (is_in_flight(run.state) && !run.job_id.empty()) by_scheduler[run.scheduler].push_back(&run);
   }
   for (const auto& [name, members] : by_scheduler) {
-    Scheduler* poller = preferred;
-    std::unique_ptr<Scheduler> other;
+    sched::Scheduler* poller = preferred;
+    std::unique_ptr<sched::Scheduler> other;
     if (preferred == nullptr || !same_scheduler_family(name, preferred->name())) {
-      auto made = make_scheduler(name, options);
+      auto made = sched::make_scheduler(name, options);
       if (!made) return made.status().with_context("runs submitted with " + name);
       other = std::move(*made);
       poller = other.get();
@@ -84,7 +85,7 @@ Status reconcile_study(StudyState& state, const SchedulerOptions& options, Sched
   return Status::ok();
 }
 
-Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
+Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& scheduler,
                                   const SubmitOptions& options) {
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
@@ -113,8 +114,8 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
     auto runs = state->runs();
     if (!runs) return runs.status();
     for (const RunRecord& run : *runs) {
-      auto job_state = parse_job_state(run.state);
-      bool wants = run.state == kStatePlanned || (job_state && is_retryable(*job_state));
+      auto job_state = sched::parse_job_state(run.state);
+      bool wants = run.state == kStatePlanned || (job_state && sched::is_retryable(*job_state));
       if (wants && run.attempts < plan.study.max_attempts) claimed.push_back(run.run_id);
     }
     report.would_submit = claimed;
@@ -124,13 +125,13 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
     claimed = std::move(*claim);
   }
 
-  std::vector<PreparedRun> prepared;
+  std::vector<sched::PreparedRun> prepared;
   for (const std::string& run_id : claimed) {
     const std::string out_dir = run_out_dir(plan.results_dir, plan.study.name, run_id);
     std::error_code error;
     std::filesystem::create_directories(out_dir, error);
-    Result<PreparedRun> run =
-        error ? Result<PreparedRun>(Status::error(out_dir + ": " + error.message()))
+    Result<sched::PreparedRun> run =
+        error ? Result<sched::PreparedRun>(Status::error(out_dir + ": " + error.message()))
               : options.prepare(*spec_of.at(run_id), out_dir);
     if (!run) {
       report.errors.push_back("run " + run_id + ": " + run.status().message());
@@ -144,22 +145,22 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
     log("submitting " + std::to_string(prepared.size()) + " run(s) with " + scheduler.name());
     Status record_error;
     std::set<std::string> submitted_ids;
-    SubmitCallbacks callbacks;
-    callbacks.submitted = [&](const Submission& submission) {
+    sched::SubmitCallbacks callbacks;
+    callbacks.submitted = [&](const sched::Submission& submission) {
       submitted_ids.insert(submission.run_id);
       report.submitted.push_back(submission);
       Status recorded = state->record_submission(submission, scheduler.name(), token);
       if (!recorded && record_error.is_ok()) record_error = recorded;
       log("  " + submission.run_id + " -> " + submission.job_id);
     };
-    callbacks.finished = [&](const Submission& submission, const JobStatus& status) {
+    callbacks.finished = [&](const sched::Submission& submission, const sched::JobStatus& status) {
       Status recorded = state->record_job_status(submission.run_id, submission.job_id, status);
       if (!recorded && record_error.is_ok()) record_error = recorded;
       log("  " + submission.run_id + " " + to_string(status.state) +
           (status.reason.empty() ? "" : ": " + status.reason));
     };
     auto submitted = scheduler.submit(prepared, callbacks);
-    for (const PreparedRun& run : prepared) {
+    for (const sched::PreparedRun& run : prepared) {
       if (submitted_ids.count(run.spec.run_id) != 0) continue;
       std::string why = submitted ? "not submitted" : submitted.status().message();
       state->release_claim(run.spec.run_id, token, why);
@@ -184,4 +185,4 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
   return report;
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

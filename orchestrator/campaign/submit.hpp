@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/sched/scheduler.hpp"
-#include "orchestrator/sched/study_state.hpp"
 #include "orchestrator/study/study.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 struct SubmitPlan {
   StudyRecord study;
@@ -35,35 +35,35 @@ std::string run_out_dir(const std::string& results_dir, const std::string& study
 // Makes a run ready for a scheduler: writes its job script into out_dir (which exists) and
 // builds its workload command line. See prepare_run.hpp for the default one.
 using PrepareRun =
-    std::function<Result<PreparedRun>(const RunSpec& spec, const std::string& out_dir)>;
+    std::function<Result<sched::PreparedRun>(const RunSpec& spec, const std::string& out_dir)>;
 
 struct SubmitOptions {
   bool dry_run = false;  // report what would be submitted; no claims, no scheduler calls
-  SchedulerOptions scheduler_options;  // for polling runs of another scheduler
+  sched::SchedulerOptions scheduler_options;  // for polling runs of another scheduler
   PrepareRun prepare;
   std::function<void(const std::string& line)> log;  // progress lines; may be empty
 };
 
 struct SubmitReport {
   std::string database_path;
-  std::vector<Submission> submitted;      // in this call
-  std::vector<std::string> would_submit;  // dry run: the runs a submit would claim
-  std::vector<std::string> completed;     // skipped: done
-  std::vector<std::string> in_flight;     // left alone: pending / running / claimed elsewhere
-  std::vector<std::string> exhausted;     // failed with no attempts left
-  std::vector<std::string> errors;        // runs that could not be prepared or submitted
+  std::vector<sched::Submission> submitted;  // in this call
+  std::vector<std::string> would_submit;     // dry run: the runs a submit would claim
+  std::vector<std::string> completed;        // skipped: done
+  std::vector<std::string> in_flight;        // left alone: pending / running / claimed elsewhere
+  std::vector<std::string> exhausted;        // failed with no attempts left
+  std::vector<std::string> errors;           // runs that could not be prepared or submitted
 };
 
-Result<SubmitReport> submit_study(const SubmitPlan& plan, Scheduler& scheduler,
+Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& scheduler,
                                   const SubmitOptions& options);
 
 // Polls the scheduler of every run in flight (SUBMITTED / PENDING / RUNNING) and records
 // what it says. `preferred` (may be null) polls the runs of its own name, and of its family
 // (slurm and slurmrest share job ids); other runs get a scheduler made from `options`.
-Status reconcile_study(StudyState& state, const SchedulerOptions& options,
-                       Scheduler* preferred = nullptr);
+Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options,
+                       sched::Scheduler* preferred = nullptr);
 
 // True for run states that a scheduler still holds.
 bool is_in_flight(const std::string& run_state);
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

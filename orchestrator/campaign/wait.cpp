@@ -1,12 +1,12 @@
-#include "orchestrator/sched/wait.hpp"
+#include "orchestrator/campaign/wait.hpp"
 
 #include <chrono>
 #include <map>
 #include <thread>
 
-#include "orchestrator/sched/submit.hpp"
+#include "orchestrator/campaign/submit.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::campaign {
 
 Result<StudyProgress> study_progress(StudyState& state) {
   StudyProgress progress;
@@ -18,12 +18,12 @@ Result<StudyProgress> study_progress(StudyState& state) {
   progress.runs = std::move(*runs);
   for (const RunRecord& run : progress.runs) {
     ++progress.total;
-    auto job_state = parse_job_state(run.state);
+    auto job_state = sched::parse_job_state(run.state);
     if (run.state == "COMPLETED") {
       ++progress.completed;
     } else if (is_exhausted(run, progress.max_attempts)) {
       ++progress.failed;
-    } else if (job_state && is_retryable(*job_state)) {
+    } else if (job_state && sched::is_retryable(*job_state)) {
       ++progress.retryable;
     } else if (run.state == kStatePlanned) {
       ++progress.planned;
@@ -34,8 +34,8 @@ Result<StudyProgress> study_progress(StudyState& state) {
   return progress;
 }
 
-Result<WaitOutcome> wait_study(StudyState& state, const SchedulerOptions& options,
-                               const WaitOptions& wait, Scheduler* preferred) {
+Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerOptions& options,
+                               const WaitOptions& wait, sched::Scheduler* preferred) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
   auto total_attempts = [](const StudyProgress& progress) {
@@ -71,7 +71,8 @@ Result<WaitOutcome> wait_study(StudyState& state, const SchedulerOptions& option
   }
 }
 
-Result<std::vector<std::string>> cancel_study(StudyState& state, const SchedulerOptions& options,
+Result<std::vector<std::string>> cancel_study(StudyState& state,
+                                              const sched::SchedulerOptions& options,
                                               const std::optional<std::string>& run_id) {
   auto runs = state.runs();
   if (!runs) return runs.status();
@@ -85,13 +86,14 @@ Result<std::vector<std::string>> cancel_study(StudyState& state, const Scheduler
   if (!found) return Status::error("no run '" + *run_id + "' in this study");
   std::vector<std::string> cancelled;
   for (const auto& [name, members] : by_scheduler) {
-    auto scheduler = make_scheduler(name, options);
+    auto scheduler = sched::make_scheduler(name, options);
     if (!scheduler) return scheduler.status();
     std::vector<std::string> job_ids;
     for (const RunRecord* run : members) job_ids.push_back(run->job_id);
     if (Status stopped = (*scheduler)->cancel(job_ids); !stopped) return stopped;
     for (const RunRecord* run : members) {
-      JobStatus status{JobState::kCancelled, std::nullopt, "cancelled with scalestudy cancel"};
+      sched::JobStatus status{sched::JobState::kCancelled, std::nullopt,
+                              "cancelled with scalestudy cancel"};
       if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {
         return recorded;
       }
@@ -101,4 +103,4 @@ Result<std::vector<std::string>> cancel_study(StudyState& state, const Scheduler
   return cancelled;
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::campaign

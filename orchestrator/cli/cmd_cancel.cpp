@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <iostream>
 
+#include "orchestrator/campaign/wait.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
-#include "orchestrator/sched/wait.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -38,8 +38,8 @@ int run_cancel(const std::vector<std::string>& args) {
   }
   auto opened = open_study_or_explain("cancel", *parsed);
   if (!opened) return kExitFailure;
-  sched::StudyState& state = opened->state;
-  auto cancelled = sched::cancel_study(state, {}, parsed->value("--run"));
+  campaign::StudyState& state = opened->state;
+  auto cancelled = campaign::cancel_study(state, {}, parsed->value("--run"));
   if (!cancelled) {
     std::fprintf(stderr, "scalestudy cancel: %s\n", cancelled.status().message().c_str());
     return cancelled.status().message().rfind("no run", 0) == 0 ? kExitFailure : kExitEnvironment;

@@ -1,11 +1,10 @@
 // `scalestudy export STUDY --csv DIR`: runs.csv and epochs.csv for spreadsheets and pandas.
 #include <cstdio>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/export_csv.hpp"
-#include "orchestrator/results/study_locator.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -17,8 +16,8 @@ int run_export(const std::vector<std::string>& args) {
                  parsed ? "expected STUDY --csv DIR" : parsed.status().message().c_str());
     return kExitUsage;
   }
-  auto database = results::locate_study_database(
-      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  auto database = campaign::locate_study_database(
+      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
   if (!database) {
     std::fprintf(stderr, "scalestudy export: %s\n", database.status().message().c_str());
     return kExitEnvironment;

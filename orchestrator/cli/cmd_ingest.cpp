@@ -1,11 +1,10 @@
 // `scalestudy ingest STUDY`: copies finished runs' rank databases into the study database.
 #include <cstdio>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/study_locator.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -17,8 +16,8 @@ int run_ingest(const std::vector<std::string>& args) {
                  parsed ? "expected one STUDY argument" : parsed.status().message().c_str());
     return kExitUsage;
   }
-  auto database = results::locate_study_database(
-      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  auto database = campaign::locate_study_database(
+      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
   if (!database) {
     std::fprintf(stderr, "scalestudy ingest: %s\n", database.status().message().c_str());
     return kExitEnvironment;

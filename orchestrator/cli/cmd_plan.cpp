@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
-#include "orchestrator/sched/run_spec_json.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 #include "orchestrator/study/study.hpp"
 
@@ -158,7 +158,7 @@ void print_json(const Study& study) {
   if (study.report.target_gain_pct) report["target_gain_pct"] = *study.report.target_gain_pct;
   if (!study.report.thresholds.empty()) report["thresholds"] = study.report.thresholds;
   out["report"] = std::move(report);
-  for (const auto& run : study.runs) out["runs"].push_back(sched::run_spec_to_json(run));
+  for (const auto& run : study.runs) out["runs"].push_back(campaign::run_spec_to_json(run));
   std::printf("%s\n", out.dump(2).c_str());
 }
 

@@ -4,12 +4,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "orchestrator/campaign/prepare_run.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
+#include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/profiling/profiled_run.hpp"
-#include "orchestrator/sched/prepare_run.hpp"
-#include "orchestrator/sched/study_locator.hpp"
-#include "orchestrator/sched/submit.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -70,8 +70,9 @@ int run_profile(const std::vector<std::string>& args) {
                  kUsage);
     return kExitUsage;
   }
-  const std::string results_dir = parsed->value_or("--results-dir", sched::default_results_dir());
-  auto location = sched::locate_study(parsed->positionals[0], results_dir);
+  const std::string results_dir =
+      parsed->value_or("--results-dir", campaign::default_results_dir());
+  auto location = campaign::locate_study(parsed->positionals[0], results_dir);
   if (!location || !location->study) {
     std::fprintf(stderr, "%s\n",
                  location ? "scalestudy profile: STUDY must be a study YAML file"
@@ -88,10 +89,10 @@ int run_profile(const std::vector<std::string>& args) {
     return kExitFailure;
   }
   const RunSpec spec = profiling::make_profiled_spec(*measured, *profile);
-  const std::string out_dir = sched::run_out_dir(results_dir, study.name, spec.run_id);
-  const std::string bin_dir = sched::executable_dir();
-  sched::PrepareRun prepare = profiling::make_profiled_preparer(
-      sched::make_run_preparer(
+  const std::string out_dir = campaign::run_out_dir(results_dir, study.name, spec.run_id);
+  const std::string bin_dir = campaign::executable_dir();
+  campaign::PrepareRun prepare = profiling::make_profiled_preparer(
+      campaign::make_run_preparer(
           {bin_dir, parsed->value_or("--profiles-dir", default_profiles_dir())}),
       *profile);
 
@@ -119,12 +120,13 @@ int run_profile(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy profile: %s\n", scheduler.status().message().c_str());
     return kExitEnvironment;
   }
-  auto state = sched::StudyState::open(sched::study_database_path(results_dir, study.name));
+  auto state = campaign::StudyState::open(campaign::study_database_path(results_dir, study.name));
   if (!state) {
     std::fprintf(stderr, "scalestudy profile: %s\n", state.status().message().c_str());
     return kExitEnvironment;
   }
-  if (Status saved = state->save_study(sched::make_submit_plan(study, results_dir).study); !saved) {
+  if (Status saved = state->save_study(campaign::make_submit_plan(study, results_dir).study);
+      !saved) {
     std::fprintf(stderr, "scalestudy profile: %s\n", saved.message().c_str());
     return kExitEnvironment;
   }

@@ -2,13 +2,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/profiling/breakdown_report.hpp"
 #include "orchestrator/profiling/profile_ingest.hpp"
 #include "orchestrator/profiling/profile_store.hpp"
-#include "orchestrator/sched/study_state.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -45,7 +45,7 @@ int run_profile_report(const std::vector<std::string>& args) {
   }
   auto opened = open_study_or_explain("profile-report", *parsed);
   if (!opened) return kExitFailure;
-  sched::StudyState& state = opened->state;
+  campaign::StudyState& state = opened->state;
   sqlite::Database& db = state.database();
   const std::string only_run = parsed->value_or("--run", "");
   if (!parsed->has("--no-ingest")) {

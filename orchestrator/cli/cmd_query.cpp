@@ -1,11 +1,10 @@
 // `scalestudy query STUDY "SQL"|NAME`: read-only SQL over the study database.
 #include <cstdio>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/query.hpp"
-#include "orchestrator/results/study_locator.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -35,8 +34,8 @@ int run_query(const std::vector<std::string>& args) {
                  "--format table|csv|json (see --help, --list)\n");
     return kExitUsage;
   }
-  auto database = results::locate_study_database(
-      parsed->positionals[0], parsed->value_or("--results-dir", sched::default_results_dir()));
+  auto database = campaign::locate_study_database(
+      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
   if (!database) {
     std::fprintf(stderr, "scalestudy query: %s\n", database.status().message().c_str());
     return kExitEnvironment;

@@ -1,10 +1,10 @@
 // `scalestudy report STUDY`: ingest, then efficiency tables, warnings and plots.
 #include <cstdio>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/report_flow.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -19,7 +19,7 @@ int run_report(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   return print_study_report("report", *parsed, parsed->positionals[0],
-                            parsed->value_or("--results-dir", sched::default_results_dir()));
+                            parsed->value_or("--results-dir", campaign::default_results_dir()));
 }
 
 }  // namespace

@@ -3,14 +3,14 @@
 #include <cstdio>
 #include <iostream>
 
+#include "orchestrator/campaign/status_report.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
+#include "orchestrator/campaign/wait.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/cli/report_flow.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
-#include "orchestrator/sched/status_report.hpp"
-#include "orchestrator/sched/study_locator.hpp"
-#include "orchestrator/sched/wait.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -44,7 +44,7 @@ int run_run(const std::vector<std::string>& args) {
                  parsed ? "expected one STUDY.yaml" : parsed.status().message().c_str(), kUsage);
     return kExitUsage;
   }
-  sched::WaitOptions wait;
+  campaign::WaitOptions wait;
   try {
     wait.timeout_s = std::stod(parsed->value_or("--timeout", "0"));
     wait.poll_interval_s = std::stod(parsed->value_or("--poll-interval", "5"));
@@ -52,8 +52,9 @@ int run_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy run: --timeout and --poll-interval take seconds\n");
     return kExitUsage;
   }
-  const std::string results_dir = parsed->value_or("--results-dir", sched::default_results_dir());
-  auto location = sched::locate_study(parsed->positionals[0], results_dir);
+  const std::string results_dir =
+      parsed->value_or("--results-dir", campaign::default_results_dir());
+  auto location = campaign::locate_study(parsed->positionals[0], results_dir);
   if (!location || !location->study) {
     std::fprintf(stderr, "%s\n",
                  location ? "scalestudy run: STUDY must be a study YAML file"
@@ -67,30 +68,30 @@ int run_run(const std::vector<std::string>& args) {
     return submitted;
   }
 
-  auto state = sched::StudyState::open_existing(location->database_path);
+  auto state = campaign::StudyState::open_existing(location->database_path);
   if (!state) {
     std::fprintf(stderr, "scalestudy run: %s\n", state.status().message().c_str());
     return kExitFailure;
   }
   wait.resubmit = [&session]() -> Status {
-    auto report = sched::submit_study(session->plan, *session->scheduler, session->options);
+    auto report = campaign::submit_study(session->plan, *session->scheduler, session->options);
     return report ? Status::ok() : report.status();
   };
   wait.on_progress = make_progress_printer();
-  auto outcome =
-      sched::wait_study(*state, session->options.scheduler_options, wait, session->scheduler.get());
+  auto outcome = campaign::wait_study(*state, session->options.scheduler_options, wait,
+                                      session->scheduler.get());
   if (!outcome) {
     std::fprintf(stderr, "scalestudy run: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;
   }
-  if (*outcome == sched::WaitOutcome::kTimedOut) {
+  if (*outcome == campaign::WaitOutcome::kTimedOut) {
     std::fprintf(stderr,
                  "scalestudy run: timed out with runs in flight; reporting what finished\n");
   }
   std::cout << std::endl;
   const int report_code = print_study_report("run", *parsed, location->database_path, results_dir);
   if (report_code != kExitOk) return report_code;
-  return *outcome == sched::WaitOutcome::kAllCompleted ? kExitOk : kExitFailure;
+  return *outcome == campaign::WaitOutcome::kAllCompleted ? kExitOk : kExitFailure;
 }
 
 }  // namespace

@@ -4,11 +4,11 @@
 #include <iostream>
 #include <thread>
 
+#include "orchestrator/campaign/status_report.hpp"
+#include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
-#include "orchestrator/sched/status_report.hpp"
-#include "orchestrator/sched/submit.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -52,23 +52,24 @@ int run_status(const std::vector<std::string>& args) {
   }
   auto opened = open_study_or_explain("status", *parsed);
   if (!opened) return kExitFailure;
-  sched::StudyState& state = opened->state;
+  campaign::StudyState& state = opened->state;
   while (true) {
-    if (Status reconciled = sched::reconcile_study(state, {}); !reconciled) {
+    if (Status reconciled = campaign::reconcile_study(state, {}); !reconciled) {
       std::fprintf(stderr, "scalestudy status: %s\n", reconciled.message().c_str());
       return kExitEnvironment;
     }
-    auto progress = sched::study_progress(state);
+    auto progress = campaign::study_progress(state);
     if (!progress) {
       std::fprintf(stderr, "scalestudy status: %s\n", progress.status().message().c_str());
       return kExitFailure;
     }
     if (format == "json") {
-      std::cout << sched::status_json(opened->name, *progress).dump(2) << std::endl;
+      std::cout << campaign::status_json(opened->name, *progress).dump(2) << std::endl;
     } else {
       if (watch_s > 0) std::cout << "\033[H\033[2J";
       std::cout << "study " << opened->name << "\n"
-                << sched::status_table(*progress) << sched::progress_line(*progress) << std::endl;
+                << campaign::status_table(*progress) << campaign::progress_line(*progress)
+                << std::endl;
     }
     if (watch_s <= 0 || progress->in_flight == 0) return kExitOk;
     std::this_thread::sleep_for(std::chrono::duration<double>(watch_s));

@@ -1,10 +1,10 @@
 // `scalestudy submit STUDY.yaml`: submit every run of a study that is not done yet.
 #include <cstdio>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -46,8 +46,9 @@ int run_submit(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy submit: expected one STUDY.yaml\n%s\n", kUsage);
     return kExitUsage;
   }
-  const std::string results_dir = parsed->value_or("--results-dir", sched::default_results_dir());
-  auto location = sched::locate_study(parsed->positionals[0], results_dir);
+  const std::string results_dir =
+      parsed->value_or("--results-dir", campaign::default_results_dir());
+  auto location = campaign::locate_study(parsed->positionals[0], results_dir);
   if (!location || !location->study) {
     std::fprintf(stderr, "%s\n",
                  location ? "scalestudy submit: STUDY must be a study YAML file"

@@ -3,9 +3,9 @@
 #include <ctime>
 #include <iostream>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 #include "orchestrator/sysinfo/markdown.hpp"
 #include "orchestrator/sysinfo/system_report.hpp"
 
@@ -57,7 +57,7 @@ int run_sysinfo(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   sysinfo::SysinfoOptions options;
-  options.results_dir = parsed->value_or("--results-dir", sched::default_results_dir());
+  options.results_dir = parsed->value_or("--results-dir", campaign::default_results_dir());
   options.data_root = parsed->value_or("--data-root", "");
   options.include_slurm = !parsed->has("--no-slurm");
   auto sections = sysinfo::probe_system(sysinfo::Probe::local(), options);

@@ -2,12 +2,12 @@
 #include <cstdio>
 #include <iostream>
 
+#include "orchestrator/campaign/status_report.hpp"
+#include "orchestrator/campaign/wait.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/cli/progress_printer.hpp"
-#include "orchestrator/sched/status_report.hpp"
-#include "orchestrator/sched/wait.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -36,7 +36,7 @@ int run_wait(const std::vector<std::string>& args) {
     std::puts(kUsage);
     return kExitOk;
   }
-  sched::WaitOptions wait;
+  campaign::WaitOptions wait;
   try {
     wait.timeout_s = std::stod(parsed->value_or("--timeout", "0"));
     wait.poll_interval_s = std::stod(parsed->value_or("--poll-interval", "10"));
@@ -50,23 +50,23 @@ int run_wait(const std::vector<std::string>& args) {
   }
   auto opened = open_study_or_explain("wait", *parsed);
   if (!opened) return kExitFailure;
-  sched::StudyState& state = opened->state;
+  campaign::StudyState& state = opened->state;
   wait.on_progress = make_progress_printer();
-  auto outcome = sched::wait_study(state, {}, wait);
+  auto outcome = campaign::wait_study(state, {}, wait);
   if (!outcome) {
     std::fprintf(stderr, "scalestudy wait: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;
   }
-  if (*outcome == sched::WaitOutcome::kAllCompleted) return kExitOk;
-  if (*outcome == sched::WaitOutcome::kTimedOut) {
+  if (*outcome == campaign::WaitOutcome::kAllCompleted) return kExitOk;
+  if (*outcome == campaign::WaitOutcome::kTimedOut) {
     std::fprintf(stderr, "scalestudy wait: timed out with runs still in flight\n");
     return kExitFailure;
   }
-  if (auto progress = sched::study_progress(state)) {
+  if (auto progress = campaign::study_progress(state)) {
     for (const auto& run : progress->runs) {
       if (run.state == "COMPLETED") continue;
-      std::string why = sched::is_exhausted(run, progress->max_attempts)
-                            ? sched::failure_summary(run)
+      std::string why = campaign::is_exhausted(run, progress->max_attempts)
+                            ? campaign::failure_summary(run)
                             : run.state + (run.reason.empty() ? "" : ": " + run.reason) +
                                   " (attempts left: submit again)";
       std::fprintf(stderr, "run %s: %s\n", run.run_id.c_str(), why.c_str());

@@ -5,14 +5,14 @@
 #include <optional>
 #include <string>
 
+#include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/cli/args.hpp"
-#include "orchestrator/sched/study_state.hpp"
 
 namespace scalestudy::cli {
 
 struct OpenedStudy {
   std::string name;
-  sched::StudyState state;
+  campaign::StudyState state;
 };
 
 // Opens the study named by the single positional; on failure prints why (prefixed with

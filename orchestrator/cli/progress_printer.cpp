@@ -7,15 +7,15 @@
 #include <memory>
 #include <string>
 
-#include "orchestrator/sched/status_report.hpp"
+#include "orchestrator/campaign/status_report.hpp"
 
 namespace scalestudy::cli {
 
-std::function<void(const sched::StudyProgress&)> make_progress_printer() {
+std::function<void(const campaign::StudyProgress&)> make_progress_printer() {
   const bool terminal = isatty(fileno(stdout)) != 0;
   auto last = std::make_shared<std::string>();
-  return [terminal, last](const sched::StudyProgress& progress) {
-    std::string line = sched::progress_line(progress);
+  return [terminal, last](const campaign::StudyProgress& progress) {
+    std::string line = campaign::progress_line(progress);
     if (line == *last) return;
     *last = line;
     if (terminal) {

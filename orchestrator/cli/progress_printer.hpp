@@ -4,10 +4,10 @@
 
 #include <functional>
 
-#include "orchestrator/sched/wait.hpp"
+#include "orchestrator/campaign/wait.hpp"
 
 namespace scalestudy::cli {
 
-std::function<void(const sched::StudyProgress&)> make_progress_printer();
+std::function<void(const campaign::StudyProgress&)> make_progress_printer();
 
 }  // namespace scalestudy::cli

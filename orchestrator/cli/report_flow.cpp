@@ -4,13 +4,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/profiling/breakdown_report.hpp"
 #include "orchestrator/profiling/profile_store.hpp"
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/plots.hpp"
 #include "orchestrator/results/report_render.hpp"
-#include "orchestrator/results/study_locator.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -48,7 +48,7 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
   }
   if (auto comm_model = parsed.value("--comm-model")) {
     // A run database file (*.sqlite) is used as is, like a study database.
-    auto database = results::locate_study_database(*comm_model, results_dir);
+    auto database = campaign::locate_study_database(*comm_model, results_dir);
     if (!database) return database.status().with_context("--comm-model");
     options.comm_model_database = *database;
   }
@@ -76,7 +76,7 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
                  (!format ? format.status() : options.status()).message().c_str());
     return kExitUsage;
   }
-  auto database = results::locate_study_database(study, results_dir);
+  auto database = campaign::locate_study_database(study, results_dir);
   if (!database) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, database.status().message().c_str());
     return kExitEnvironment;

@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "orchestrator/campaign/prepare_run.hpp"
+#include "orchestrator/campaign/status_report.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/sched/prepare_run.hpp"
-#include "orchestrator/sched/status_report.hpp"
-#include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::cli {
 
@@ -33,7 +33,7 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
   options.max_parallel_runs = *max_parallel;
   options.max_slots = *max_slots;
   // The local backend starts ranks through the torchrun-style launcher when it is built.
-  const std::string launcher = sched::executable_dir() + "/scalestudy-launch";
+  const std::string launcher = campaign::executable_dir() + "/scalestudy-launch";
   if (std::filesystem::exists(launcher)) options.launcher_path = launcher;
   options.use_job_arrays = !parsed.has("--no-arrays");
   options.ordered = parsed.has("--ordered");
@@ -51,16 +51,16 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
   session.scheduler = std::move(*scheduler);
   session.options.dry_run = parsed.has("--dry-run");
   const char* profiles_dir = std::getenv("SCALESTUDY_PROFILES_DIR");
-  session.options.prepare = sched::make_run_preparer(
-      {sched::executable_dir(),
+  session.options.prepare = campaign::make_run_preparer(
+      {campaign::executable_dir(),
        profiles_dir && *profiles_dir ? profiles_dir : SCALESTUDY_PROFILES_DIR});
   session.options.log = [](const std::string& line) { std::cout << line << std::endl; };
-  session.plan = sched::make_submit_plan(study, results_dir);
+  session.plan = campaign::make_submit_plan(study, results_dir);
   return session;
 }
 
 int submit_and_print(const char* command, SubmitSession& session) {
-  auto report = sched::submit_study(session.plan, *session.scheduler, session.options);
+  auto report = campaign::submit_study(session.plan, *session.scheduler, session.options);
   if (!report) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, report.status().message().c_str());
     return kExitEnvironment;
@@ -71,7 +71,7 @@ int submit_and_print(const char* command, SubmitSession& session) {
               << session.scheduler_name << "\n";
     for (const auto& run_id : report->would_submit) {
       std::cout << "  " << run_id << "  "
-                << sched::run_out_dir(session.plan.results_dir, study_name, run_id)
+                << campaign::run_out_dir(session.plan.results_dir, study_name, run_id)
                 << "/job.sbatch\n";
     }
   }
@@ -80,9 +80,9 @@ int submit_and_print(const char* command, SubmitSession& session) {
             << " in flight, " << report->exhausted.size() << " failed for good ("
             << report->database_path << ")\n";
   for (const auto& error : report->errors) std::fprintf(stderr, "error: %s\n", error.c_str());
-  if (auto state = sched::StudyState::open_existing(report->database_path)) {
-    if (auto progress = sched::study_progress(*state)) {
-      std::cout << sched::progress_line(*progress) << "\n";
+  if (auto state = campaign::StudyState::open_existing(report->database_path)) {
+    if (auto progress = campaign::study_progress(*state)) {
+      std::cout << campaign::progress_line(*progress) << "\n";
     }
   }
   return report->errors.empty() ? kExitOk : kExitFailure;

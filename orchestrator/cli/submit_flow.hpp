@@ -7,8 +7,8 @@
 #include <set>
 #include <string>
 
+#include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/cli/args.hpp"
-#include "orchestrator/sched/submit.hpp"
 
 namespace scalestudy::cli {
 
@@ -19,8 +19,8 @@ extern const std::set<std::string> kSubmitFlagOptions;
 struct SubmitSession {
   std::string scheduler_name;
   std::unique_ptr<sched::Scheduler> scheduler;
-  sched::SubmitOptions options;
-  sched::SubmitPlan plan;
+  campaign::SubmitOptions options;
+  campaign::SubmitPlan plan;
 };
 
 // Reads the submit options of `parsed` for `study`. On error prints it, prefixed with

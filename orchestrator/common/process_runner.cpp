@@ -1,4 +1,4 @@
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace scalestudy::sched {
+namespace scalestudy::common {
 namespace {
 
 // KEY=VALUE strings of the current environment with the overrides applied.
@@ -163,4 +163,4 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
   return result;
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::common

@@ -1,7 +1,8 @@
-// A tiny process runner for scheduler commands (sbatch, squeue, sacct, scancel): fork +
-// exec of an argv (never a shell string), stdin from /dev/null, stdout/stderr captured,
-// and a timeout after which the whole process group is killed. Stateless and reentrant;
-// call it from one thread at a time when the process also forks elsewhere.
+// A tiny process runner for the commands the orchestrator calls (sbatch, squeue, sacct,
+// scancel, the sysinfo probes, tar/unzip, gnuplot, profilers): fork + exec of an argv (never a
+// shell string), stdin from /dev/null, stdout/stderr captured, and a timeout after which the whole
+// process group is killed. Stateless and reentrant; call it from one thread at a time when the
+// process also forks elsewhere.
 #pragma once
 
 #include <map>
@@ -11,7 +12,7 @@
 
 #include "harness/core/status.hpp"
 
-namespace scalestudy::sched {
+namespace scalestudy::common {
 
 struct ProcessRequest {
   std::vector<std::string> argv;  // argv[0] is looked up on PATH when it has no '/'
@@ -42,4 +43,4 @@ std::optional<std::string> find_on_path(const std::string& name);
 // A failed command as one message: the command line, the exit status and its stderr.
 Status command_error(const std::vector<std::string>& argv, const ProcessResult& result);
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::common

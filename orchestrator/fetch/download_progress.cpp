@@ -1,6 +1,6 @@
 #include "orchestrator/fetch/download_progress.hpp"
 
-#include "orchestrator/sysinfo/text.hpp"
+#include "orchestrator/common/human_bytes.hpp"
 
 namespace scalestudy::fetch {
 namespace {
@@ -27,10 +27,10 @@ std::string describe_progress(unsigned long long done_bytes, unsigned long long 
   if (total_bytes > 0) {
     text += std::to_string(done_bytes * 100 / total_bytes) + "% ";
   }
-  text += sysinfo::human_bytes(done_bytes);
-  if (total_bytes > 0) text += " / " + sysinfo::human_bytes(total_bytes);
+  text += common::human_bytes(done_bytes);
+  if (total_bytes > 0) text += " / " + common::human_bytes(total_bytes);
   if (rate_bytes_per_s > 0) {
-    text += " " + sysinfo::human_bytes(static_cast<unsigned long long>(rate_bytes_per_s)) + "/s";
+    text += " " + common::human_bytes(static_cast<unsigned long long>(rate_bytes_per_s)) + "/s";
     if (total_bytes > done_bytes) {
       text +=
           " ETA " + clock_text(static_cast<double>(total_bytes - done_bytes) / rate_bytes_per_s);

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 
 namespace scalestudy::fetch {
 
@@ -19,12 +19,12 @@ Status extract_archive(ExtractKind kind, const std::string& archive,
       argv = {"unzip", "-q", "-o", archive, "-d", destination};
       break;
   }
-  sched::ProcessRequest request;
+  common::ProcessRequest request;
   request.argv = argv;
   request.timeout_ms = 60 * 60 * 1000;  // ImageNet-sized archives on slow shared storage
-  auto result = sched::run_process(request);
+  auto result = common::run_process(request);
   if (!result) return result.status().with_context("extracting " + archive);
-  if (!result->succeeded()) return sched::command_error(argv, *result);
+  if (!result->succeeded()) return common::command_error(argv, *result);
   return Status::ok();
 }
 

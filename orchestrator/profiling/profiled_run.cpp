@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/campaign/run_spec_json.hpp"
+#include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
-#include "orchestrator/sched/run_spec_json.hpp"
 #include "orchestrator/study/run_id.hpp"
 
 namespace scalestudy::profiling {
@@ -75,7 +75,7 @@ Result<std::vector<std::string>> local_wrapper_argv(const ProfileDefinition& pro
     words.push_back(expand_wrapper_word(word, out_dir, run_id));
   }
   if (!words.empty() && words[0].find('/') == std::string::npos) {
-    auto program = sched::find_on_path(words[0]);
+    auto program = common::find_on_path(words[0]);
     if (!program) {
       return Status::error("profile '" + profile.name + "': '" + words[0] + "' is not on PATH");
     }
@@ -84,7 +84,7 @@ Result<std::vector<std::string>> local_wrapper_argv(const ProfileDefinition& pro
   return words;
 }
 
-sched::PrepareRun make_profiled_preparer(sched::PrepareRun base, ProfileDefinition profile) {
+campaign::PrepareRun make_profiled_preparer(campaign::PrepareRun base, ProfileDefinition profile) {
   return [base = std::move(base), profile = std::move(profile)](
              const RunSpec& spec, const std::string& out_dir) -> Result<sched::PreparedRun> {
     auto run = base(spec, out_dir);
@@ -97,14 +97,14 @@ sched::PrepareRun make_profiled_preparer(sched::PrepareRun base, ProfileDefiniti
   };
 }
 
-Result<ProfiledSubmission> submit_profiled_run(sched::StudyState& state, const RunSpec& spec,
+Result<ProfiledSubmission> submit_profiled_run(campaign::StudyState& state, const RunSpec& spec,
                                                const std::string& out_dir,
                                                sched::Scheduler& scheduler,
-                                               const sched::PrepareRun& prepare) {
+                                               const campaign::PrepareRun& prepare) {
   ProfiledSubmission result;
   result.run_id = spec.run_id;
   result.out_dir = out_dir;
-  const std::string token = sched::make_claim_token();
+  const std::string token = campaign::make_claim_token();
   sqlite::Database& db = state.database();
   // Claims the run: a new row, or an existing one that is neither in flight nor completed.
   Status claimed = sqlite::in_transaction(db, [&]() -> Status {
@@ -112,8 +112,8 @@ Result<ProfiledSubmission> submit_profiled_run(sched::StudyState& state, const R
     if (!existing) return existing.status();
     if (!existing->empty()) {
       const std::string current = sqlite::to_string((*existing)[0][0]);
-      if (current == "COMPLETED" || sched::is_in_flight(current) ||
-          current == sched::kStateSubmitting) {
+      if (current == "COMPLETED" || campaign::is_in_flight(current) ||
+          current == campaign::kStateSubmitting) {
         result.already_present = true;
         result.state = current;
         return Status::ok();
@@ -129,8 +129,8 @@ Result<ProfiledSubmission> submit_profiled_run(sched::StudyState& state, const R
         {spec.run_id, int64_t{spec.repeat}, int64_t{spec.nodes}, int64_t{spec.tasks_per_node},
          int64_t{spec.world_size}, int64_t{spec.slurm.gpus_per_node}, int64_t{spec.global_batch},
          int64_t{spec.per_gpu_batch}, nlohmann::json(spec.varied).dump(),
-         nlohmann::json(spec.params).dump(), sched::run_spec_to_json(spec).dump(), out_dir, token,
-         sched::utc_now_iso8601()});
+         nlohmann::json(spec.params).dump(), campaign::run_spec_to_json(spec).dump(), out_dir,
+         token, campaign::utc_now_iso8601()});
     return upsert.status();
   });
   if (!claimed) return claimed.with_context("registering profiled run " + spec.run_id);

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "orchestrator/campaign/study_state.hpp"
+#include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/sched/scheduler.hpp"
-#include "orchestrator/sched/study_state.hpp"
-#include "orchestrator/sched/submit.hpp"
 #include "orchestrator/study/run_spec.hpp"
 
 namespace scalestudy::profiling {
@@ -45,7 +45,7 @@ Result<std::vector<std::string>> local_wrapper_argv(const ProfileDefinition& pro
 
 // A PrepareRun that renders the job script as `base` does and, for the local backend, puts
 // the profile's wrapper in front of the workload command line.
-sched::PrepareRun make_profiled_preparer(sched::PrepareRun base, ProfileDefinition profile);
+campaign::PrepareRun make_profiled_preparer(campaign::PrepareRun base, ProfileDefinition profile);
 
 struct ProfiledSubmission {
   std::string run_id;
@@ -57,9 +57,9 @@ struct ProfiledSubmission {
 
 // Registers `spec` (a profiled spec) in the study database and submits it, unless it is
 // already in flight or completed. `out_dir` is the run's folder (created here).
-Result<ProfiledSubmission> submit_profiled_run(sched::StudyState& state, const RunSpec& spec,
+Result<ProfiledSubmission> submit_profiled_run(campaign::StudyState& state, const RunSpec& spec,
                                                const std::string& out_dir,
                                                sched::Scheduler& scheduler,
-                                               const sched::PrepareRun& prepare);
+                                               const campaign::PrepareRun& prepare);
 
 }  // namespace scalestudy::profiling

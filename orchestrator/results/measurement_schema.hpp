@@ -14,10 +14,10 @@ inline constexpr int kRunDatabaseSchemaVersion = 1;
 // Creates the m_* tables and indexes if they are missing. Idempotent.
 Status ensure_measurement_schema(sqlite::Database& study_db);
 
-// True when the study database has the sched-owned tables ingest joins to (study, runs).
+// True when the study database has the campaign-owned tables ingest joins to (study, runs).
 Result<bool> has_study_tables(sqlite::Database& study_db);
 
-// A WHERE condition selecting the runs of the current plan: sched keeps runs dropped from
+// A WHERE condition selecting the runs of the current plan: campaign keeps runs dropped from
 // the study YAML with planned = 0 (when its runs table has that column).
 Result<std::string> current_runs_condition(sqlite::Database& study_db);
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -246,7 +246,7 @@ Result<PlotOutcome> write_plots(const Report& report, const PlotOptions& options
     }
     const fs::path script = dir / (plot.name + ".gp");
     if (Status status = write_text(script, full_script(plot, dir)); !status) return status;
-    auto ran = sched::run_process({{options.gnuplot, script.string()}, {}, kGnuplotTimeoutMs});
+    auto ran = common::run_process({{options.gnuplot, script.string()}, {}, kGnuplotTimeoutMs});
     if (!ran) {
       outcome.warnings.push_back(ran.status().message() +
                                  ": plots skipped (install gnuplot-nox); scripts and data are in " +
@@ -256,7 +256,7 @@ Result<PlotOutcome> write_plots(const Report& report, const PlotOptions& options
     if (!ran->succeeded()) {
       outcome.warnings.push_back(
           plot.name + " plot failed (" +
-          sched::command_error({options.gnuplot, script.string()}, *ran).message() + ")");
+          common::command_error({options.gnuplot, script.string()}, *ran).message() + ")");
       continue;
     }
     for (const char* extension : {".svg", ".png"}) {

@@ -1,8 +1,8 @@
 // The registry of scheduler backends by name, and the default choice.
 #include <cstdlib>
 
+#include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/local_scheduler.hpp"
-#include "orchestrator/sched/process_runner.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/sched/slurm_scheduler.hpp"
 #include "orchestrator/sched/slurmrest_scheduler.hpp"
@@ -29,8 +29,8 @@ std::string detect_scheduler() {
   if (const char* rest = std::getenv("SCALESTUDY_SLURMRESTD"); rest != nullptr && *rest != '\0') {
     return "slurmrest";
   }
-  if (find_on_path("sbatch")) {
-    auto answer = run_process({{"squeue", "-h", "-o", "%i", "--me"}, {}, 10'000});
+  if (common::find_on_path("sbatch")) {
+    auto answer = common::run_process({{"squeue", "-h", "-o", "%i", "--me"}, {}, 10'000});
     if (answer && answer->succeeded()) return "slurm";
   }
   return "local";

@@ -2,8 +2,8 @@
 
 #include <set>
 
+#include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/batch_jobs.hpp"
-#include "orchestrator/sched/process_runner.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 
 namespace scalestudy::sched {
@@ -22,11 +22,11 @@ std::string join(const std::set<std::string>& items) {
 Result<std::string> SlurmScheduler::run_command(const std::vector<std::string>& argv,
                                                 bool tolerate_failure) {
   ++commands_run_;
-  auto result = run_process({argv, {}, options_.command_timeout_ms});
+  auto result = common::run_process({argv, {}, options_.command_timeout_ms});
   if (!result) return result.status();
   if (!result->succeeded()) {
     if (tolerate_failure && !result->timed_out) return std::string();
-    return command_error(argv, *result);
+    return common::command_error(argv, *result);
   }
   return std::move(result->stdout_text);
 }

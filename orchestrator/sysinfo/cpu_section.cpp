@@ -3,6 +3,7 @@
 #include <sstream>
 #include <utility>
 
+#include "orchestrator/common/human_bytes.hpp"
 #include "orchestrator/sysinfo/sections.hpp"
 #include "orchestrator/sysinfo/text.hpp"
 
@@ -95,7 +96,7 @@ void add_numa(const Probe& probe, Section& section) {
     std::string memory;
     for (const auto& [key, value] : meminfo) {
       if (key.size() >= 8 && key.compare(key.size() - 8, 8, "MemTotal") == 0) {
-        memory = human_bytes(leading_number(value).value_or(0) * 1024ULL);
+        memory = common::human_bytes(leading_number(value).value_or(0) * 1024ULL);
       }
     }
     table.rows.push_back({name.substr(4), cpus, memory});

@@ -1,6 +1,7 @@
 #include <cctype>
 #include <set>
 
+#include "orchestrator/common/human_bytes.hpp"
 #include "orchestrator/sysinfo/gpu_inventory.hpp"
 #include "orchestrator/sysinfo/sections.hpp"
 #include "orchestrator/sysinfo/text.hpp"
@@ -46,10 +47,10 @@ void add_tables(const Probe& probe, const GpuInventory& inventory, Section& sect
                 {}};
   for (size_t index = 0; index < inventory.devices.size(); ++index) {
     const GpuDevice& device = inventory.devices[index];
-    devices.rows.push_back({std::to_string(index), device.name, human_bytes(device.memory_bytes),
-                            device.pci_bus_id, numa_affinity(probe, device.pci_bus_id),
-                            device.compute_capability, device.pcie_link, device.power_limit,
-                            device.mig_mode});
+    devices.rows.push_back({std::to_string(index), device.name,
+                            common::human_bytes(device.memory_bytes), device.pci_bus_id,
+                            numa_affinity(probe, device.pci_bus_id), device.compute_capability,
+                            device.pcie_link, device.power_limit, device.mig_mode});
   }
   section.tables.push_back(std::move(devices));
   if (inventory.links.size() < 2) return;

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sysinfo/text.hpp"
 
 extern char** environ;
@@ -113,16 +113,16 @@ std::optional<std::string> Probe::find_program(const std::string& name) const {
 Result<CommandOutput> Probe::run(const std::vector<std::string>& argv) const {
   auto program = find_program(argv.at(0));
   if (!program) return Status::error("`" + argv[0] + "` not found on PATH");
-  sched::ProcessRequest request;
+  common::ProcessRequest request;
   request.argv = argv;
   request.argv[0] = *program;
   request.env_overrides = options_.env;
   request.env_overrides["LC_ALL"] = "C";
   request.timeout_ms = options_.command_timeout_ms;
-  auto result = sched::run_process(request);
+  auto result = common::run_process(request);
   if (!result) return result.status();
   if (result->timed_out) {
-    return Status::error("`" + sched::describe_command(argv) + "` timed out after " +
+    return Status::error("`" + common::describe_command(argv) + "` timed out after " +
                          std::to_string(options_.command_timeout_ms) + " ms");
   }
   return CommandOutput{result->exit_code, result->stdout_text, result->stderr_text};

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "orchestrator/common/human_bytes.hpp"
 #include "orchestrator/sysinfo/filesystem_type.hpp"
 #include "orchestrator/sysinfo/sections.hpp"
 #include "orchestrator/sysinfo/text.hpp"
@@ -89,7 +90,8 @@ Section probe_storage(const Probe& probe, const std::vector<StoragePath>& paths)
     section.add_bytes(role + "_free_bytes", label + " free space", stats->available_bytes,
                       "statfs(" + measured + ")");
     table.rows.push_back({label, path, type, mount.point, mount.device,
-                          human_bytes(stats->total_bytes), human_bytes(stats->available_bytes)});
+                          common::human_bytes(stats->total_bytes),
+                          common::human_bytes(stats->available_bytes)});
     if (is_shared_filesystem(type)) {
       section.notes.push_back(
           "`" + path + "` is on " + type +

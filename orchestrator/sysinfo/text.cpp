@@ -1,7 +1,6 @@
 #include "orchestrator/sysinfo/text.hpp"
 
 #include <cctype>
-#include <cstdio>
 #include <sstream>
 
 namespace scalestudy::sysinfo {
@@ -114,19 +113,6 @@ std::map<std::string, std::string> parse_env_file(const std::string& text) {
     fields[trim(line.substr(0, equals))] = value;
   }
   return fields;
-}
-
-std::string human_bytes(unsigned long long bytes) {
-  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 5) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
-  return text;
 }
 
 std::optional<unsigned long long> leading_number(const std::string& text) {

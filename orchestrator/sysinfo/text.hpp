@@ -31,9 +31,6 @@ std::optional<std::string> header_define(const std::string& header_text, const s
 // "KEY=value" / KEY="value" lines (/etc/os-release).
 std::map<std::string, std::string> parse_env_file(const std::string& text);
 
-// "23.5 GiB" from a byte count.
-std::string human_bytes(unsigned long long bytes);
-
 // A leading unsigned integer ("24684096 kB" -> 24684096); nullopt when none.
 std::optional<unsigned long long> leading_number(const std::string& text);
 

@@ -1,4 +1,4 @@
-#include "orchestrator/sched/study_state.hpp"
+#include "orchestrator/campaign/study_state.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+using namespace scalestudy::campaign;
 using namespace scalestudy::sched;
 namespace fs = std::filesystem;
 

@@ -9,7 +9,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "harness/record/run_schema.hpp"
-#include "orchestrator/sched/study_schema.hpp"
+#include "orchestrator/campaign/study_state_schema.hpp"
 
 namespace scalestudy::results::testing {
 namespace {
@@ -49,7 +49,7 @@ StudyFixture::StudyFixture(const std::string& name, const std::string& kind,
   db_path_ = dir_ + "/" + name + ".sqlite";
   auto db = open_or_fail(db_path_);
   REQUIRE(db.use_wal().is_ok());
-  REQUIRE(db.exec(sched::kStudySchemaSql).is_ok());
+  REQUIRE(db.exec(campaign::kStudySchemaSql).is_ok());
   exec_or_fail(db,
                "INSERT INTO study (name, kind, source_path, baseline_json, report_json) "
                "VALUES (?, ?, ?, ?, ?)",

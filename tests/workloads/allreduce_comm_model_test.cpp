@@ -10,18 +10,18 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/run_database_reader.hpp"
 
 namespace scalestudy {
 namespace {
 
-sched::ProcessResult scalestudy_cli(std::vector<std::string> args) {
+common::ProcessResult scalestudy_cli(std::vector<std::string> args) {
   args.insert(args.begin(), testing::binary("scalestudy"));
-  auto result = sched::run_process({args, {}, 300'000});
+  auto result = common::run_process({args, {}, 300'000});
   REQUIRE_MESSAGE(result, result.status().message());
-  INFO(sched::describe_command(args) << "\n" << result->stdout_text << result->stderr_text);
+  INFO(common::describe_command(args) << "\n" << result->stdout_text << result->stderr_text);
   REQUIRE(result->exit_code == 0);
   return *result;
 }

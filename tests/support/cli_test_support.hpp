@@ -1,5 +1,5 @@
-// Helpers shared by the sched integration tests: the CLI binary, a scratch directory,
-// a fake workload that records each execution, and running commands.
+// Helpers shared by the suites that drive the scalestudy CLI (campaign, sched/slurm): the CLI
+// binary, a scratch directory, a fake workload that records each execution, and running commands.
 #pragma once
 
 #include <cstdlib>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 
-namespace scalestudy::sched::testing {
+namespace scalestudy::testing {
 
 inline std::string binary_dir() {
   const char* dir = std::getenv("SCALESTUDY_BINARY_DIR");
@@ -58,10 +58,10 @@ inline int count_lines(const std::string& path) {
   return lines;
 }
 
-inline ProcessResult run_cli(std::vector<std::string> args, int timeout_ms = 120'000) {
+inline common::ProcessResult run_cli(std::vector<std::string> args, int timeout_ms = 120'000) {
   args.insert(args.begin(), binary_dir() + "/scalestudy");
-  auto result = run_process({args, {}, timeout_ms});
-  return result ? *result : ProcessResult{};
+  auto result = common::run_process({args, {}, timeout_ms});
+  return result ? *result : common::ProcessResult{};
 }
 
-}  // namespace scalestudy::sched::testing
+}  // namespace scalestudy::testing
