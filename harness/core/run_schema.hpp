@@ -1,12 +1,16 @@
 // The run database schema (version 1), exactly as docs/run-database.md documents it: the
-// contract between a workload rank and the orchestrator's ingest. Constants only.
+// contract between a workload rank (harness/record writes it) and the orchestrator's
+// ingest (orchestrator/results reads it). Its tables, their column lists and the version
+// are spelled here only; tests/core pins the lists to the CREATE statements. Torch-free
+// constants.
 #pragma once
 
-namespace scalestudy::record {
+namespace scalestudy::run_schema {
 
-constexpr int kRunSchemaVersion = 1;
+// PRAGMA user_version of a run database; readers refuse any other.
+inline constexpr int kVersion = 1;
 
-constexpr const char* kRunSchemaSql = R"sql(
+inline constexpr const char* kCreateSql = R"sql(
 CREATE TABLE run (
   run_id        TEXT NOT NULL,
   workload      TEXT NOT NULL,
@@ -66,4 +70,30 @@ CREATE TABLE collectives (
 );
 )sql";
 
-}  // namespace scalestudy::record
+// A table and its columns in CREATE order, comma-separated, ready for SELECT and INSERT.
+struct Table {
+  const char* name;
+  const char* columns;
+};
+
+// `run` has one row per file. Its identity columns (run_id, rank) key every row that
+// ingest copies; kRun lists the other columns.
+inline constexpr Table kRun = {"run",
+                               "workload, local_rank, world_size, host, device, backend, "
+                               "config_json, started_at, finished_at, status, failure_reason"};
+inline constexpr Table kProvenance = {"provenance", "key, value"};
+inline constexpr Table kSteps = {"steps",
+                                 "global_step, epoch, warmup, samples, data_ms, forward_ms, "
+                                 "backward_ms, comm_exposed_ms, optimizer_ms, step_ms, loss"};
+inline constexpr Table kEpochs = {
+    "epochs", "epoch, lr, train_loss, train_acc, val_loss, val_acc, samples_per_s, epoch_s"};
+inline constexpr Table kSummary = {"summary", "name, value"};
+inline constexpr Table kTelemetry = {
+    "telemetry", "t_s, cpu_rss_bytes, gpu_util_pct, gpu_mem_used_bytes, gpu_power_w, gpu_temp_c"};
+inline constexpr Table kCollectives = {
+    "collectives", "op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps"};
+
+inline constexpr Table kTables[] = {kRun,     kProvenance, kSteps,      kEpochs,
+                                    kSummary, kTelemetry,  kCollectives};
+
+}  // namespace scalestudy::run_schema

@@ -5,7 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
-#include "harness/record/run_schema.hpp"
+#include "harness/core/run_schema.hpp"
 
 namespace scalestudy::record {
 namespace {
@@ -92,8 +92,9 @@ Result<std::unique_ptr<RunWriter>> RunWriter::create(const std::string& out_dir,
   if (status) status = db->exec("PRAGMA synchronous=NORMAL");
   if (status) {
     status = sqlite::in_transaction(*db, [&] {
-      if (Status made = db->exec(kRunSchemaSql); !made) return made;
-      if (Status versioned = db->exec("PRAGMA user_version = " + std::to_string(kRunSchemaVersion));
+      if (Status made = db->exec(run_schema::kCreateSql); !made) return made;
+      if (Status versioned =
+              db->exec("PRAGMA user_version = " + std::to_string(run_schema::kVersion));
           !versioned) {
         return versioned;
       }

@@ -61,8 +61,8 @@ std::string make_claim_token() {
 }
 
 bool is_exhausted(const RunRecord& run, int max_attempts) {
-  auto state = sched::parse_job_state(run.state);
-  return state && sched::is_retryable(*state) && run.attempts >= max_attempts;
+  auto state = common::parse_job_state(run.state);
+  return state && common::is_retryable(*state) && run.attempts >= max_attempts;
 }
 
 std::string failure_summary(const RunRecord& run) {
@@ -166,11 +166,11 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
     std::string now = utc_now_iso8601();
     for (const auto& row : *candidates) {
       std::string state = text_of(row[1]);
-      auto job_state = sched::parse_job_state(state);
+      auto job_state = common::parse_job_state(state);
       bool wanted = false;
       if (state == kStateSubmitting) {
         wanted = claim_is_stale(text_of(row[3]));
-      } else if (state == kStatePlanned || (job_state && sched::is_retryable(*job_state))) {
+      } else if (state == kStatePlanned || (job_state && common::is_retryable(*job_state))) {
         wanted = int_of(row[2]) < max_attempts;
       }
       if (!wanted) continue;
@@ -221,14 +221,14 @@ Status StudyState::release_claim(const std::string& run_id, const std::string& c
 }
 
 Status StudyState::record_job_status(const std::string& run_id, const std::string& job_id,
-                                     const sched::JobStatus& status) {
+                                     const common::JobStatus& status) {
   return sqlite::in_transaction(db_, [&]() -> Status {
     auto current = db_.query("SELECT state, job_id FROM runs WHERE run_id = ?", {run_id});
     if (!current) return current.status();
     if (current->empty() || text_of((*current)[0][1]) != job_id) return Status::ok();
-    auto previous = sched::parse_job_state(text_of((*current)[0][0]));
-    bool terminal = sched::is_terminal(status.state);
-    if (previous && sched::is_terminal(*previous) && !terminal) return Status::ok();
+    auto previous = common::parse_job_state(text_of((*current)[0][0]));
+    bool terminal = common::is_terminal(status.state);
+    if (previous && common::is_terminal(*previous) && !terminal) return Status::ok();
     std::string now = utc_now_iso8601();
     Value reason = status.reason.empty() ? Value() : Value(status.reason);
     Value finished = terminal ? Value(now) : Value();
@@ -236,7 +236,7 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
         "UPDATE runs SET state = ?, reason = ?, "
         "started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END, "
         "finished_at = COALESCE(finished_at, ?) WHERE run_id = ?",
-        {to_string(status.state), reason, int64_t{status.state != sched::JobState::kPending}, now,
+        {to_string(status.state), reason, int64_t{status.state != common::JobState::kPending}, now,
          finished, run_id});
     if (!updated) return updated.status();
     auto attempt = db_.query(

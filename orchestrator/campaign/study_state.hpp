@@ -13,7 +13,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
-#include "orchestrator/sched/job_state.hpp"
+#include "orchestrator/common/job_state.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/study/run_spec.hpp"
 
@@ -86,7 +86,7 @@ class StudyState {
   // A poll (or the local executor) learned the state of `job_id`. Ignored when the run has
   // moved on to another job, or when a stale non-terminal state would overwrite a final one.
   Status record_job_status(const std::string& run_id, const std::string& job_id,
-                           const sched::JobStatus& status);
+                           const common::JobStatus& status);
 
   // The runs of the current plan, ordered by run id.
   Result<std::vector<RunRecord>> runs();

@@ -114,8 +114,8 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     auto runs = state->runs();
     if (!runs) return runs.status();
     for (const RunRecord& run : *runs) {
-      auto job_state = sched::parse_job_state(run.state);
-      bool wants = run.state == kStatePlanned || (job_state && sched::is_retryable(*job_state));
+      auto job_state = common::parse_job_state(run.state);
+      bool wants = run.state == kStatePlanned || (job_state && common::is_retryable(*job_state));
       if (wants && run.attempts < plan.study.max_attempts) claimed.push_back(run.run_id);
     }
     report.would_submit = claimed;
@@ -153,7 +153,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
       if (!recorded && record_error.is_ok()) record_error = recorded;
       log("  " + submission.run_id + " -> " + submission.job_id);
     };
-    callbacks.finished = [&](const sched::Submission& submission, const sched::JobStatus& status) {
+    callbacks.finished = [&](const sched::Submission& submission, const common::JobStatus& status) {
       Status recorded = state->record_job_status(submission.run_id, submission.job_id, status);
       if (!recorded && record_error.is_ok()) record_error = recorded;
       log("  " + submission.run_id + " " + to_string(status.state) +

@@ -18,12 +18,12 @@ Result<StudyProgress> study_progress(StudyState& state) {
   progress.runs = std::move(*runs);
   for (const RunRecord& run : progress.runs) {
     ++progress.total;
-    auto job_state = sched::parse_job_state(run.state);
+    auto job_state = common::parse_job_state(run.state);
     if (run.state == "COMPLETED") {
       ++progress.completed;
     } else if (is_exhausted(run, progress.max_attempts)) {
       ++progress.failed;
-    } else if (job_state && sched::is_retryable(*job_state)) {
+    } else if (job_state && common::is_retryable(*job_state)) {
       ++progress.retryable;
     } else if (run.state == kStatePlanned) {
       ++progress.planned;
@@ -92,8 +92,8 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
     for (const RunRecord* run : members) job_ids.push_back(run->job_id);
     if (Status stopped = (*scheduler)->cancel(job_ids); !stopped) return stopped;
     for (const RunRecord* run : members) {
-      sched::JobStatus status{sched::JobState::kCancelled, std::nullopt,
-                              "cancelled with scalestudy cancel"};
+      common::JobStatus status{common::JobState::kCancelled, std::nullopt,
+                               "cancelled with scalestudy cancel"};
       if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {
         return recorded;
       }

@@ -1,9 +1,9 @@
-#include "orchestrator/sched/job_state.hpp"
+#include "orchestrator/common/job_state.hpp"
 
 #include <array>
 #include <utility>
 
-namespace scalestudy::sched {
+namespace scalestudy::common {
 namespace {
 
 constexpr std::array<std::pair<JobState, const char*>, 9> kNames = {{
@@ -42,4 +42,4 @@ bool is_retryable(JobState state) {
   return is_terminal(state) && state != JobState::kCompleted;
 }
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::common

@@ -1,13 +1,15 @@
 // JobState: where a scheduler says a job is, in the vocabulary every backend maps onto
 // (SLURM's names; the local executor and slurmrestd translate into them), plus the
-// retry policy that `submit` applies to finished jobs. Value types; no shared state.
+// retry policy that `submit` applies to finished jobs. The study database stores these
+// names (campaign/) and the reports read them (results/), hence common/. Value types; no
+// shared state.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace scalestudy::sched {
+namespace scalestudy::common {
 
 enum class JobState {
   kPending,
@@ -42,4 +44,4 @@ bool is_terminal(JobState state);
 // submit (the acceptance); a study that should stop is left unsubmitted instead.
 bool is_retryable(JobState state);
 
-}  // namespace scalestudy::sched
+}  // namespace scalestudy::common

@@ -152,7 +152,7 @@ Result<ProfiledSubmission> submit_profiled_run(campaign::StudyState& state, cons
     Status recorded = state.record_submission(submission, scheduler.name(), token);
     if (!recorded && record_error.is_ok()) record_error = recorded;
   };
-  callbacks.finished = [&](const sched::Submission& submission, const sched::JobStatus& status) {
+  callbacks.finished = [&](const sched::Submission& submission, const common::JobStatus& status) {
     Status recorded = state.record_job_status(submission.run_id, submission.job_id, status);
     if (!recorded && record_error.is_ok()) record_error = recorded;
   };

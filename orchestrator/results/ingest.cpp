@@ -3,8 +3,8 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
-#include <set>
 
+#include "orchestrator/common/job_state.hpp"
 #include "orchestrator/results/measurement_schema.hpp"
 #include "orchestrator/results/rank_database.hpp"
 
@@ -13,8 +13,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Scheduler states in which rank files may still be written.
-const std::set<std::string> kActiveStates = {"PLANNED", "SUBMITTED", "PENDING", "RUNNING"};
+// A run whose job has not finished (planned, being submitted, pending, running): its rank
+// files may still be written.
+bool unfinished(const std::string& run_state) {
+  const auto job_state = common::parse_job_state(run_state);
+  return !job_state || !common::is_terminal(*job_state);
+}
 
 struct PlannedRun {
   std::string run_id;
@@ -210,7 +214,7 @@ Result<std::optional<std::string>> stored_fingerprint(sqlite::Database& db,
 
 Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptions& options,
                   IngestOutcome& outcome) {
-  const bool completed = run.state == "COMPLETED";
+  const bool completed = common::parse_job_state(run.state) == common::JobState::kCompleted;
   const std::string print = fingerprint(run);
   auto previous = stored_fingerprint(db, run.run_id);
   if (!previous) return previous.status();
@@ -251,7 +255,7 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
     auto runs = planned_runs(study_db, base_dir);
     if (!runs) return runs.status();
     for (const PlannedRun& run : *runs) {
-      if (kActiveStates.count(run.state)) continue;
+      if (unfinished(run.state)) continue;
       if (Status ingested = ingest_run(study_db, run, options, outcome); !ingested) {
         return ingested.with_context("ingesting run " + run.run_id);
       }

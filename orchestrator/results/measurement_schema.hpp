@@ -8,9 +8,6 @@
 
 namespace scalestudy::results {
 
-// The run-database schema version (PRAGMA user_version) this code reads.
-inline constexpr int kRunDatabaseSchemaVersion = 1;
-
 // Creates the m_* tables and indexes if they are missing. Idempotent.
 Status ensure_measurement_schema(sqlite::Database& study_db);
 

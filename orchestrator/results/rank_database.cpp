@@ -1,17 +1,11 @@
 #include "orchestrator/results/rank_database.hpp"
 
-#include "orchestrator/results/measurement_schema.hpp"
+#include "harness/core/run_schema.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
 namespace {
 
-constexpr const char* kRunColumns =
-    "workload, local_rank, world_size, host, device, backend, config_json, started_at, "
-    "finished_at, status, failure_reason";
-constexpr const char* kStepColumns =
-    "global_step, epoch, warmup, samples, data_ms, forward_ms, backward_ms, comm_exposed_ms, "
-    "optimizer_ms, step_ms, loss";
 // The phases in the order of the steps table's columns 4.. (after warmup, samples).
 constexpr const char* kPhaseNames[] = {"data",         "forward",   "backward",
                                        "comm_exposed", "optimizer", "step"};
@@ -46,13 +40,8 @@ std::vector<PhaseAggregate> aggregate_phases(const Rows& steps) {
 
 const std::vector<CopiedTable>& copied_tables() {
   static const std::vector<CopiedTable> kTables = {
-      {"run", kRunColumns},
-      {"provenance", "key, value"},
-      {"summary", "name, value"},
-      {"epochs", "epoch, lr, train_loss, train_acc, val_loss, val_acc, samples_per_s, epoch_s"},
-      {"telemetry",
-       "t_s, cpu_rss_bytes, gpu_util_pct, gpu_mem_used_bytes, gpu_power_w, gpu_temp_c"},
-      {"collectives", "op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps"},
+      run_schema::kRun,    run_schema::kProvenance, run_schema::kSummary,
+      run_schema::kEpochs, run_schema::kTelemetry,  run_schema::kCollectives,
   };
   return kTables;
 }
@@ -69,10 +58,10 @@ Result<RankData> read_rank_database(const std::string& path) {
   auto version = db->query_value("PRAGMA user_version");
   if (!version) return version.status();
   const int64_t found_version = *version ? std::get<int64_t>(**version) : 0;
-  if (found_version != kRunDatabaseSchemaVersion) {
+  if (found_version != run_schema::kVersion) {
     return Status::error(path + ": run database schema version " + std::to_string(found_version) +
                          " is not supported (this scalestudy reads version " +
-                         std::to_string(kRunDatabaseSchemaVersion) + ")");
+                         std::to_string(run_schema::kVersion) + ")");
   }
 
   RankData data;
@@ -95,8 +84,8 @@ Result<RankData> read_rank_database(const std::string& path) {
   data.status = sqlite::to_string(run[3]);
   data.failure_reason = sqlite::to_string(run[4]);
 
-  auto steps =
-      db->query(std::string("SELECT ") + kStepColumns + " FROM steps ORDER BY global_step");
+  auto steps = db->query(std::string("SELECT ") + run_schema::kSteps.columns +
+                         " FROM steps ORDER BY global_step");
   if (!steps) return steps.status().with_context("table steps");
   data.phases = aggregate_phases(*steps);
   data.tables[kStepsTable] = std::move(*steps);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/run_schema.hpp"
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
 
@@ -18,12 +19,9 @@ using Rows = std::vector<std::vector<sqlite::Value>>;
 // A run-database table copied into the study database as `m_<name>` with (run_id, rank)
 // in front of `columns` (which are the same names in both; `run`'s own run_id and rank
 // columns become that key).
-struct CopiedTable {
-  const char* name;
-  const char* columns;
-};
-const std::vector<CopiedTable>& copied_tables();     // run, provenance, summary, epochs, ...
-inline constexpr const char* kStepsTable = "steps";  // copied only on request
+using CopiedTable = run_schema::Table;
+const std::vector<CopiedTable>& copied_tables();  // run, provenance, summary, epochs, ...
+inline constexpr const char* kStepsTable = run_schema::kSteps.name;  // copied only on request
 
 // Median/mean/extremes of one phase over the non-warm-up steps (all steps when a run
 // had only warm-up steps).

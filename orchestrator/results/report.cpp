@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "orchestrator/common/job_state.hpp"
 #include "orchestrator/results/efficiency.hpp"
 #include "orchestrator/results/run_measurements.hpp"
 
@@ -14,8 +15,6 @@ namespace {
 // Parameters that describe the scale of a run rather than its configuration.
 const std::set<std::string> kScaleKeys = {"nodes", "tasks_per_node", "world_size",
                                           "gpus",  "gpus_per_node",  "ranks"};
-const std::set<std::string> kFailedStates = {"FAILED",    "TIMEOUT",   "PREEMPTED",
-                                             "NODE_FAIL", "CANCELLED", "OUT_OF_MEMORY"};
 constexpr double kDefaultCvWarnPct = 5;
 constexpr int kDefaultMinRepeats = 3;
 
@@ -68,6 +67,16 @@ std::optional<double> number_setting(const std::map<std::string, std::string>& s
     warnings.push_back("report setting " + key + " is not a number: " + it->second);
     return std::nullopt;
   }
+}
+
+// A run whose job finished without success (a state of the study database's runs table).
+bool finished_unsuccessfully(const std::string& run_state) {
+  const auto job_state = common::parse_job_state(run_state);
+  return job_state && common::is_terminal(*job_state) && *job_state != common::JobState::kCompleted;
+}
+
+bool completed(const std::string& run_state) {
+  return common::parse_job_state(run_state) == common::JobState::kCompleted;
 }
 
 std::optional<double> median_of(const std::vector<const RunMeasurement*>& runs,
@@ -216,7 +225,7 @@ std::vector<PointWork> group_points(const std::vector<RunMeasurement>& runs,
     ++it->point.planned_runs;
     if (run.measured) {
       it->measured.push_back(&run);
-    } else if (kFailedStates.count(run.state)) {
+    } else if (finished_unsuccessfully(run.state)) {
       it->failed.push_back(&run);
     }
   }
@@ -415,7 +424,7 @@ void add_warnings(const std::vector<PointWork>& points, const std::vector<RunMea
                               " repeats, no 95% confidence interval: " + few_repeats);
   }
   int not_ingested = 0;
-  for (const auto& run : runs) not_ingested += run.state == "COMPLETED" && !run.measured;
+  for (const auto& run : runs) not_ingested += completed(run.state) && !run.measured;
   if (not_ingested > 0) {
     report.warnings.push_back(std::to_string(not_ingested) +
                               " completed runs are not ingested yet (scalestudy ingest)");
@@ -488,7 +497,7 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
     report.gpu |= run.gpus_per_node > 0;
     ++report.runs_planned;
     report.runs_measured += run.measured;
-    report.runs_failed += !run.measured && kFailedStates.count(run.state) > 0;
+    report.runs_failed += !run.measured && finished_unsuccessfully(run.state);
     runs.push_back(std::move(run));
   }
 

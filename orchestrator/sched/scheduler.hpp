@@ -14,10 +14,19 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
-#include "orchestrator/sched/job_state.hpp"
+#include "orchestrator/common/job_state.hpp"
 #include "orchestrator/study/run_spec.hpp"
 
 namespace scalestudy::sched {
+
+// Job states are common/'s vocabulary (the campaign stores them, the reports read them);
+// the scheduler interface and every backend speak it as their own.
+using common::is_retryable;
+using common::is_terminal;
+using common::JobState;
+using common::JobStatus;
+using common::parse_job_state;
+using common::to_string;
 
 // One run ready to hand to a scheduler: its spec, where it writes, and how it starts.
 struct PreparedRun {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/sched/job_state.hpp"
+#include "orchestrator/sched/scheduler.hpp"
 
 namespace scalestudy::sched {
 

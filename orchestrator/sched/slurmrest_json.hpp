@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
-#include "orchestrator/sched/job_state.hpp"
+#include "orchestrator/sched/scheduler.hpp"
 
 namespace scalestudy::sched {
 

@@ -4,9 +4,9 @@
 #include <regex>
 #include <set>
 
+#include "harness/core/run_schema.hpp"
 #include "harness/core/sqlite.hpp"
 #include "harness/record/provenance.hpp"
-#include "harness/record/run_schema.hpp"
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/torch_doctest.hpp"
 
@@ -69,7 +69,7 @@ TEST_CASE("the writer's schema is the one docs/run-database.md documents") {
   REQUIRE(documented->exec(block[1].str()));
   auto written = sqlite::Database::open(":memory:");
   REQUIRE(written);
-  REQUIRE(written->exec(kRunSchemaSql));
+  REQUIRE(written->exec(run_schema::kCreateSql));
   for (const char* table :
        {"run", "provenance", "steps", "epochs", "summary", "telemetry", "collectives"}) {
     INFO(table);
@@ -125,7 +125,7 @@ TEST_CASE("a completed run: every table readable, steps in batches, WAL, version
 
   auto db = sqlite::Database::open(path, sqlite::OpenMode::kReadOnly);
   REQUIRE(db);
-  CHECK(std::get<int64_t>(*scalar(*db, "PRAGMA user_version")) == kRunSchemaVersion);
+  CHECK(std::get<int64_t>(*scalar(*db, "PRAGMA user_version")) == run_schema::kVersion);
   CHECK(std::get<std::string>(*scalar(*db, "PRAGMA journal_mode")) == "wal");
   CHECK(std::get<int64_t>(*scalar(*db, "SELECT count(*) FROM steps")) == step_count);
   CHECK(std::get<int64_t>(*scalar(*db, "SELECT sum(warmup) FROM steps")) == 5);

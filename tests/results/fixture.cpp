@@ -7,8 +7,8 @@
 #include <atomic>
 #include <filesystem>
 
+#include "harness/core/run_schema.hpp"
 #include "harness/core/sqlite.hpp"
-#include "harness/record/run_schema.hpp"
 #include "orchestrator/campaign/study_state_schema.hpp"
 
 namespace scalestudy::results::testing {
@@ -93,8 +93,8 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
   auto db = open_or_fail(path);
   REQUIRE(db.use_wal().is_ok());
   REQUIRE(db.exec("PRAGMA synchronous=NORMAL").is_ok());
-  REQUIRE(db.exec(record::kRunSchemaSql).is_ok());
-  REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(record::kRunSchemaVersion)).is_ok());
+  REQUIRE(db.exec(run_schema::kCreateSql).is_ok());
+  REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(run_schema::kVersion)).is_ok());
   REQUIRE(db.exec("BEGIN").is_ok());
   exec_or_fail(db,
                "INSERT INTO run VALUES (?, ?, ?, ?, ?, 'host0', ?, ?, '{}', "

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/core/run_schema.hpp"
+#include "orchestrator/results/measurement_schema.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;
@@ -45,6 +47,22 @@ IngestOutcome ingest_ok(const StudyFixture& study, IngestOptions options = {}) {
 }
 
 }  // namespace
+
+TEST_CASE("every m_<table> is (run_id, rank) followed by the run schema's columns") {
+  auto db = sqlite::Database::open(":memory:");
+  REQUIRE(db.is_ok());
+  REQUIRE(ensure_measurement_schema(*db).is_ok());
+  for (const run_schema::Table& table : run_schema::kTables) {
+    INFO(table.name);
+    auto rows = db->query("SELECT name FROM pragma_table_info(?) ORDER BY cid",
+                          {std::string("m_") + table.name});
+    REQUIRE(rows.is_ok());
+    std::string columns;
+    for (const auto& row : *rows)
+      columns += (columns.empty() ? "" : ", ") + sqlite::to_string(row[0]);
+    CHECK(columns == std::string("run_id, rank, ") + table.columns);
+  }
+}
 
 TEST_CASE("ingest copies every rank's rows keyed by (run_id, rank) and aggregates phases") {
   StudyFixture study("ingest_copy", "strong");
