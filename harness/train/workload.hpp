@@ -1,7 +1,7 @@
 // Workload: what a workload binary plugs into the driver (nccl-tests style: the driver
 // owns flags, rank discovery, rendezvous, the run record, telemetry, signals and failure
 // handling; a workload declares its flags and runs). A training workload is a
-// TrainingTask wrapped by TrainingWorkload (training_loop.hpp); a benchmark such as the
+// TrainingTask wrapped by TrainingWorkload (training_workload.hpp); a benchmark such as the
 // all-reduce sweep implements run() directly and writes `collectives` rows.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/results/text_table.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
@@ -93,53 +95,19 @@ std::vector<std::vector<std::string>> table_rows(const Study& study, bool header
   return rows;
 }
 
-void print_table(const Study& study) {
-  std::printf("study %s (%s): %zu run%s\n", study.name.c_str(), study_kind_name(study.kind),
-              study.runs.size(), study.runs.size() == 1 ? "" : "s");
-  auto rows = table_rows(study, true);
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+// The aligned table (`--format table`) or CSV, through the results module's table writer.
+void print_rows(const Study& study, results::TableFormat format) {
+  const bool text = format == results::TableFormat::kText;
+  auto rows = table_rows(study, text);
+  results::Table table;
+  if (text) {
+    table.title = "study " + study.name + " (" + study_kind_name(study.kind) +
+                  "): " + std::to_string(study.runs.size()) +
+                  (study.runs.size() == 1 ? " run" : " runs");
   }
-  std::string line;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    line.clear();
-    for (size_t i = 0; i < rows[r].size(); ++i) {
-      const std::string& cell = rows[r][i];
-      // Numbers right-aligned, text left-aligned; two spaces between columns.
-      bool numeric = r > 0 && i >= 1 && i <= 6;
-      std::string padding(widths[i] - cell.size(), ' ');
-      if (i > 0) line += "  ";
-      line += numeric ? padding + cell : cell + (i + 1 < rows[r].size() ? padding : "");
-    }
-    std::printf("%s\n", line.c_str());
-    if (r == 0) {
-      size_t total = 0;
-      for (size_t width : widths) total += width + 2;
-      std::printf("%s\n", std::string(total - 2, '-').c_str());
-    }
-  }
-}
-
-std::string csv_cell(const std::string& cell) {
-  if (cell.find_first_of(",\"\n\r") == std::string::npos) return cell;
-  std::string quoted = "\"";
-  for (char c : cell) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-void print_csv(const Study& study) {
-  for (const auto& row : table_rows(study, false)) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      if (i > 0) line += ',';
-      line += csv_cell(row[i]);
-    }
-    std::printf("%s\n", line.c_str());
-  }
+  table.headers = std::move(rows.front());
+  table.rows.assign(std::make_move_iterator(rows.begin() + 1), std::make_move_iterator(rows.end()));
+  std::fputs(results::render_table(table, format).c_str(), stdout);
 }
 
 void print_json(const Study& study) {
@@ -235,9 +203,9 @@ int run_plan(const std::vector<std::string>& args) {
   if (format == "json") {
     print_json(*study);
   } else if (format == "csv") {
-    print_csv(*study);
+    print_rows(*study, results::TableFormat::kCsv);
   } else {
-    print_table(*study);
+    print_rows(*study, results::TableFormat::kText);
   }
   if (auto dir = parsed->value("--emit-scripts")) {
     return emit_scripts(*study, *dir, parsed->value_or("--results-dir", "results"),
