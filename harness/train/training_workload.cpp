@@ -152,6 +152,9 @@ class TrainingRun {
     return config_.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   }
   BatchPlacement placement() const { return BatchPlacement{device_, memory_format()}; }
+  // Samples per step over all ranks: --batch-size is per rank; the samplers split this
+  // evenly again, so every rank's batch is exactly config_.batch_size.
+  int64_t global_batch() const { return config_.batch_size * context_.rank_info.world_size; }
 
   // --data-on-device: keeps the task's training split in device memory when it offers one.
   Status place_training_split() {
@@ -161,7 +164,7 @@ class TrainingRun {
     if (!on_device) return on_device.status();
     if (!*on_device) return Status::ok();
     gpu::DeviceLoaderOptions options;
-    options.global_batch = config_.batch_size * context_.rank_info.world_size;
+    options.global_batch = global_batch();
     options.where = data::RankInWorld{context_.rank_info.rank, context_.rank_info.world_size};
     options.seed = config_.seed;
     options.augment = resident->augment;
@@ -175,8 +178,7 @@ class TrainingRun {
 
   Result<std::unique_ptr<EpochBatches>> training_batches(int64_t epoch) {
     if (resident_split_) return device_batches(*resident_split_, epoch - 1);
-    auto loader =
-        task_.train_batches(epoch - 1, config_.batch_size * context_.rank_info.world_size);
+    auto loader = task_.train_batches(epoch - 1, global_batch());
     if (!loader) return loader.status();
     return host_batches(std::move(*loader), placement());
   }
@@ -191,6 +193,8 @@ class TrainingRun {
     summary["gradient_bytes"] = static_cast<double>(bucketer_->gradient_bytes());
     summary["bucket_count"] = static_cast<double>(bucketer_->buckets().size());
     summary["bucket_cap_mb"] = config_.bucket_cap_mb;
+    summary["per_rank_batch"] = static_cast<double>(config_.batch_size);
+    summary["global_batch"] = static_cast<double>(global_batch());
     for (const auto& [name, value] : task_.summary()) summary[name] = value;
   }
 

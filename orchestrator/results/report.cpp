@@ -79,6 +79,22 @@ bool completed(const std::string& run_state) {
   return common::parse_job_state(run_state) == common::JobState::kCompleted;
 }
 
+// A run's batch is what its workload recorded it trained with, where it recorded one; a
+// run that did not train with its planned batch is a warning.
+void use_recorded_batch(RunMeasurement& run, std::vector<std::string>& warnings) {
+  if (!run.recorded_global_batch || !run.recorded_per_rank_batch) return;
+  if (*run.recorded_global_batch != run.global_batch ||
+      *run.recorded_per_rank_batch != run.per_gpu_batch) {
+    warnings.push_back("run " + run.run_id + " trained with a global batch of " +
+                       std::to_string(*run.recorded_global_batch) + " (" +
+                       std::to_string(*run.recorded_per_rank_batch) + " per rank), planned " +
+                       std::to_string(run.global_batch) + " (" + std::to_string(run.per_gpu_batch) +
+                       " per rank); reported as trained");
+  }
+  run.global_batch = *run.recorded_global_batch;
+  run.per_gpu_batch = *run.recorded_per_rank_batch;
+}
+
 std::optional<double> median_of(const std::vector<const RunMeasurement*>& runs,
                                 std::optional<double> (*get)(const RunMeasurement&)) {
   std::vector<double> values;
@@ -494,6 +510,7 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
   std::vector<RunMeasurement> runs;
   for (auto& run : *all_runs) {
     if (run.profiled || run.workload == "allreduce") continue;
+    use_recorded_batch(run, report.warnings);
     report.gpu |= run.gpus_per_node > 0;
     ++report.runs_planned;
     report.runs_measured += run.measured;

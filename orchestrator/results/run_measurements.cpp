@@ -73,6 +73,10 @@ Status load_summary(sqlite::Database& db, RunMeasurement& run) {
   run.cpu_rss_peak_bytes = largest("cpu_rss_peak_bytes");
   run.gradient_bytes = first("gradient_bytes");
   run.bucket_cap_mb = first("bucket_cap_mb");
+  if (auto global = first("global_batch")) run.recorded_global_batch = static_cast<int>(*global);
+  if (auto per_rank = first("per_rank_batch")) {
+    run.recorded_per_rank_batch = static_cast<int>(*per_rank);
+  }
   return Status::ok();
 }
 

@@ -56,6 +56,9 @@ struct RunMeasurement {
   std::optional<double> gpu_mem_peak_bytes, gpu_mem_avg_bytes, gpu_mem_mode_bytes;
   std::optional<double> cpu_rss_peak_bytes;
   std::optional<double> gradient_bytes, bucket_cap_mb;
+  // The batch the workload recorded it trained with (summary per_rank_batch, global_batch);
+  // absent for workloads without one and for runs recorded before they were written.
+  std::optional<int> recorded_global_batch, recorded_per_rank_batch;
 };
 
 Result<StudyInfo> load_study_info(sqlite::Database& study_db);

@@ -125,6 +125,10 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
       {"gradient_bytes", run.gradient_bytes},
       {"bucket_cap_mb", run.bucket_cap_mb}};
   if (!run.val_acc.empty()) summary.push_back({"final_val_acc", run.val_acc.back()});
+  if (run.recorded_global_batch) summary.push_back({"global_batch", *run.recorded_global_batch});
+  if (run.recorded_per_rank_batch) {
+    summary.push_back({"per_rank_batch", *run.recorded_per_rank_batch});
+  }
   if (run.gpu_mem_peak_bytes) summary.push_back({"gpu_mem_peak_bytes", *run.gpu_mem_peak_bytes});
   if (run.gpu_mem_avg_bytes) summary.push_back({"gpu_mem_avg_bytes", *run.gpu_mem_avg_bytes});
   if (run.gpu_mem_mode_bytes) summary.push_back({"gpu_mem_mode_bytes", *run.gpu_mem_mode_bytes});

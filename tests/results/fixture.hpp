@@ -38,6 +38,8 @@ struct FixtureRun {
   double gradient_bytes = 44.0e6, bucket_cap_mb = 25;
   std::vector<std::pair<int64_t, double>> collectives;  // (bytes, busbw GB/s), all-reduce
   std::string git_commit = "0123abcd";
+  // The batch the workload records (summary global_batch, per_rank_batch); unset: none.
+  std::optional<int> recorded_global_batch, recorded_per_rank_batch;
 };
 
 class StudyFixture {

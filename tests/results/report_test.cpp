@@ -127,6 +127,32 @@ TEST_CASE("strong report: medians over repeats, speedup and efficiency vs N=1, C
   CHECK(report.runs_failed == 1);
 }
 
+TEST_CASE("the report uses the batch a run recorded and warns when it differs from the plan") {
+  StudyFixture study("recorded-batch", "strong");
+  FixtureRun as_planned = strong_run("b1r0000000000000", 1, 100, 0);
+  as_planned.recorded_global_batch = 128;
+  as_planned.recorded_per_rank_batch = 128;
+  study.add_run(as_planned);
+  FixtureRun other = strong_run("b2r0000000000000", 2, 180, 0);
+  other.recorded_global_batch = 96;
+  other.recorded_per_rank_batch = 48;
+  study.add_run(other);
+  FixtureRun unrecorded = strong_run("b4r0000000000000", 4, 320, 0);
+  study.add_run(unrecorded);
+
+  Report report = report_of(study);
+  CHECK(at(report, 1).global_batch == 128);
+  CHECK(at(report, 2).global_batch == 96);
+  CHECK(at(report, 2).per_gpu_batch == 48);
+  CHECK(at(report, 4).global_batch == 128);  // nothing recorded: the plan
+  CHECK(at(report, 4).per_gpu_batch == 32);
+  CHECK(has_warning(report,
+                    "run b2r0000000000000 trained with a global batch of 96 (48 per "
+                    "rank), planned 128 (64 per rank)"));
+  CHECK_FALSE(has_warning(report, "run b1r0000000000000"));
+  CHECK_FALSE(has_warning(report, "run b4r0000000000000"));
+}
+
 TEST_CASE("strong report against a 2-rank baseline (--baseline world_size=2)") {
   StudyFixture study("report_strong_base2", "strong");
   add_strong_study(study);
