@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <functional>
 #include <future>
 #include <torch/csrc/distributed/c10d/Store.hpp>
@@ -43,10 +44,10 @@ RankInfo rank_of_two(int rank, int port) {
 }
 
 // Runs body(rank) for ranks 0 and 1 concurrently; returns both results.
-template <typename Result>
-std::array<Result, 2> on_two_ranks(const std::function<Result(int)>& body) {
-  std::future<Result> rank1 = std::async(std::launch::async, body, 1);
-  Result rank0 = body(0);
+template <typename Value>
+std::array<Value, 2> on_two_ranks(const std::function<Value(int)>& body) {
+  std::future<Value> rank1 = std::async(std::launch::async, body, 1);
+  Value rank0 = body(0);
   return {std::move(rank0), rank1.get()};
 }
 
