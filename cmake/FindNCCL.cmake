@@ -1,11 +1,13 @@
 # FindNCCL: the NCCL header and library. Looks in NCCL_ROOT (variable or environment; point
 # it at a PyTorch wheel's site-packages/nvidia/nccl so header and library match the ones
 # LibTorch loads), NCCL_HOME, CUDA_HOME, then /usr/local/cuda and the system paths.
-# The nvidia-nccl wheel ships only libnccl.so.2, hence the versioned name.
+# The nvidia-nccl wheel ships only libnccl.so.2, hence the versioned name; both names are
+# tried in each folder before the next (NAMES_PER_DIR), so a header found under NCCL_ROOT
+# never pairs with another folder's library.
 # Defines NCCL_FOUND, NCCL_INCLUDE_DIR, NCCL_LIBRARY, NCCL_VERSION and the target NCCL::NCCL.
 set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME} $ENV{CUDA_HOME} /usr/local/cuda)
 find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} PATH_SUFFIXES include)
-find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_nccl_hints}
+find_library(NCCL_LIBRARY NAMES nccl libnccl.so.2 NAMES_PER_DIR HINTS ${_nccl_hints}
   PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
 
 if(NCCL_INCLUDE_DIR AND EXISTS ${NCCL_INCLUDE_DIR}/nccl.h)

@@ -10,6 +10,7 @@ packages=(
   dataset-fashion-mnist gnuplot-nox
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
   curl jq procps
+  python3-venv python3-pip shellcheck
 )
 
 missing=()

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine: installs dependencies, builds, and runs
 # every CTest suite (unit, integration, and the local SLURM cluster's when run as root).
+# Then builds every target again with -DSCALESTUDY_CUDA=ON against the pinned PyTorch
+# wheel's LibTorch (scripts/build-cuda.sh: compile and link only, no GPU needed);
+# SCALESTUDY_CUDA_BUILD=0 leaves that out. Fails when either part fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,4 +11,11 @@ bash scripts/install-deps.sh
 build_dir=${SCALESTUDY_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$build_dir" -j "$(nproc)"
-ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@"
+tests_status=0
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@" || tests_status=$?
+if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
+  started=$SECONDS
+  bash scripts/build-cuda.sh
+  echo "build-cuda: $((SECONDS - started)) s"
+fi
+exit "$tests_status"

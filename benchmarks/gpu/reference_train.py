@@ -5,9 +5,12 @@ The same ResNet-18 (CIFAR stem: 3x3 stride-1 first convolution, no max-pool; tor
 BasicBlock with 1x1-conv + BN projection shortcuts; Kaiming fan-out init — the definition
 in harness/models/resnet.cpp), the same per-GPU batch, precision and memory format, SGD
 with momentum 0.9, nesterov and weight decay 5e-4 (foreach), synthetic CIFAR-shaped data
-already on the GPU, so both sides measure the training step alone. Optional torch.compile.
+already on the GPU, so both sides measure the training step alone. Optional torch.compile,
+or --cuda-graph: the whole step (forward, backward, optimizer) captured once after warm-up
+and replayed, the twin of the C++ --cuda-graph (bf16/fp32: GradScaler is not capturable).
 
-Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ..., ...}.
+Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ...,
+"first_epoch_loss": mean loss of the first --loss-steps steps, ...}.
 """
 import argparse
 import json
@@ -79,6 +82,30 @@ def forward_macs(model, input_shape):
     return macs[0]
 
 
+def graphed(train_step, example, warmup_steps):
+    """train_step as one CUDA graph on static inputs: warm-up on a side stream (allocates
+    gradients and optimizer state), capture, then every call copies its batch in and
+    replays. The warm-up calls train too, as the C++ CudaGraphStep's do."""
+    static_x, static_y = (t.clone() for t in example)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(warmup_steps):
+            train_step(static_x, static_y)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_loss = train_step(static_x, static_y)
+
+    def replay(x, y):
+        static_x.copy_(x)
+        static_y.copy_(y)
+        graph.replay()
+        return static_loss
+
+    return replay
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batch-size", type=int, default=128)
@@ -90,7 +117,13 @@ def main():
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--samples", type=int, default=50000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cuda-graph", action="store_true")
+    parser.add_argument("--loss-steps", type=int, default=0,
+                        help="steps whose mean loss is reported; 0: one epoch of --samples")
     args = parser.parse_args()
+    if args.cuda_graph and (args.precision == "fp16" or args.compile != "none"):
+        parser.error("--cuda-graph takes bf16/fp32 without --compile")
+    loss_steps = args.loss_steps or args.samples // args.batch_size
 
     torch.manual_seed(args.seed)
     device = torch.device("cuda")
@@ -134,13 +167,22 @@ def main():
 
     if args.compile != "none":
         train_step = torch.compile(train_step, mode=args.compile)
+    if args.cuda_graph:
+        train_step = graphed(train_step, batch(0), warmup_steps=3)
+
+    loss_sum = torch.zeros((), device=device)
+
+    def timed_step(step):
+        loss = train_step(*batch(step))
+        if step < loss_steps:
+            loss_sum.add_(loss.detach().float())
 
     for step in range(args.warmup_steps):
-        train_step(*batch(step))
+        timed_step(step)
     torch.cuda.synchronize()
     started = time.perf_counter()
     for step in range(args.warmup_steps, args.warmup_steps + args.steps):
-        train_step(*batch(step))
+        timed_step(step)
     torch.cuda.synchronize()
     elapsed_s = time.perf_counter() - started
 
@@ -154,6 +196,8 @@ def main():
         "step_ms": elapsed_s * 1000 / args.steps,
         "forward_macs": macs,
         "torch_version": torch.__version__,
+        "cuda_graph": args.cuda_graph,
+        "first_epoch_loss": loss_sum.item() / min(loss_steps, args.warmup_steps + args.steps),
     }))
 
 

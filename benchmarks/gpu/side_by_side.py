@@ -3,25 +3,41 @@
 GPU and prints images/s for each, their ratio and the model FLOP utilisation (MFU).
 
 Grid: per-GPU batch 128 and 512 x fp32 / bf16 / fp16, ResNet-18 CIFAR shape, channels_last,
-synthetic CIFAR-shaped data resident on the GPU. MFU = images/s x 3 x forward FLOPs /
-peak, with training FLOPs ~ 3 x forward (backward ~ 2 x forward) and 2 FLOPs per
-multiply-accumulate; the peak comes from the table below by device name (dense tensor-core
-figures for bf16/fp16 and tf32, plain CUDA-core figures for fp32).
+synthetic CIFAR-shaped data resident on the GPU. Both sides run the same settings: SGD lr
+0.1, momentum 0.9, Nesterov, weight decay 5e-4 (foreach), cuDNN benchmark on, no
+augmentation, the same seed, the same warm-up and measured step counts. The C++ side's
+synthetic training split has 10,000 samples, so a run spans as many epochs as its steps
+need (cpp_schedule); it reports wall-clock images/s over its measured steps. Each cell is
+the median of --repeats runs, the two sides interleaved (A B A B ...), so drift of clocks
+or temperature hits both alike. --cuda-graph pairs the C++ --cuda-graph with a Python
+torch.cuda.graph variant (bf16/fp32 only). A loss cross-check compares the two sides'
+mean training loss over the first epoch (equal seeds; different initial weights, so it
+catches divergence, not bit differences).
+
+MFU = images/s x 3 x forward FLOPs / peak, with training FLOPs ~ 3 x forward (backward ~
+2 x forward) and 2 FLOPs per multiply-accumulate; the peak comes from the table below by
+device name (dense tensor-core figures for bf16/fp16 and tf32, CUDA-core figures for fp32).
 
 Usage (on the GPU machine, from the repository root, after building with
 -DSCALESTUDY_CUDA=ON as docs/gpu.md shows):
-  python3 benchmarks/gpu/side_by_side.py --binary build-cuda/bin/scalestudy-train \
-      [--compile default,max-autotune] [--batches 128,512] [--precisions fp32,bf16,fp16]
+  python3 benchmarks/gpu/side_by_side.py --binary build-cuda/bin/scalestudy-train \\
+      [--compile default,max-autotune] [--batches 128,512] [--precisions fp32,bf16,fp16] \\
+      [--repeats 3] [--cuda-graph] [--markdown table.md]
 """
 import argparse
 import json
+import math
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SYNTHETIC_TRAIN_SAMPLES = 10000  # harness/data/synthetic_dataset.hpp: train_size
+SEED = 0
+OPTIMIZER = {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 5e-4}
 
 # Peak TFLOP/s per device: (bf16/fp16 dense tensor core, tf32 dense tensor core, fp32).
 PEAK_TFLOPS = [
@@ -41,26 +57,75 @@ def peak_tflops(device_name, precision):
     return None
 
 
-def run_python(batch, precision, compile_mode, steps, warmup):
+def cpp_schedule(batch, steps, warmup, train_samples=SYNTHETIC_TRAIN_SAMPLES):
+    """(epochs, steps per epoch) for the C++ side to run warmup + steps full batches from a
+    split of train_samples: the last epoch may run fewer steps than the others (the loop
+    counts --measure-warmup-steps over the whole run, not per epoch)."""
+    per_epoch = train_samples // batch
+    if per_epoch == 0:
+        raise ValueError(f"batch {batch} exceeds the {train_samples}-sample training split")
+    total = steps + warmup
+    epochs = math.ceil(total / per_epoch)
+    return epochs, min(per_epoch, total)
+
+
+def run(command, what):
+    """Runs command; its stderr goes to ours; a failure stops with both outputs."""
+    result = subprocess.run(command, capture_output=True, text=True)
+    sys.stderr.write(result.stderr)
+    if result.returncode != 0:
+        sys.stderr.write(result.stdout)
+        raise SystemExit(f"{what} failed (exit {result.returncode}): {' '.join(command)}")
+    return result.stdout
+
+
+def run_python(batch, precision, compile_mode, steps, warmup, cuda_graph):
     command = [sys.executable, os.path.join(HERE, "reference_train.py"),
                "--batch-size", str(batch), "--precision", precision, "--channels-last", "true",
-               "--compile", compile_mode, "--steps", str(steps), "--warmup-steps", str(warmup)]
-    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+               "--compile", compile_mode, "--steps", str(steps), "--warmup-steps", str(warmup),
+               "--seed", str(SEED), "--samples", str(SYNTHETIC_TRAIN_SAMPLES),
+               "--loss-steps", str(cpp_schedule(batch, steps, warmup)[1])]
+    if cuda_graph:
+        command.append("--cuda-graph")
+    return json.loads(run(command, "python reference").strip().splitlines()[-1])
 
 
-def run_cpp(binary, batch, precision, steps, warmup, extra_flags):
+def cpp_command(binary, batch, precision, steps, warmup, cuda_graph, out_dir):
+    epochs, per_epoch = cpp_schedule(batch, steps, warmup)
+    command = [binary, "--dataset", "synthetic", "--model", "resnet18", "--augment", "false",
+               "--device", "cuda", "--data-on-device", "true", "--channels-last", "true",
+               "--cudnn-benchmark", "true", "--optimizer", "sgd", "--optimizer-impl", "foreach",
+               "--lr", str(OPTIMIZER["lr"]), "--momentum", str(OPTIMIZER["momentum"]),
+               "--nesterov", "true", "--weight-decay", str(OPTIMIZER["weight_decay"]),
+               "--seed", str(SEED), "--precision", precision, "--batch-size", str(batch),
+               "--epochs", str(epochs), "--steps-per-epoch", str(per_epoch),
+               "--measure-warmup-steps", str(warmup), "--out-dir", out_dir]
+    if cuda_graph:
+        command += ["--cuda-graph", "true"]
+    return command
+
+
+def run_cpp(binary, batch, precision, steps, warmup, cuda_graph, extra_flags):
     with tempfile.TemporaryDirectory() as out_dir:
-        command = [binary, "--dataset", "synthetic", "--model", "resnet18",
-                   "--device", "cuda", "--data-on-device", "true", "--channels-last", "true",
-                   "--precision", precision, "--batch-size", str(batch), "--epochs", "1",
-                   "--steps-per-epoch", str(steps + warmup),
-                   "--measure-warmup-steps", str(warmup), "--out-dir", out_dir] + extra_flags
-        subprocess.run(command, check=True, capture_output=True, text=True)
+        command = cpp_command(binary, batch, precision, steps, warmup, cuda_graph, out_dir)
+        run(command + extra_flags, "C++ scalestudy-train")
         with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
             (rate,) = db.execute(
                 "SELECT value FROM summary WHERE name = 'samples_per_s'").fetchone()
-    return {"images_per_s": rate}
+            (first_loss,) = db.execute(
+                "SELECT train_loss FROM epochs ORDER BY epoch LIMIT 1").fetchone()
+    return {"images_per_s": rate, "first_epoch_loss": first_loss}
+
+
+def interleaved(repeats, first, second):
+    """Median of each side over repeats runs, alternating which side goes first."""
+    results = ([], [])
+    for repeat in range(repeats):
+        order = (0, 1) if repeat % 2 == 0 else (1, 0)
+        for side in order:
+            results[side].append((first, second)[side]())
+    return tuple({"images_per_s": statistics.median(r["images_per_s"] for r in side_results),
+                  **side_results[-1]} for side_results in results)
 
 
 def main():
@@ -72,35 +137,58 @@ def main():
                         help="torch.compile modes to add, comma-separated (e.g. default,max-autotune)")
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--warmup-steps", type=int, default=20)
-    parser.add_argument("--cpp-flags", default="", help="extra flags for the C++ side, e.g. "
-                        "'--cuda-graph true'")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="C++ --cuda-graph against the Python CUDA-graph variant")
+    parser.add_argument("--loss-tolerance", type=float, default=0.25,
+                        help="largest accepted difference of the first-epoch mean losses")
+    parser.add_argument("--cpp-flags", default="", help="extra flags for the C++ side")
+    parser.add_argument("--markdown", default="", help="also write the table here (markdown)")
     args = parser.parse_args()
 
     compile_modes = [mode for mode in args.compile.split(",") if mode]
-    header = f"{'batch':>5} {'prec':>5} {'python img/s':>13} {'C++ img/s':>11} {'C++/py':>7}"
-    header += "".join(f" {'compile-' + m + ' img/s':>26} {'C++/c':>6}" for m in compile_modes)
-    header += f" {'MFU C++':>8} {'MFU py':>7}"
-    print(header)
+    columns = ["batch", "precision", "python img/s", "C++ img/s", "C++/py"]
+    columns += [f"compile-{m} img/s" for m in compile_modes] + [f"C++/compile-{m}" for m in compile_modes]
+    columns += ["MFU C++", "MFU py", "loss C++", "loss py"]
+    rows, diverged = [], []
     for batch in (int(b) for b in args.batches.split(",")):
         for precision in args.precisions.split(","):
-            python = run_python(batch, precision, "none", args.steps, args.warmup_steps)
-            cpp = run_cpp(args.binary, batch, precision, args.steps, args.warmup_steps,
-                          args.cpp_flags.split())
-            line = (f"{batch:>5} {precision:>5} {python['images_per_s']:>13.0f} "
-                    f"{cpp['images_per_s']:>11.0f} "
-                    f"{cpp['images_per_s'] / python['images_per_s']:>7.2f}")
-            for mode in compile_modes:
-                compiled = run_python(batch, precision, mode, args.steps, args.warmup_steps)
-                line += (f" {compiled['images_per_s']:>26.0f} "
-                         f"{cpp['images_per_s'] / compiled['images_per_s']:>6.2f}")
+            graph = args.cuda_graph and precision != "fp16"
+            python, cpp = interleaved(
+                args.repeats,
+                lambda: run_python(batch, precision, "none", args.steps, args.warmup_steps, graph),
+                lambda: run_cpp(args.binary, batch, precision, args.steps, args.warmup_steps,
+                                graph, args.cpp_flags.split()))
+            row = [str(batch), precision + (" graph" if graph else ""),
+                   f"{python['images_per_s']:.0f}", f"{cpp['images_per_s']:.0f}",
+                   f"{cpp['images_per_s'] / python['images_per_s']:.2f}"]
+            compiled = [run_python(batch, precision, mode, args.steps, args.warmup_steps, False)
+                        for mode in compile_modes]
+            row += [f"{c['images_per_s']:.0f}" for c in compiled]
+            row += [f"{cpp['images_per_s'] / c['images_per_s']:.2f}" for c in compiled]
             peak = peak_tflops(python["device"], precision)
             train_flops_per_image = 3 * 2 * python["forward_macs"]
-            for rate in (cpp["images_per_s"], python["images_per_s"]):
-                line += (f" {100 * rate * train_flops_per_image / (peak * 1e12):>7.1f}%"
-                         if peak else "      n/a")
-            print(line, flush=True)
-    print(f"device: {python['device']}; torch {python['torch_version']}; forward MACs/image: "
-          f"{python['forward_macs']}; steps {args.steps} after {args.warmup_steps} warm-up")
+            row += [f"{100 * rate * train_flops_per_image / (peak * 1e12):.1f}%" if peak else "n/a"
+                    for rate in (cpp["images_per_s"], python["images_per_s"])]
+            row += [f"{cpp['first_epoch_loss']:.3f}", f"{python['first_epoch_loss']:.3f}"]
+            if abs(cpp["first_epoch_loss"] - python["first_epoch_loss"]) > args.loss_tolerance:
+                diverged.append(f"batch {batch} {precision}")
+            rows.append(row)
+            print(" | ".join(row), flush=True)
+    note = (f"device: {python['device']}; torch {python['torch_version']}; forward MACs/image: "
+            f"{python['forward_macs']}; {args.steps} steps after {args.warmup_steps} warm-up; "
+            f"median of {args.repeats} interleaved runs")
+    print(note)
+    if args.markdown:
+        with open(args.markdown, "w") as table:
+            table.write("| " + " | ".join(columns) + " |\n")
+            table.write("|" + "---|" * len(columns) + "\n")
+            for row in rows:
+                table.write("| " + " | ".join(row) + " |\n")
+            table.write(f"\n{note}\n")
+    if diverged:
+        raise SystemExit("first-epoch losses differ by more than "
+                         f"{args.loss_tolerance}: {', '.join(diverged)}")
 
 
 if __name__ == "__main__":

@@ -72,3 +72,23 @@ inline void set_autocast(c10::DeviceType device_type, bool enabled, at::ScalarTy
 
 }  // namespace scalestudy::compat
 // ---- end autocast ------------------------------------------------------------------------
+
+// ---- multi-tensor update with a tensor scale (owned by harness/gpu) ---------------------
+// PyTorch 2.1 added _foreach_mul with a one-element tensor operand (the form capturable
+// optimizers use); LibTorch 1.13 (the CPU build) scales tensor by tensor.
+#include <ATen/Functions.h>
+
+namespace scalestudy::compat {
+
+// params[i] -= scale * updates[i]; `scale` is a one-element tensor on the params' device.
+inline void foreach_sub_scaled_(at::TensorList params, at::TensorList updates,
+                                const at::Tensor& scale) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 1)
+  at::_foreach_sub_(params, at::_foreach_mul(updates, scale));
+#else
+  for (size_t i = 0; i < params.size(); ++i) params[i].sub_(updates[i] * scale);
+#endif
+}
+
+}  // namespace scalestudy::compat
+// ---- end multi-tensor update -------------------------------------------------------------

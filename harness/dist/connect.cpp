@@ -1,9 +1,37 @@
 #include "harness/dist/connect.hpp"
 
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
 #include "harness/dist/gloo_communicator.hpp"
-#include "harness/gpu/nccl_communicator.hpp"
 
 namespace scalestudy::dist {
+namespace {
+
+// Every rank joins rank 0's store; rank 0 returns once all world_size ranks have.
+Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
+                                                   const ConnectOptions& options) {
+  const std::string where = rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
+  try {
+    c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<std::uint16_t>(rank_info.master_port);
+    store_options.isServer = rank_info.rank == 0;
+    store_options.numWorkers = static_cast<std::size_t>(rank_info.world_size);
+    store_options.waitWorkers = true;
+    store_options.timeout = options.timeout;
+    return c10::intrusive_ptr<c10d::Store>(
+        c10::make_intrusive<c10d::TCPStore>(rank_info.master_addr, store_options));
+  } catch (const std::exception& error) {
+    return Status::error(peer_failure_message("rendezvous at TCPStore " + where, error));
+  }
+}
+
+}  // namespace
+
+std::string peer_failure_message(const std::string& what, const std::exception& error) {
+  std::string message = error.what();
+  message.resize(std::min(message.size(), message.find('\n')));
+  return "peer rank died or timed out: " + what + ": " + message;
+}
 
 Result<std::string> resolve_backend(const std::string& requested, const torch::Device& device) {
   if (requested == "auto") return std::string(device.is_cuda() ? "nccl" : "gloo");
@@ -23,15 +51,17 @@ Result<std::unique_ptr<Communicator>> connect(const RankInfo& rank_info,
   if (rank_info.world_size == 1) {
     return std::unique_ptr<Communicator>(std::make_unique<SelfCommunicator>());
   }
-  if (options.backend == "gloo") return make_gloo_communicator(rank_info, options);
-#ifdef SCALESTUDY_WITH_CUDA
-  if (options.backend == "nccl") return gpu::make_nccl_communicator(rank_info, options);
-  const char* available = "gloo, nccl";
-#else
-  const char* available = "gloo; nccl needs a SCALESTUDY_CUDA build";
-#endif
-  return Status::error("communication backend '" + options.backend +
-                       "' is not built in (available: " + available + ")");
+  CommunicatorFactory factory;
+  if (options.backend == "gloo") factory = make_gloo_communicator;
+  if (options.backend == "nccl") factory = options.nccl_factory;
+  if (!factory) {
+    return Status::error(
+        "communication backend '" + options.backend + "' is not built in (available: gloo" +
+        (options.nccl_factory ? ", nccl)" : "; nccl needs a SCALESTUDY_CUDA build)"));
+  }
+  auto store = join_store(rank_info, options);
+  if (!store) return store.status();
+  return factory(rank_info, options, *store);
 }
 
 }  // namespace scalestudy::dist

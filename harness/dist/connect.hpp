@@ -1,13 +1,21 @@
 // Rendezvous and communicator construction: rank 0 serves a c10d TCPStore at
-// MASTER_ADDR:MASTER_PORT, every rank joins it, and the transport's process group is built
-// over it: gloo for CPU tensors, NCCL (SCALESTUDY_CUDA builds) for CUDA ones. A world of
-// one gets a SelfCommunicator without any socket.
+// MASTER_ADDR:MASTER_PORT, every rank joins it — once per run, for every transport — and
+// the transport's communicator is built over that store: gloo for CPU tensors, NCCL for
+// CUDA ones. The NCCL communicator lives in harness/gpu and reaches connect() through a
+// CommunicatorFactory (DeviceRuntime::nccl_factory() of a SCALESTUDY_CUDA build), so dist/
+// never includes gpu/. The communicator keeps the store alive for its whole life, so the
+// server (rank 0) outlives every rank's initialisation. A world of one gets a
+// SelfCommunicator without any socket.
 // Every store wait and every collective is bounded by `timeout`.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "harness/core/status.hpp"
 #include "harness/dist/communicator.hpp"
@@ -15,12 +23,23 @@
 
 namespace scalestudy::dist {
 
+struct ConnectOptions;
+
+// Builds one transport's communicator over the run's joined store; the communicator keeps
+// `store` for its lifetime.
+using CommunicatorFactory = std::function<Result<std::unique_ptr<Communicator>>(
+    const RankInfo& rank_info, const ConnectOptions& options,
+    const c10::intrusive_ptr<c10d::Store>& store)>;
+
 struct ConnectOptions {
   std::string backend = "gloo";  // "gloo" | "nccl" (see resolve_backend)
   std::chrono::milliseconds timeout{120000};
   // Network interfaces for gloo (GLOO_SOCKET_IFNAME, comma-separated); empty: loopback on
   // one node, the interface of this host's name across nodes.
   std::string socket_ifname;
+  // The NCCL communicator of a CUDA build (DeviceRuntime::nccl_factory()); empty where the
+  // build or the device has none.
+  CommunicatorFactory nccl_factory;
 };
 
 // --backend: auto is nccl for a CUDA device and gloo for the CPU; an error names a
@@ -29,5 +48,9 @@ Result<std::string> resolve_backend(const std::string& requested, const torch::D
 
 Result<std::unique_ptr<Communicator>> connect(const RankInfo& rank_info,
                                               const ConnectOptions& options);
+
+// "peer rank died or timed out: <what>: <first line of the error>" — what a failed
+// rendezvous or collective means, with c10's backtrace cut off.
+std::string peer_failure_message(const std::string& what, const std::exception& error);
 
 }  // namespace scalestudy::dist

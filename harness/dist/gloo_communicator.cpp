@@ -2,23 +2,21 @@
 
 #include <sstream>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 namespace scalestudy::dist {
 namespace {
 
 // What a failed rendezvous or collective means. gloo's type switch throws "Invalid scalar type" for
 // a dtype it has no reduction for (bfloat16 in LibTorch 1.13): that is this rank's tensor, not a
-// peer. Anything else while peers exchange data is a peer that died or went silent.
+// peer. Anything else while peers exchange data is a peer that died or went silent (c10
+// messages carry a C++ backtrace after the first line; the first line says it all).
 std::string communication_failure(const std::string& what, const std::exception& error) {
-  // c10 messages carry a C++ backtrace after the first line; the first line says it all.
-  std::string message = error.what();
-  size_t newline = message.find('\n');
-  if (newline != std::string::npos) message.resize(newline);
-  if (message.find("Invalid scalar type") != std::string::npos) {
+  if (std::string(error.what()).find("Invalid scalar type") != std::string::npos) {
+    std::string message = error.what();
+    message.resize(std::min(message.size(), message.find('\n')));
     return "gloo in this LibTorch cannot reduce the tensor's type: " + what + ": " + message;
   }
-  return "peer rank died or timed out: " + what + ": " + message;
+  return peer_failure_message(what, error);
 }
 
 class GlooWork : public CollectiveWork {
@@ -134,21 +132,10 @@ std::vector<std::string> split_commas(const std::string& text) {
 
 }  // namespace
 
-Result<std::unique_ptr<Communicator>> make_gloo_communicator(const RankInfo& rank_info,
-                                                             const ConnectOptions& options) {
-  std::string where = rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
-  c10::intrusive_ptr<c10d::TCPStore> store;
-  try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<std::uint16_t>(rank_info.master_port);
-    store_options.isServer = rank_info.rank == 0;
-    store_options.numWorkers = static_cast<std::size_t>(rank_info.world_size);
-    store_options.waitWorkers = true;
-    store_options.timeout = options.timeout;
-    store = c10::make_intrusive<c10d::TCPStore>(rank_info.master_addr, store_options);
-  } catch (const std::exception& error) {
-    return Status::error(communication_failure("rendezvous at TCPStore " + where, error));
-  }
+Result<std::unique_ptr<Communicator>> make_gloo_communicator(
+    const RankInfo& rank_info, const ConnectOptions& options,
+    const c10::intrusive_ptr<c10d::Store>& store) {
+  const std::string where = rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
   try {
     auto group_options = c10d::ProcessGroupGloo::Options::create(options.timeout);
     if (!options.socket_ifname.empty()) {

@@ -41,9 +41,9 @@ Result<CudaDeviceInfo> select_cuda_device(int local_rank) {
   return info;
 }
 
-CudaMemoryPeaks cuda_memory_peaks(int device) {
-  return CudaMemoryPeaks{compat::allocator_peak_allocated_bytes(device),
-                         compat::allocator_peak_reserved_bytes(device)};
+MemoryPeaks cuda_memory_peaks(int device) {
+  return MemoryPeaks{compat::allocator_peak_allocated_bytes(device),
+                     compat::allocator_peak_reserved_bytes(device)};
 }
 
 void reset_cuda_memory_peaks(int device) {

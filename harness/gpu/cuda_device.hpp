@@ -8,6 +8,7 @@
 #include <string>
 
 #include "harness/core/status.hpp"
+#include "harness/gpu/memory_peaks.hpp"
 
 namespace scalestudy::gpu {
 
@@ -25,12 +26,7 @@ struct CudaDeviceInfo {
 // it; an error when no CUDA device is visible.
 Result<CudaDeviceInfo> select_cuda_device(int local_rank);
 
-struct CudaMemoryPeaks {
-  int64_t allocated_bytes = 0;  // tensors alive at the worst moment
-  int64_t reserved_bytes = 0;   // what the caching allocator held from the driver
-};
-
-CudaMemoryPeaks cuda_memory_peaks(int device);
+MemoryPeaks cuda_memory_peaks(int device);
 void reset_cuda_memory_peaks(int device);
 
 }  // namespace scalestudy::gpu

@@ -2,19 +2,27 @@
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <cuda_runtime_api.h>
+#include <nccl.h>
 
 #include "harness/gpu/cuda_device.hpp"
 #include "harness/gpu/cuda_event_clock.hpp"
 #include "harness/gpu/cuda_graph_step.hpp"
 #include "harness/gpu/nccl_communicator.hpp"
 #include "harness/gpu/nvml_reader.hpp"
+#include "harness/gpu/runtime_versions.hpp"
 
 namespace scalestudy::gpu {
 namespace {
 
-// CUDA encodes versions as major * 1000 + minor * 10.
-std::string cuda_version_text(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+// What the process loaded, against what this file was compiled with.
+RuntimeVersions loaded_runtime_versions() {
+  RuntimeVersions versions;
+  versions.cuda_built = CUDART_VERSION;
+  versions.nccl_built = NCCL_VERSION_CODE;
+  cudaRuntimeGetVersion(&versions.cuda_loaded);
+  cudaDriverGetVersion(&versions.cuda_driver);
+  ncclGetVersion(&versions.nccl_loaded);
+  return versions;
 }
 
 class GraphedStep : public StepGraph {
@@ -22,7 +30,6 @@ class GraphedStep : public StepGraph {
   GraphedStep(std::function<void()> step, int warmup_steps)
       : graph_(std::move(step), warmup_steps) {}
   void run() override { graph_.run(); }
-  void invalidate() override { graph_.invalidate(); }
 
  private:
   CudaGraphStep graph_;
@@ -46,9 +53,7 @@ class CudaRuntime : public DeviceRuntime {
   }
 
   std::map<std::string, std::string> provenance() const override {
-    int runtime_version = 0, driver_version = 0, device_count = 0;
-    cudaRuntimeGetVersion(&runtime_version);
-    cudaDriverGetVersion(&driver_version);
+    int device_count = 0;
     cudaGetDeviceCount(&device_count);
     std::map<std::string, std::string> entries = {
         {"gpu_model", info_.name},
@@ -57,14 +62,10 @@ class CudaRuntime : public DeviceRuntime {
         {"gpu_compute_capability",
          std::to_string(info_.compute_major) + "." + std::to_string(info_.compute_minor)},
         {"gpu_memory_bytes", std::to_string(info_.total_memory_bytes)},
-        {"cuda_version", cuda_version_text(runtime_version)},
-        {"cuda_driver_version", cuda_version_text(driver_version)},
         {"cudnn_version", std::to_string(at::detail::getCUDAHooks().versionCuDNN())},
         {"nvml", nvml_ ? "sampled" : nvml_status_},
     };
-    // nccl_settings() leads with the library version; the NCCL_* variables after it are
-    // already recorded as env.NCCL_*.
-    entries.insert(nccl_settings().front());
+    entries.merge(runtime_version_provenance(loaded_runtime_versions()));
     return entries;
   }
 
@@ -73,15 +74,19 @@ class CudaRuntime : public DeviceRuntime {
   }
   int64_t memory_capacity_bytes() const override { return info_.total_memory_bytes; }
   std::map<std::string, double> memory_peaks() const override {
-    const CudaMemoryPeaks peaks = cuda_memory_peaks(info_.index);
-    return {{"gpu_mem_peak_bytes", static_cast<double>(peaks.allocated_bytes)},
-            {"gpu_mem_reserved_peak_bytes", static_cast<double>(peaks.reserved_bytes)}};
+    return peak_history_.summary(cuda_memory_peaks(info_.index));
+  }
+  void reset_memory_peaks() override {
+    peak_history_.before_reset(cuda_memory_peaks(info_.index));
+    reset_cuda_memory_peaks(info_.index);
   }
 
   metrics::TelemetrySource telemetry_source() const override {
     if (!nvml_) return nullptr;
     return [reader = nvml_](metrics::TelemetrySample& sample) { reader->read(sample); };
   }
+
+  dist::CommunicatorFactory nccl_factory() const override { return make_nccl_communicator; }
 
   Result<std::unique_ptr<StepGraph>> capture_step(std::function<void()> step,
                                                   int warmup_steps) override {
@@ -92,6 +97,7 @@ class CudaRuntime : public DeviceRuntime {
   CudaDeviceInfo info_;
   std::shared_ptr<NvmlReader> nvml_;  // shared with the sampler thread's callable
   std::string nvml_status_;
+  MemoryPeakHistory peak_history_;
 };
 
 }  // namespace
@@ -99,6 +105,9 @@ class CudaRuntime : public DeviceRuntime {
 Result<std::unique_ptr<DeviceRuntime>> open_cuda_device(int local_rank) {
   Result<CudaDeviceInfo> info = select_cuda_device(local_rank);
   if (!info) return info.status().with_context("--device cuda");
+  if (Status matched = check_runtime_versions(loaded_runtime_versions()); !matched) {
+    return matched.with_context("--device cuda");
+  }
   return std::unique_ptr<DeviceRuntime>(std::make_unique<CudaRuntime>(std::move(*info)));
 }
 

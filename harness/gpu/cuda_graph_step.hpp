@@ -10,8 +10,8 @@
 // flag on the host every step, so it cannot be captured: use bf16 or fp32.
 // The first `warmup_steps` calls run eagerly on a side stream (allocating gradients,
 // optimizer state, cuDNN plans); the next call captures and every later one replays.
-// Scalars baked into kernels at capture (the learning rate of ForeachSgd) need
-// invalidate() when they change, which recaptures on the next run().
+// Host scalars are baked into kernels at capture: whatever changes between steps (the
+// learning rate of ForeachSgd) must live in device memory the graph reads.
 // Used by the training thread only.
 #pragma once
 
@@ -28,8 +28,6 @@ class CudaGraphStep {
 
   // One training step: eager (warm-up), capture-and-replay, or replay.
   void run();
-  // Drops the captured graph; the next run() captures again.
-  void invalidate() { graph_.reset(); }
   bool captured() const { return graph_ != nullptr; }
 
  private:

@@ -2,8 +2,8 @@
 // between CPU and CUDA behind one narrow interface, so the driver and the training loop
 // never branch on the build: the torch::Device, the phase clock (host clock or CUDA
 // events), the caching allocator's memory peaks, the device's provenance, the NVML
-// telemetry source and CUDA-graph capture of a step. open_device() picks the CPU
-// implementation (device_runtime.cpp) or the CUDA one (cuda_device_runtime.cpp, part of
+// telemetry source, the NCCL communicator and CUDA-graph capture of a step. open_device() picks the
+// CPU implementation (device_runtime.cpp) or the CUDA one (cuda_device_runtime.cpp, part of
 // SCALESTUDY_CUDA builds only).
 // Used by the training thread; the callable of telemetry_source() is thread-safe.
 #pragma once
@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "harness/core/status.hpp"
+#include "harness/dist/connect.hpp"
 #include "harness/metrics/phase_clock.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
 
@@ -34,8 +35,6 @@ class StepGraph {
  public:
   virtual ~StepGraph() = default;
   virtual void run() = 0;
-  // Drops the capture; the next run() captures again (after a baked-in scalar changed).
-  virtual void invalidate() = 0;
 };
 
 class DeviceRuntime {
@@ -50,10 +49,16 @@ class DeviceRuntime {
   // Device memory in bytes; 0 for the CPU, whose host memory is not budgeted here.
   virtual int64_t memory_capacity_bytes() const = 0;
   // Summary entries "gpu_mem_peak_bytes" (tensors) and "gpu_mem_reserved_peak_bytes"
-  // (caching allocator) over the process so far; none for the CPU.
+  // (caching allocator) since reset_memory_peaks(), and their "_all_time_" twins over the
+  // process so far (MemoryPeakHistory); none for the CPU.
   virtual std::map<std::string, double> memory_peaks() const = 0;
+  // Starts the peaks afresh; the training loop calls it once warm-up is over.
+  virtual void reset_memory_peaks() = 0;
   // Fills a sample's gpu_* fields (NVML); empty where NVML is unavailable.
   virtual metrics::TelemetrySource telemetry_source() const = 0;
+  // The NCCL communicator's factory for dist::connect (ConnectOptions::nccl_factory);
+  // empty for the CPU.
+  virtual dist::CommunicatorFactory nccl_factory() const = 0;
   // `step` as a StepGraph: `warmup_steps` eager runs, then capture and replay; an error
   // where the device has no graphs.
   virtual Result<std::unique_ptr<StepGraph>> capture_step(std::function<void()> step,

@@ -1,11 +1,23 @@
 #include "harness/gpu/foreach_sgd.hpp"
 
+#include "harness/compat/torch_compat.hpp"
+
 namespace scalestudy::gpu {
 
 ForeachSgd::ForeachSgd(std::vector<torch::Tensor> parameters, ForeachSgdOptions options)
     : parameters_(std::move(parameters)),
       options_(options),
+      lr_tensor_(torch::full({}, options.lr,
+                             parameters_.empty() ? torch::TensorOptions(torch::kFloat)
+                                                 : parameters_.front().options())),
       momentum_buffers_(parameters_.size()) {}
+
+void ForeachSgd::set_lr(double lr) {
+  if (lr == options_.lr) return;
+  options_.lr = lr;
+  torch::NoGradGuard no_grad;
+  lr_tensor_.fill_(lr);
+}
 
 void ForeachSgd::step() {
   torch::NoGradGuard no_grad;
@@ -42,7 +54,7 @@ void ForeachSgd::step() {
     directions =
         options_.nesterov ? torch::_foreach_add(directions, buffers, options_.momentum) : buffers;
   }
-  torch::_foreach_add_(params, directions, -options_.lr);
+  compat::foreach_sub_scaled_(params, directions, lr_tensor_);
 }
 
 void ForeachSgd::zero_grad() {

@@ -5,6 +5,9 @@
 // host, so it can be captured in a CUDA graph. zero_grad() zeroes gradients in place
 // (never frees them), keeping their addresses stable for graphs and gradient buckets.
 // Parameters without a gradient in a step are left alone, as torch::optim::SGD does.
+// The learning rate lives in a one-element tensor on the parameters' device: set_lr()
+// overwrites it in place (a device write, no allocation), so a captured CUDA graph reads
+// the new rate on its next replay instead of being captured again.
 // Used by the training thread only.
 #pragma once
 
@@ -28,12 +31,15 @@ class ForeachSgd {
 
   void step();
   void zero_grad();
-  void set_lr(double lr) { options_.lr = lr; }
+  void set_lr(double lr);
   double lr() const { return options_.lr; }
+  // The rate the kernels read; its storage never changes.
+  const torch::Tensor& lr_tensor() const { return lr_tensor_; }
 
  private:
   std::vector<torch::Tensor> parameters_;
   ForeachSgdOptions options_;
+  torch::Tensor lr_tensor_;
   std::vector<torch::Tensor> momentum_buffers_;  // parallel to parameters_; undefined until used
 };
 

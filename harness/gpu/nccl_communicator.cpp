@@ -15,11 +15,9 @@
 #include <deque>
 #include <mutex>
 #include <thread>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "harness/dist/tensor_layout.hpp"
 #include "harness/gpu/cuda_device.hpp"
-
-extern char** environ;
 
 namespace scalestudy::gpu {
 namespace {
@@ -29,12 +27,6 @@ constexpr const char* kUniqueIdKey = "scalestudy/nccl/unique_id";
 
 Status peer_failure(const std::string& what, const std::string& reason) {
   return Status::error("peer rank died or timed out: " + what + ": " + reason);
-}
-
-std::string first_line(const std::exception& error) {
-  std::string message = error.what();
-  message.resize(std::min(message.size(), message.find('\n')));
-  return message;
 }
 
 Result<ncclDataType_t> nccl_type(at::ScalarType type) {
@@ -88,9 +80,10 @@ class FailedWork : public dist::CollectiveWork {
 
 class NcclCommunicator : public dist::Communicator {
  public:
-  NcclCommunicator(ncclComm_t comm, int rank, int world_size, c10::Device device,
-                   std::chrono::milliseconds timeout)
-      : comm_(comm),
+  NcclCommunicator(ncclComm_t comm, c10::intrusive_ptr<c10d::Store> store, int rank, int world_size,
+                   c10::Device device, std::chrono::milliseconds timeout)
+      : store_(std::move(store)),
+        comm_(comm),
         rank_(rank),
         world_size_(world_size),
         device_(device),
@@ -184,8 +177,8 @@ class NcclCommunicator : public dist::Communicator {
   template <typename Launch>
   Result<Event> enqueue(const std::string& what, const torch::Tensor& tensor, Launch&& launch) {
     if (Status failed = failure(); !failed.is_ok()) return failed;
-    if (!tensor.is_cuda() || !tensor.is_contiguous()) {
-      return Status::error("NCCL " + what + " needs a contiguous CUDA tensor");
+    if (!tensor.is_cuda() || !dist::is_dense_in_own_layout(tensor)) {
+      return Status::error("NCCL " + what + " needs a CUDA tensor dense in its memory format");
     }
     Result<ncclDataType_t> type = nccl_type(tensor.scalar_type());
     if (!type.is_ok()) return type.status();
@@ -271,6 +264,11 @@ class NcclCommunicator : public dist::Communicator {
 
   void watch() {
     c10::cuda::CUDAGuard guard(device_);
+    // The training thread may be capturing a CUDA graph in global mode, which forbids
+    // event queries from every thread; this thread's queries are safe in thread-local
+    // mode (what ProcessGroupNCCL's watchdog does since PyTorch 2.1).
+    cudaStreamCaptureMode mode = cudaStreamCaptureModeThreadLocal;
+    cudaThreadExchangeStreamCaptureMode(&mode);
     std::unique_lock<std::mutex> lock(mutex_);
     while (!stopping_ && failure_.is_ok()) {
       wake_.wait_for(lock, std::chrono::milliseconds(100));
@@ -290,6 +288,9 @@ class NcclCommunicator : public dist::Communicator {
     }
   }
 
+  // The run's rendezvous store, kept for the communicator's life: on rank 0 it is the
+  // server, which must outlive every rank's initialisation.
+  c10::intrusive_ptr<c10d::Store> store_;
   ncclComm_t comm_;
   int rank_;
   int world_size_;
@@ -305,17 +306,9 @@ class NcclCommunicator : public dist::Communicator {
   std::thread watchdog_;  // last: starts once everything above exists
 };
 
-Result<ncclUniqueId> exchange_unique_id(const dist::RankInfo& rank_info,
-                                        const dist::ConnectOptions& options) {
-  const std::string where = rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
+// Rank 0 draws the id and publishes it in the run's store; every rank reads it.
+Result<ncclUniqueId> exchange_unique_id(const dist::RankInfo& rank_info, c10d::Store& store) {
   try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<std::uint16_t>(rank_info.master_port);
-    store_options.isServer = rank_info.rank == 0;
-    store_options.numWorkers = static_cast<std::size_t>(rank_info.world_size);
-    store_options.waitWorkers = true;
-    store_options.timeout = options.timeout;
-    c10d::TCPStore store(rank_info.master_addr, store_options);
     ncclUniqueId id;
     if (rank_info.rank == 0) {
       if (ncclResult_t result = ncclGetUniqueId(&id); result != ncclSuccess) {
@@ -330,28 +323,23 @@ Result<ncclUniqueId> exchange_unique_id(const dist::RankInfo& rank_info,
                            " bytes, expected " + std::to_string(sizeof(id)));
     }
     std::memcpy(&id, bytes.data(), sizeof(id));
-    // Every rank has read the id before rank 0's store (the server) may go away.
-    store.add("scalestudy/nccl/joined", 1);
-    const auto deadline = Clock::now() + options.timeout;
-    while (store.add("scalestudy/nccl/joined", 0) < rank_info.world_size) {
-      if (Clock::now() > deadline) {
-        return peer_failure("NCCL rendezvous at TCPStore " + where, "not every rank joined");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
     return id;
   } catch (const std::exception& error) {
-    return peer_failure("NCCL rendezvous at TCPStore " + where, first_line(error));
+    return Status::error(dist::peer_failure_message("NCCL rendezvous at TCPStore " +
+                                                        rank_info.master_addr + ":" +
+                                                        std::to_string(rank_info.master_port),
+                                                    error));
   }
 }
 
 }  // namespace
 
 Result<std::unique_ptr<dist::Communicator>> make_nccl_communicator(
-    const dist::RankInfo& rank_info, const dist::ConnectOptions& options) {
+    const dist::RankInfo& rank_info, const dist::ConnectOptions& options,
+    const c10::intrusive_ptr<c10d::Store>& store) {
   Result<CudaDeviceInfo> device = select_cuda_device(rank_info.local_rank);
   if (!device.is_ok()) return device.status().with_context("NCCL communicator");
-  Result<ncclUniqueId> id = exchange_unique_id(rank_info, options);
+  Result<ncclUniqueId> id = exchange_unique_id(rank_info, *store);
   if (!id.is_ok()) return id.status();
 
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
@@ -372,29 +360,9 @@ Result<std::unique_ptr<dist::Communicator>> make_nccl_communicator(
     return peer_failure("ncclCommInitRankConfig on rank " + std::to_string(rank_info.rank), reason);
   }
   return std::unique_ptr<dist::Communicator>(std::make_unique<NcclCommunicator>(
-      comm, rank_info.rank, rank_info.world_size,
+      comm, store, rank_info.rank, rank_info.world_size,
       c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(device->index)),
       options.timeout));
-}
-
-std::vector<std::pair<std::string, std::string>> nccl_settings() {
-  int version = 0;
-  ncclGetVersion(&version);
-  // NCCL_VERSION_CODE: major * 10000 + minor * 100 + patch since 2.9.
-  std::vector<std::pair<std::string, std::string>> settings{
-      {"nccl_version", std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
-                           "." + std::to_string(version % 100)}};
-  std::vector<std::pair<std::string, std::string>> variables;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    const size_t equals = text.find('=');
-    if (text.rfind("NCCL_", 0) == 0 && equals != std::string::npos) {
-      variables.emplace_back(text.substr(0, equals), text.substr(equals + 1));
-    }
-  }
-  std::sort(variables.begin(), variables.end());
-  settings.insert(settings.end(), variables.begin(), variables.end());
-  return settings;
 }
 
 }  // namespace scalestudy::gpu

@@ -1,7 +1,8 @@
 // NcclCommunicator: the Communicator of the GPU path, over a raw NCCL communicator.
 //
-// Rendezvous: rank 0 draws the ncclUniqueId and publishes it in the run's c10d TCPStore;
-// every rank reads it and joins with ncclCommInitRankConfig on its CUDA device (the
+// Rendezvous: rank 0 draws the ncclUniqueId and publishes it in the run's c10d TCPStore
+// (joined once by dist::connect, kept alive by the communicator); every rank reads it and
+// joins with ncclCommInitRankConfig on its CUDA device (the
 // thread's current device, chosen by select_cuda_device). The communicator is
 // non-blocking (config.blocking = 0), so initialisation and every wait are polled against
 // a deadline instead of blocking inside NCCL.
@@ -20,10 +21,12 @@
 // and any host synchronisation waiting on them), and every later wait() or collective
 // returns "peer rank died or timed out: ..." — a failed run with the reason, never a hang.
 // While the caller's stream is capturing a CUDA graph, collectives are recorded into the
-// graph and not watched.
+// graph and not watched; the watchdog queries in thread-local capture mode, so its polling
+// never invalidates a capture on the training thread.
+// Tensors must be dense in their own memory format (contiguous or channels_last), as
+// c10d's NCCL backend requires.
 //
-// NCCL reads its NCCL_* environment variables itself; nccl_settings() lists them (and
-// the library version) for the run's provenance.
+// NCCL reads its NCCL_* environment variables itself (the run records them as env.NCCL_*).
 // Thread-safety: as Communicator; the watchdog only touches the failure state under a lock.
 #pragma once
 
@@ -39,12 +42,10 @@
 
 namespace scalestudy::gpu {
 
-// The same contract as dist::make_gloo_communicator; options.timeout bounds the
-// rendezvous, initialisation and every collective.
+// A dist::CommunicatorFactory with the contract of dist::make_gloo_communicator;
+// options.timeout bounds the id exchange, initialisation and every collective.
 Result<std::unique_ptr<dist::Communicator>> make_nccl_communicator(
-    const dist::RankInfo& rank_info, const dist::ConnectOptions& options);
-
-// ("nccl_version", "2.21.5") followed by every NCCL_* variable of the environment, sorted.
-std::vector<std::pair<std::string, std::string>> nccl_settings();
+    const dist::RankInfo& rank_info, const dist::ConnectOptions& options,
+    const c10::intrusive_ptr<c10d::Store>& store);
 
 }  // namespace scalestudy::gpu

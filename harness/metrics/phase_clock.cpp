@@ -11,7 +11,7 @@ void SteadyPhaseClock::end(Phase phase) {
   accumulated_[phase] += std::chrono::duration<double, std::milli>(elapsed).count();
 }
 
-PhaseTimes SteadyPhaseClock::collect() {
+std::optional<PhaseTimes> SteadyPhaseClock::collect() {
   PhaseTimes times = accumulated_;
   accumulated_ = PhaseTimes{};
   return times;

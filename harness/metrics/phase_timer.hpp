@@ -33,8 +33,9 @@ class StepInstrumentation {
   StepInstrumentation(bool enabled, std::unique_ptr<PhaseClock> clock = nullptr);
 
   PhaseTimer time(Phase phase, int64_t global_step);
-  // The phase times of the step just ended (see PhaseClock::collect).
-  PhaseTimes collect() { return clock_->collect(); }
+  // See PhaseClock::collect and flush.
+  std::optional<PhaseTimes> collect() { return clock_->collect(); }
+  std::optional<PhaseTimes> flush() { return clock_->flush(); }
   bool enabled() const { return enabled_; }
   // The domain for the loop's other ranges and marks (eval, allreduce, profiler window);
   // null with instrumentation off.

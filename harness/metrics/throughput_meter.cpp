@@ -26,6 +26,18 @@ void ThroughputMeter::start_epoch() {
   epoch_all_ = ThroughputTotals{};
 }
 
+void ThroughputMeter::open_window(std::chrono::steady_clock::time_point now) {
+  window_start_ = now;
+}
+
+void ThroughputMeter::close_window(std::chrono::steady_clock::time_point now) {
+  if (!window_start_) return;
+  const double window_ms = std::chrono::duration<double, std::milli>(now - *window_start_).count();
+  run_measured_.wall_ms += window_ms;
+  epoch_measured_.wall_ms += window_ms;
+  window_start_.reset();
+}
+
 double ThroughputMeter::median_step_ms() const {
   if (measured_step_ms_.empty()) return 0.0;
   std::vector<double> sorted = measured_step_ms_;

@@ -1,10 +1,16 @@
 // ThroughputMeter: samples and step times of this rank, with the first `warmup_steps`
 // steps of the run excluded (allocator growth, thread pools, cold caches). Keeps run and
-// per-epoch totals and every measured step time (for the median). The global figure is
-// the driver's: sum of samples over ranks / the slowest rank's time. Used by one thread.
+// per-epoch totals and every measured step time (for the median). Two times per total:
+// the sum of the steps' own times (device events on a GPU) and the wall time of the
+// measured window — from the first measured step's start to the last step's end, device
+// drained at both ends — which also counts the host work between steps; throughput is
+// reported from the wall time. The global figure is the driver's: sum of samples over
+// ranks / the slowest rank's time. Used by one thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace scalestudy::metrics {
@@ -12,8 +18,10 @@ namespace scalestudy::metrics {
 struct ThroughputTotals {
   int64_t steps = 0;
   int64_t samples = 0;
-  double step_ms = 0;  // sum of step wall times
-  double samples_per_s() const { return step_ms > 0 ? samples * 1000.0 / step_ms : 0.0; }
+  double step_ms = 0;  // sum of the steps' own times
+  double wall_ms = 0;  // wall time of the measured window; 0 where none was open
+  // The wall time where a window was measured, else the sum of step times.
+  double elapsed_ms() const { return wall_ms > 0 ? wall_ms : step_ms; }
 };
 
 class ThroughputMeter {
@@ -24,6 +32,11 @@ class ThroughputMeter {
   bool is_warmup(int64_t global_step) const { return global_step < warmup_steps_; }
   void record(int64_t global_step, int64_t samples, double step_ms);
   void start_epoch();
+  // The measured window of the current epoch: open before its first measured step, close
+  // after its last, each time with the device drained.
+  void open_window(std::chrono::steady_clock::time_point now);
+  void close_window(std::chrono::steady_clock::time_point now);
+  bool window_open() const { return window_start_.has_value(); }
 
   // Non-warm-up steps of the run and of the current epoch; all steps of the epoch, for an
   // epoch made only of warm-up steps.
@@ -37,6 +50,7 @@ class ThroughputMeter {
   int64_t warmup_steps_;
   ThroughputTotals run_measured_, epoch_measured_, epoch_all_;
   std::vector<double> measured_step_ms_;
+  std::optional<std::chrono::steady_clock::time_point> window_start_;
 };
 
 }  // namespace scalestudy::metrics

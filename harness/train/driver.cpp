@@ -105,6 +105,7 @@ Status run_session(Session& session, int threads,
   connect_options.timeout = std::chrono::milliseconds(static_cast<int64_t>(*timeout_s * 1000));
   auto ifname = session.environment.find("GLOO_SOCKET_IFNAME");
   if (ifname != session.environment.end()) connect_options.socket_ifname = ifname->second;
+  connect_options.nccl_factory = session.device.runtime->nccl_factory();
   auto connected = dist::connect(rank_info, connect_options);
   if (!connected) return connected.status();
   communicator = std::move(*connected);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <deque>
 
 #include "harness/dist/gradient_bucketer.hpp"
 #include "harness/dist/parameter_sync.hpp"
@@ -64,20 +65,20 @@ Result<GlobalMetrics> reduce_pass(const PassTotals& totals, dist::Communicator& 
   return metrics;
 }
 
-// Global samples per second: all ranks' samples over the slowest rank's time.
-Result<double> global_rate(const metrics::ThroughputTotals& totals,
+// Global samples per second: all ranks' samples over the slowest rank's `time_ms`.
+Result<double> global_rate(int64_t local_samples, double time_ms,
                            dist::Communicator& communicator) {
-  std::vector<double> samples = {static_cast<double>(totals.samples)};
-  std::vector<double> time_ms = {totals.step_ms};
+  std::vector<double> samples = {static_cast<double>(local_samples)};
+  std::vector<double> slowest_ms = {time_ms};
   if (Status reduced = communicator.allreduce_scalars(samples, dist::ScalarReduction::kSum);
       !reduced) {
     return reduced;
   }
-  if (Status reduced = communicator.allreduce_scalars(time_ms, dist::ScalarReduction::kMax);
+  if (Status reduced = communicator.allreduce_scalars(slowest_ms, dist::ScalarReduction::kMax);
       !reduced) {
     return reduced;
   }
-  return time_ms[0] > 0 ? samples[0] * 1000.0 / time_ms[0] : 0.0;
+  return slowest_ms[0] > 0 ? samples[0] * 1000.0 / slowest_ms[0] : 0.0;
 }
 
 class TrainingRun {
@@ -127,9 +128,10 @@ class TrainingRun {
       graph_ = std::move(*graph);
     }
     record_model_summary(parameters_);
-    if (Status recorded = context_.writer.add_provenance(
-            {{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
-             {"data_on_device", resident_split_ ? "true" : "false"}});
+    if (Status recorded =
+            context_.writer.add_provenance({{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
+                                            {"data_on_device", resident_split_ ? "true" : "false"},
+                                            {"buffer_sync", "before_validation"}});
         !recorded) {
       return recorded;
     }
@@ -214,24 +216,27 @@ class TrainingRun {
     task_.module().train();
     Clock::time_point epoch_start = Clock::now();
     for (int64_t step = 1; step <= steps; ++step) {
+      if (!meter_.is_warmup(global_step_) && !meter_.window_open()) {
+        if (Status opened = open_measured_window(); !opened) return opened;
+      }
       std::optional<data::Batch> batch;
       TaskOutput output;
       if (Status stepped = train_step(**loader, batch, output); !stepped) return stepped;
       if (!batch) break;
-      metrics::PhaseTimes times = instruments_.collect();
       record::StepRow row;
       row.global_step = global_step_;
       row.epoch = static_cast<int>(epoch);
       row.warmup = meter_.is_warmup(global_step_);
       row.samples = batch->images.size(0);
-      row.times = times;
       if (output.loss.device().is_cpu()) row.loss = output.loss.item<double>();
-      meter_.record(global_step_, row.samples, times[Phase::kStep]);
       train_totals.add(output, row.samples);
-      if (Status written = context_.writer.add_step(row); !written) return written;
       progress_.update(epoch, config_.epochs, step, steps, row.loss.value_or(0));
+      pending_rows_.push_back(row);
+      if (Status written = write_timed_row(instruments_.collect()); !written) return written;
       ++global_step_;
     }
+    if (Status written = write_timed_row(instruments_.flush()); !written) return written;
+    meter_.close_window(Clock::now());
     double epoch_s = seconds_since(epoch_start);
     progress_.clear();
 
@@ -241,7 +246,7 @@ class TrainingRun {
     if (!validation) return validation.status();
     const auto& rate_totals =
         meter_.epoch_measured().steps > 0 ? meter_.epoch_measured() : meter_.epoch_all();
-    auto rate = global_rate(rate_totals, context_.communicator);
+    auto rate = global_rate(rate_totals.samples, rate_totals.elapsed_ms(), context_.communicator);
     if (!rate) return rate.status();
 
     record::EpochRow row;
@@ -261,6 +266,29 @@ class TrainingRun {
       std::fflush(stdout);
     }
     return *validation;
+  }
+
+  // The first measured step of an epoch: the device drained (the held step's times
+  // written), the wall-clock window opens; the first time, warm-up's memory peaks go.
+  Status open_measured_window() {
+    if (Status written = write_timed_row(instruments_.flush()); !written) return written;
+    if (!memory_peaks_reset_) {
+      context_.device.reset_memory_peaks();
+      memory_peaks_reset_ = true;
+    }
+    meter_.open_window(Clock::now());
+    return Status::ok();
+  }
+
+  // Step rows wait in pending_rows_ for their phase times, which a device clock delivers
+  // one step late; `times` belong to the oldest.
+  Status write_timed_row(std::optional<metrics::PhaseTimes> times) {
+    if (!times || pending_rows_.empty()) return Status::ok();
+    record::StepRow row = std::move(pending_rows_.front());
+    pending_rows_.pop_front();
+    row.times = *times;
+    meter_.record(row.global_step, row.samples, row.times[Phase::kStep]);
+    return context_.writer.add_step(row);
   }
 
   Status train_step(EpochBatches& loader, std::optional<data::Batch>& batch, TaskOutput& output) {
@@ -308,11 +336,7 @@ class TrainingRun {
       graph_batch_->images.copy_(batch.images);
       graph_batch_->labels.copy_(batch.labels);
     }
-    if (lr != graph_lr_) {  // ForeachSgd's rate is baked into the captured kernels
-      optimizer_->set_lr(lr);
-      graph_->invalidate();
-      graph_lr_ = lr;
-    }
+    optimizer_->set_lr(lr);  // ForeachSgd keeps the rate in device memory the graph reads
     graph_->run();
     if (!graph_status_) return graph_status_.with_context("step " + std::to_string(global_step_));
     output = graph_output_;
@@ -337,6 +361,9 @@ class TrainingRun {
     if (!loader) return loader.status();
     if (!*loader) return std::optional<GlobalMetrics>();
     metrics::NvtxRange eval_range(instruments_.nvtx(), "eval", epoch);
+    if (Status synced = dist::broadcast_buffers(task_.module(), context_.communicator); !synced) {
+      return synced;
+    }
     std::unique_ptr<EpochBatches> batches = host_batches(std::move(*loader), placement());
     torch::NoGradGuard no_grad;
     gpu::AutocastScope autocast = precision_.autocast();
@@ -357,10 +384,14 @@ class TrainingRun {
   }
 
   Status finish(const std::optional<GlobalMetrics>& last_validation) {
-    auto rate = global_rate(meter_.run_measured(), context_.communicator);
+    const metrics::ThroughputTotals& measured = meter_.run_measured();
+    auto rate = global_rate(measured.samples, measured.elapsed_ms(), context_.communicator);
     if (!rate) return rate.status();
+    auto step_rate = global_rate(measured.samples, measured.step_ms, context_.communicator);
+    if (!step_rate) return step_rate.status();
     auto& summary = context_.summary;
     summary["samples_per_s"] = *rate;
+    summary["samples_per_s_step_sum"] = *step_rate;
     summary["step_ms_median"] = meter_.median_step_ms();
     summary.merge(precision_.summary());
     if (last_validation) {
@@ -390,7 +421,8 @@ class TrainingRun {
   std::optional<data::Batch> graph_batch_;                // the graph's static inputs
   TaskOutput graph_output_;                               // the graph's static outputs
   Status graph_status_;                                   // of the captured all-reduces
-  std::optional<double> graph_lr_;                        // the rate the graph was captured with
+  std::deque<record::StepRow> pending_rows_;  // steps whose phase times are still on the way
+  bool memory_peaks_reset_ = false;
   int64_t global_step_ = 0;
   int64_t steps_per_epoch_ = 0;
 };

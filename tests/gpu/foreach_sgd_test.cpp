@@ -62,4 +62,21 @@ TEST_CASE("zero_grad zeroes gradients in place") {
 }
 
 }  // namespace
+
+TEST_CASE("a new learning rate is written in place, so a captured graph never needs recapture") {
+  torch::Tensor parameter = torch::zeros({2}, torch::requires_grad());
+  ForeachSgd sgd({parameter}, ForeachSgdOptions{0.1});
+  // What a captured graph reads: the rate tensor's storage, fixed for the optimizer's life.
+  const void* rate_storage = sgd.lr_tensor().data_ptr();
+  parameter.mutable_grad() = torch::ones({2});
+  sgd.step();
+  CHECK(torch::allclose(parameter, torch::full({2}, -0.1)));
+  sgd.set_lr(0.5);
+  CHECK(sgd.lr() == 0.5);
+  CHECK(sgd.lr_tensor().data_ptr() == rate_storage);
+  CHECK(sgd.lr_tensor().item<float>() == 0.5f);
+  sgd.step();
+  CHECK(torch::allclose(parameter, torch::full({2}, -0.6)));
+}
+
 }  // namespace scalestudy::gpu

@@ -84,6 +84,12 @@ TEST_CASE("bf16 autocast trains on the CPU, is recorded, and changes the arithme
   CHECK(db_number(db, "SELECT count(*) FROM steps WHERE loss IS NOT NULL AND loss > 0") == 6);
   CHECK(db_text(db, "SELECT value FROM provenance WHERE key = 'optimizer_impl'") == "loop");
   CHECK(db_text(db, "SELECT value FROM provenance WHERE key = 'data_on_device'") == "false");
+  CHECK(db_text(db, "SELECT value FROM provenance WHERE key = 'buffer_sync'") ==
+        "before_validation");
+  // Throughput from the wall clock over the measured window, the step-time sum beside it.
+  CHECK(db_number(db,
+                  "SELECT count(*) FROM summary WHERE name = 'samples_per_s_step_sum' "
+                  "AND value > 0") == 1);
   // No loss scaling outside fp16, no device memory on the CPU.
   CHECK(db_number(db,
                   "SELECT count(*) FROM summary WHERE name LIKE 'loss_scale%' OR "
