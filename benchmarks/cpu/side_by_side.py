@@ -29,12 +29,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CROSS_CHECK_STEPS = 10
-CROSS_CHECK_BATCH = {"small-cnn": 32, "resnet18": 4, "ddpm": 4}  # per rank
+CROSS_CHECK_BATCH = {"small-cnn": 32, "resnet18": 2, "ddpm": 2}  # per rank
 
 # (model, per-rank batch, warm-up steps, measured steps) of the full table and of --quick.
-FULL_CONFIGS = [("small-cnn", 32, 20, 150), ("small-cnn", 128, 5, 30),
-                ("resnet18", 16, 1, 3), ("ddpm", 8, 1, 3)]
-QUICK_CONFIGS = [("small-cnn", 32, 5, 20), ("resnet18", 4, 1, 2), ("ddpm", 4, 1, 2)]
+FULL_CONFIGS = [("small-cnn", 32, 5, 40), ("resnet18", 16, 1, 2), ("ddpm", 8, 1, 2)]
+QUICK_CONFIGS = [("small-cnn", 32, 5, 10), ("resnet18", 2, 1, 1), ("ddpm", 2, 1, 1)]
 
 
 def run(command, what):
