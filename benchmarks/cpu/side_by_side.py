@@ -109,9 +109,10 @@ def cross_check(sides, model, ranks, batch, work_dir, tolerance):
     return ok
 
 
-def spread(values, digits=0):
-    return (f"{statistics.median(values):.{digits}f} "
-            f"[{min(values):.{digits}f}-{max(values):.{digits}f}]")
+def spread(values, digits=None):
+    """Median [min-max]; three significant digits unless `digits` decimals are asked for."""
+    text = (lambda v: f"{v:.3g}") if digits is None else (lambda v: f"{v:.{digits}f}")
+    return f"{text(statistics.median(values))} [{text(min(values))}-{text(max(values))}]"
 
 
 def measure(sides, model, ranks, batch, warmup, steps, repeats, work_dir):
