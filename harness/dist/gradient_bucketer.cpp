@@ -1,5 +1,7 @@
 #include "harness/dist/gradient_bucketer.hpp"
 
+#include <torch/csrc/autograd/utils/lambda_post_hook.h>
+
 #include <algorithm>
 
 namespace scalestudy::dist {
@@ -45,36 +47,57 @@ GradientBucketer::GradientBucketer(std::vector<torch::Tensor> parameters,
       options_(options),
       nvtx_(nvtx),
       layouts_(plan_buckets(parameters_, options)) {
+  if (communicator_.world_size() > 1) allocate_buckets();
+}
+
+void GradientBucketer::allocate_buckets() {
+  torch::NoGradGuard no_grad;
   buckets_.resize(layouts_.size());
   for (size_t b = 0; b < layouts_.size(); ++b) {
     Bucket& bucket = buckets_[b];
+    const std::vector<size_t>& indices = layouts_[b].parameter_indices;
     int64_t elements = 0;
-    for (size_t slot = 0; slot < layouts_[b].parameter_indices.size(); ++slot) {
-      const torch::Tensor& parameter = parameters_[layouts_[b].parameter_indices[slot]];
-      bucket.offsets.push_back(elements);
-      elements += parameter.numel();
-      hook_handles_.push_back(parameter.register_hook(
-          [this, b, slot](const torch::Tensor& gradient) { on_gradient(b, slot, gradient); }));
+    for (size_t index : indices) elements += parameters_[index].numel();
+    bucket.flat =
+        torch::zeros({elements}, parameters_[indices.front()].options().requires_grad(false));
+    int64_t offset = 0;
+    for (size_t slot = 0; slot < indices.size(); ++slot) {
+      torch::Tensor& parameter = parameters_[indices[slot]];
+      // The parameter's own strides (channels_last included), so autograd's accumulation
+      // and the optimizer see the layout they would without the bucket.
+      torch::Tensor view =
+          parameter.is_non_overlapping_and_dense()
+              ? bucket.flat.as_strided(parameter.sizes(), parameter.strides(), offset)
+              : bucket.flat.narrow(0, offset, parameter.numel()).view(parameter.sizes());
+      offset += parameter.numel();
+      if (parameter.grad().defined()) view.copy_(parameter.grad());
+      parameter.mutable_grad() = view;
+      bucket.views.push_back(std::move(view));
+      std::shared_ptr<torch::autograd::Node> accumulator =
+          torch::autograd::impl::grad_accumulator(parameter);
+      uintptr_t key =
+          accumulator->add_post_hook(std::make_unique<torch::autograd::utils::LambdaPostHook>(
+              [this, b, slot](const torch::autograd::variable_list& outputs,
+                              const torch::autograd::variable_list&) {
+                on_gradient_accumulated(b, slot);
+                return outputs;
+              }));
+      hooks_.emplace_back(std::move(accumulator), key);
     }
-    const torch::Tensor& first = parameters_[layouts_[b].parameter_indices.front()];
-    bucket.flat = torch::zeros({elements}, first.options().requires_grad(false));
-    bucket.ready.assign(layouts_[b].parameter_indices.size(), false);
+    bucket.ready.assign(indices.size(), false);
     bucket.pending = bucket.ready.size();
   }
 }
 
 GradientBucketer::~GradientBucketer() {
-  size_t hook = 0;
-  for (const BucketLayout& layout : layouts_) {
-    for (size_t index : layout.parameter_indices) {
-      parameters_[index].remove_hook(hook_handles_[hook++]);
-    }
-  }
+  for (auto& [accumulator, key] : hooks_) accumulator->del_post_hook(key);
 }
 
 void GradientBucketer::start_step() {
   std::lock_guard<std::mutex> lock(mutex_);
+  torch::NoGradGuard no_grad;
   for (Bucket& bucket : buckets_) {
+    bucket.flat.zero_();
     bucket.ready.assign(bucket.ready.size(), false);
     bucket.pending = bucket.ready.size();
     bucket.work.reset();
@@ -82,13 +105,17 @@ void GradientBucketer::start_step() {
   next_to_launch_ = 0;
 }
 
-void GradientBucketer::on_gradient(size_t bucket_index, size_t slot,
-                                   const torch::Tensor& gradient) {
+void GradientBucketer::on_gradient_accumulated(size_t bucket_index, size_t slot) {
   std::lock_guard<std::mutex> lock(mutex_);
   Bucket& bucket = buckets_[bucket_index];
   if (bucket.ready[slot]) return;  // a second backward without start_step: keep the first
-  torch::NoGradGuard no_grad;
-  bucket.flat.narrow(0, bucket.offsets[slot], gradient.numel()).copy_(gradient.reshape(-1));
+  torch::Tensor& parameter = parameters_[layouts_[bucket_index].parameter_indices[slot]];
+  const torch::Tensor& view = bucket.views[slot];
+  if (!parameter.grad().defined() || parameter.grad().data_ptr() != view.data_ptr()) {
+    torch::NoGradGuard no_grad;
+    view.copy_(parameter.grad());  // .grad was replaced (set to none): back into the bucket
+    parameter.mutable_grad() = view;
+  }
   bucket.ready[slot] = true;
   --bucket.pending;
   if (options_.overlap) launch_ready_buckets();
@@ -103,35 +130,25 @@ void GradientBucketer::launch_ready_buckets() {
 }
 
 Status GradientBucketer::finish() {
+  if (buckets_.empty()) return Status::ok();
   std::lock_guard<std::mutex> lock(mutex_);
   torch::NoGradGuard no_grad;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     Bucket& bucket = buckets_[b];
     for (size_t slot = 0; slot < bucket.ready.size(); ++slot) {
       if (bucket.ready[slot]) continue;
-      int64_t numel = parameters_[layouts_[b].parameter_indices[slot]].numel();
-      bucket.flat.narrow(0, bucket.offsets[slot], numel).zero_();
+      // Never produced this step: its view holds start_step's zeros.
+      parameters_[layouts_[b].parameter_indices[slot]].mutable_grad() = bucket.views[slot];
       bucket.ready[slot] = true;
     }
     bucket.pending = 0;
   }
   launch_ready_buckets();
   const double world_size = communicator_.world_size();
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    Bucket& bucket = buckets_[b];
+  for (Bucket& bucket : buckets_) {
     if (Status waited = bucket.work->wait(); !waited) return waited;
     bucket.work.reset();
     bucket.flat.div_(world_size);
-    for (size_t slot = 0; slot < bucket.offsets.size(); ++slot) {
-      torch::Tensor& parameter = parameters_[layouts_[b].parameter_indices[slot]];
-      torch::Tensor averaged =
-          bucket.flat.narrow(0, bucket.offsets[slot], parameter.numel()).view(parameter.sizes());
-      if (parameter.grad().defined()) {
-        parameter.mutable_grad().copy_(averaged);
-      } else {
-        parameter.mutable_grad() = averaged.clone();
-      }
-    }
   }
   return Status::ok();
 }

@@ -1,12 +1,17 @@
 // GradientBucketer: DDP's gradient averaging. Parameters are grouped into buckets of at
 // most `bucket_cap_mb` in reverse registration order (the order backward produces their
 // gradients; the first bucket is capped at min(`first_bucket_cap_mb`, `bucket_cap_mb`) so
-// communication starts early, as in PyTorch's Reducer). A hook on each parameter copies its
-// gradient into the bucket's flat buffer during backward; once every gradient of a bucket is in,
-// the bucket's all-reduce starts while backward goes on (overlap). Buckets launch strictly in
-// order, so every rank issues the same collectives in the same order.
-// finish() waits for the outstanding all-reduces — the exposed communication — and writes
-// the averaged gradients (sum / world size) back into each parameter's .grad.
+// communication starts early, as in PyTorch's Reducer). Each parameter's .grad is a view
+// into its bucket's flat buffer (c10d's gradient_as_bucket_view): backward accumulates
+// straight into the bucket, and a post-hook on the parameter's gradient accumulator marks it
+// ready; once every gradient of a bucket is in, the bucket's all-reduce starts while
+// backward goes on (overlap). Buckets launch strictly in order, so every rank issues the
+// same collectives in the same order. finish() waits for the outstanding all-reduces — the
+// exposed communication — and divides each bucket by the world size in place: no copy in,
+// no copy out. Whoever replaced a .grad (a set-to-none zero_grad) gets it copied into the
+// bucket and the view back, once.
+// With one rank there is nothing to average: no hooks, no buffers, start_step() and finish()
+// do nothing and .grad stays autograd's own (reduces() is false).
 // With `overlap` false all gradients form one bucket, reduced in finish() after backward.
 // Each bucket's launch is an NVTX range `allreduce` (payload: the bucket's bytes) when a
 // domain is given: on CPU the hooks run on the training thread, so it nests in `backward`,
@@ -45,34 +50,39 @@ std::vector<BucketLayout> plan_buckets(const std::vector<torch::Tensor>& paramet
 
 class GradientBucketer {
  public:
-  // Registers a gradient hook on every parameter that requires grad (removed again by
-  // the destructor). Gradients are replaced, not accumulated: one backward per step.
-  // `nvtx` (may be null: no ranges) must outlive the bucketer.
+  // With several ranks: points every trainable parameter's .grad at its bucket and adds a
+  // post-hook to its gradient accumulator (removed again by the destructor). One backward
+  // per step. `nvtx` (may be null: no ranges) must outlive the bucketer.
   GradientBucketer(std::vector<torch::Tensor> parameters, Communicator& communicator,
                    BucketerOptions options, const metrics::NvtxDomain* nvtx = nullptr);
   ~GradientBucketer();
   GradientBucketer(const GradientBucketer&) = delete;
   GradientBucketer& operator=(const GradientBucketer&) = delete;
 
-  // Marks every gradient not ready; call before each backward.
+  // Zeroes the gradients (the buckets they view) and marks them not ready; call before each
+  // backward instead of the optimizer's zero_grad.
   void start_step();
-  // Waits for every bucket's all-reduce (launching those backward did not complete, with
-  // zeros for gradients it never produced) and writes the averages into .grad.
+  // Waits for every bucket's all-reduce (launching those backward did not complete; a
+  // gradient it never produced stays zero) and leaves the averages in .grad.
   Status finish();
 
+  // False with one rank: the gradients are left to autograd and the optimizer.
+  bool reduces() const { return !buckets_.empty(); }
+  // The plan (also with one rank, where it is not executed).
   const std::vector<BucketLayout>& buckets() const { return layouts_; }
   int64_t gradient_bytes() const;
 
  private:
   struct Bucket {
-    torch::Tensor flat;            // the bucket's contiguous buffer
-    std::vector<int64_t> offsets;  // element offset of each parameter in `flat`
+    torch::Tensor flat;                // the bucket's contiguous buffer
+    std::vector<torch::Tensor> views;  // each parameter's gradient in `flat`
     std::vector<bool> ready;
     size_t pending = 0;  // gradients still missing this step
     std::unique_ptr<CollectiveWork> work;
   };
 
-  void on_gradient(size_t bucket_index, size_t slot, const torch::Tensor& gradient);
+  void allocate_buckets();
+  void on_gradient_accumulated(size_t bucket_index, size_t slot);
   void launch_ready_buckets();  // caller holds mutex_
 
   std::vector<torch::Tensor> parameters_;
@@ -81,7 +91,9 @@ class GradientBucketer {
   const metrics::NvtxDomain* nvtx_;
   std::vector<BucketLayout> layouts_;
   std::vector<Bucket> buckets_;
-  std::vector<unsigned> hook_handles_;  // in bucket order, as registered
+  // Per hooked parameter, in bucket order: its gradient accumulator (kept alive, as the
+  // parameter holds it weakly) and the key of our post-hook on it.
+  std::vector<std::pair<std::shared_ptr<torch::autograd::Node>, uintptr_t>> hooks_;
   size_t next_to_launch_ = 0;
   std::mutex mutex_;
 };

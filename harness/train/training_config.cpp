@@ -54,6 +54,8 @@ void declare_training_flags(Flags& flags) {
   flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput");
   flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off");
   flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
+  flags.declare("dump-initial-state", "",
+                "save the module's initial parameters and buffers (torch::save) here", true);
 }
 
 Result<TrainingConfig> resolve_training_config(const Flags& flags) {
@@ -93,6 +95,7 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.log_interval, [&] { return flags.get_int("log-interval"); });
   if (!status) return status;
   config.dump_params_path = flags.get("dump-params");
+  config.dump_initial_state_path = flags.get("dump-initial-state");
   config.schedule.base_lr = config.optimizer.lr;
   config.schedule.total_epochs = config.epochs;
 

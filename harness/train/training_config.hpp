@@ -40,6 +40,8 @@ struct TrainingConfig {
   int64_t measure_warmup_steps = 5;
   int64_t log_interval = 10;
   std::string dump_params_path;  // hidden test flag: rank 0 saves the final parameters
+  // Hidden benchmark flag: rank 0 saves the parameters and buffers training starts from.
+  std::string dump_initial_state_path;
 };
 
 void declare_training_flags(Flags& flags);

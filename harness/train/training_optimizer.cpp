@@ -12,7 +12,13 @@ class LoopOptimizer : public TrainingOptimizer {
   explicit LoopOptimizer(std::unique_ptr<torch::optim::Optimizer> optimizer)
       : optimizer_(std::move(optimizer)) {}
   void set_lr(double lr) override { optim::set_learning_rate(*optimizer_, lr); }
-  void zero_grad() override { optimizer_->zero_grad(); }
+  // Frees the gradients (PyTorch's set_to_none): backward then hands its results over as
+  // .grad instead of adding them into zeroed tensors.
+  void zero_grad() override {
+    for (auto& group : optimizer_->param_groups()) {
+      for (auto& parameter : group.params()) parameter.mutable_grad() = torch::Tensor();
+    }
+  }
   void step() override { optimizer_->step(); }
 
  private:

@@ -28,6 +28,7 @@ class TrainingOptimizer {
  public:
   virtual ~TrainingOptimizer() = default;
   virtual void set_lr(double lr) = 0;
+  // Before a backward whose gradients are not the bucketer's (one rank).
   virtual void zero_grad() = 0;
   virtual void step() = 0;
 };

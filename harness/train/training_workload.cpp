@@ -37,10 +37,12 @@ struct PassTotals {
   int64_t samples = 0;
   bool has_accuracy = false;
 
+  // In place: no tensor is allocated per batch.
   void add(const TaskOutput& output, int64_t samples_in_batch) {
-    loss_sum = loss_sum + output.loss.detach().to(torch::kFloat64) * samples_in_batch;
+    torch::NoGradGuard no_grad;
+    loss_sum.add_(output.loss.detach(), static_cast<double>(samples_in_batch));
     if (output.correct.defined()) {
-      correct = correct + output.correct.detach().to(torch::kFloat64);
+      correct.add_(output.correct.detach());
       has_accuracy = true;
     }
     samples += samples_in_batch;
@@ -109,6 +111,11 @@ class TrainingRun {
     if (config_.channels_last) gpu::convert_to_channels_last(module);
     if (Status synced = dist::broadcast_module_state(module, context_.communicator); !synced) {
       return synced;
+    }
+    if (!config_.dump_initial_state_path.empty() && context_.is_rank0()) {
+      torch::serialize::OutputArchive archive;
+      module.save(archive);  // by dotted name, as PyTorch-Python's state_dict
+      archive.save_to(config_.dump_initial_state_path);
     }
     parameters_ = module.parameters();
     const OptimizerImpl optimizer_impl = resolve_optimizer_impl(
@@ -309,11 +316,10 @@ class TrainingRun {
     }
     {
       metrics::PhaseTimer timer = instruments_.time(Phase::kBackward, global_step_);
-      optimizer_->zero_grad();
-      bucketer_->start_step();
+      zero_gradients();
       precision_.backward(output.loss);
     }
-    {
+    if (bucketer_->reduces()) {
       metrics::PhaseTimer timer = instruments_.time(Phase::kCommExposed, global_step_);
       if (Status reduced = bucketer_->finish(); !reduced) {
         return reduced.with_context("step " + std::to_string(global_step_));
@@ -343,14 +349,23 @@ class TrainingRun {
     return Status::ok();
   }
 
+  // With several ranks the gradients are views into the bucketer's buffers, which it zeroes;
+  // with one, the optimizer frees them.
+  void zero_gradients() {
+    if (bucketer_->reduces()) {
+      bucketer_->start_step();
+    } else {
+      optimizer_->zero_grad();
+    }
+  }
+
   // The captured step; nothing in it may synchronise with the host.
   void graph_body() {
-    optimizer_->zero_grad();
+    zero_gradients();
     {
       gpu::AutocastScope autocast = precision_.autocast(/*cache_casts=*/false);
       graph_output_ = task_.forward(*graph_batch_);
     }
-    bucketer_->start_step();
     precision_.backward(graph_output_.loss);
     graph_status_ = bucketer_->finish();
     optimizer_->step();

@@ -25,6 +25,35 @@ std::vector<torch::Tensor> parameters() {
   return tensors;
 }
 
+// Two small layers' parameters and the gradients a plain backward gives them.
+struct TwoLayers {
+  TwoLayers() {
+    for (const auto& parameter : first->parameters()) all.push_back(parameter);
+    for (const auto& parameter : second->parameters()) all.push_back(parameter);
+    backward();
+    for (const auto& parameter : all) plain.push_back(parameter.grad().clone());
+  }
+  void backward() { second->forward(torch::relu(first->forward(input))).sum().backward(); }
+
+  torch::nn::Linear first{8, 32}, second{32, 2};
+  torch::Tensor input = torch::randn({4, 8});
+  std::vector<torch::Tensor> all;
+  std::vector<torch::Tensor> plain;
+};
+
+// A world of two whose other rank always holds the same gradients: the sum doubles every
+// bucket in place, so the average equals this rank's gradient. Counts the all-reduces.
+class MirroredPeer : public SelfCommunicator {
+ public:
+  int world_size() const override { return 2; }
+  std::unique_ptr<CollectiveWork> allreduce_sum_async(const torch::Tensor& tensor) override {
+    ++allreduces;
+    tensor.mul_(2);
+    return SelfCommunicator::allreduce_sum_async(tensor);
+  }
+  int allreduces = 0;
+};
+
 }  // namespace
 
 TEST_CASE("buckets follow reverse parameter order within the caps") {
@@ -51,27 +80,66 @@ TEST_CASE("buckets follow reverse parameter order within the caps") {
   }
 }
 
-TEST_CASE("bucketing keeps a single process's gradients unchanged") {
-  torch::manual_seed(3);
-  torch::nn::Linear first(8, 32), second(32, 2);
-  std::vector<torch::Tensor> all = first->parameters();
-  for (const auto& parameter : second->parameters()) all.push_back(parameter);
-  torch::Tensor input = torch::randn({4, 8});
-  second->forward(torch::relu(first->forward(input))).sum().backward();
-  std::vector<torch::Tensor> plain;
-  for (const auto& parameter : all) plain.push_back(parameter.grad().clone());
-
+TEST_CASE("with one rank the bucketer leaves the gradients to autograd") {
+  TwoLayers layers;
   SelfCommunicator self;
   BucketerOptions options;
   options.bucket_cap_mb = 0.0001;  // 104 bytes: one bucket per parameter
-  GradientBucketer bucketer(all, self, options);
-  CHECK(bucketer.buckets().size() == all.size());
-  for (const auto& parameter : all) parameter.mutable_grad().zero_();
-  bucketer.start_step();
-  second->forward(torch::relu(first->forward(input))).sum().backward();
-  REQUIRE(bucketer.finish());
-  for (size_t i = 0; i < all.size(); ++i) CHECK(torch::allclose(all[i].grad(), plain[i]));
+  GradientBucketer bucketer(layers.all, self, options);
+  CHECK_FALSE(bucketer.reduces());
+  CHECK(bucketer.buckets().size() == layers.all.size());  // the plan, not executed
   CHECK(bucketer.gradient_bytes() == (8 * 32 + 32 + 32 * 2 + 2) * 4);
+  for (auto& parameter : layers.all) parameter.mutable_grad() = torch::Tensor();
+  bucketer.start_step();
+  layers.backward();
+  std::vector<const void*> produced;
+  for (const auto& parameter : layers.all) produced.push_back(parameter.grad().data_ptr());
+  REQUIRE(bucketer.finish());
+  for (size_t i = 0; i < layers.all.size(); ++i) {
+    CHECK(layers.all[i].grad().data_ptr() == produced[i]);  // not copied
+    CHECK(torch::equal(layers.all[i].grad(), layers.plain[i]));
+  }
+}
+
+TEST_CASE("with several ranks the gradients are views into the buckets") {
+  TwoLayers layers;
+  MirroredPeer peer;
+  BucketerOptions options;
+  options.bucket_cap_mb = 0.0005;  // 524 bytes: several buckets
+  GradientBucketer bucketer(layers.all, peer, options);
+  REQUIRE(bucketer.reduces());
+  REQUIRE(bucketer.buckets().size() > 1);
+  std::vector<const void*> views;
+  for (const auto& parameter : layers.all) views.push_back(parameter.grad().data_ptr());
+
+  SUBCASE("steps average in place and never accumulate across steps") {
+    for (int step = 0; step < 3; ++step) {
+      bucketer.start_step();
+      layers.backward();
+      REQUIRE(bucketer.finish());
+      for (size_t i = 0; i < layers.all.size(); ++i) {
+        CHECK(layers.all[i].grad().data_ptr() == views[i]);
+        CHECK(torch::allclose(layers.all[i].grad(), layers.plain[i]));
+      }
+    }
+    CHECK(peer.allreduces == 3 * static_cast<int>(bucketer.buckets().size()));
+  }
+  SUBCASE("a gradient set to none goes back into its bucket") {
+    for (auto& parameter : layers.all) parameter.mutable_grad() = torch::Tensor();
+    bucketer.start_step();
+    layers.backward();
+    REQUIRE(bucketer.finish());
+    for (size_t i = 0; i < layers.all.size(); ++i) {
+      CHECK(layers.all[i].grad().data_ptr() == views[i]);
+      CHECK(torch::allclose(layers.all[i].grad(), layers.plain[i]));
+    }
+  }
+  SUBCASE("a gradient backward never produced is zero") {
+    bucketer.start_step();
+    REQUIRE(bucketer.finish());
+    for (const auto& parameter : layers.all)
+      CHECK(parameter.grad().abs().sum().item<double>() == 0);
+  }
 }
 
 TEST_CASE("two processes: bucketed all-reduce during backward equals the mean gradient") {

@@ -84,6 +84,7 @@ int64_t step_rows(const fs::path& run_db) {
 
 // What a run was asked to do, hence what its trace must show.
 struct Scheme {
+  int ranks = 1;  // one rank has no all-reduce and no comm_exposed phase
   int epochs = 1;
   int steps_per_epoch = kSteps;
   std::string allreduce_parent = "backward";  // comm_exposed without overlap
@@ -93,8 +94,9 @@ struct Scheme {
 // The scheme (docs/profiling.md), all in the `scalestudy` domain on the training thread:
 // per epoch, its steps then one `eval` (payload: the epoch); per step one `step` (payload:
 // the global step) holding data, forward, backward, comm_exposed and optimizer in that
-// order (payload: the step again), and one `allreduce` per gradient bucket inside
-// `allreduce_parent` (payload: the bucket's bytes, summing to the model's gradient bytes).
+// order (payload: the step again; comm_exposed only with several ranks), and with several
+// ranks one `allreduce` per gradient bucket inside `allreduce_parent` (payload: the bucket's
+// bytes, summing to the model's gradient bytes).
 // With a profile window, the profiler_start / profiler_stop marks sit between the steps
 // before FROM and TO and those steps.
 void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Scheme& scheme) {
@@ -126,8 +128,11 @@ void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Sche
       children[range.parent].push_back(static_cast<int>(i));
     }
   }
-  CHECK(names == std::set<std::string>{"step", "data", "forward", "backward", "comm_exposed",
-                                       "optimizer", "allreduce", "eval"});
+  const bool reduces = scheme.ranks > 1;
+  std::set<std::string> expected_names = {"step",     "data",      "forward",
+                                          "backward", "optimizer", "eval"};
+  if (reduces) expected_names.insert({"comm_exposed", "allreduce"});
+  CHECK(names == expected_names);
 
   std::vector<std::string> expected_top;
   for (int epoch = 1; epoch <= scheme.epochs; ++epoch) {
@@ -138,8 +143,8 @@ void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Sche
   for (int index : top) top_names.push_back(trace->ranges[index].name);
   REQUIRE(top_names == expected_top);
 
-  const std::vector<std::string> phases = {"data", "forward", "backward", "comm_exposed",
-                                           "optimizer"};
+  std::vector<std::string> phases = {"data", "forward", "backward", "optimizer"};
+  if (reduces) phases.insert(phases.begin() + 3, "comm_exposed");
   std::vector<const TraceRange*> steps;
   int64_t epoch = 0;
   for (int index : top) {
@@ -175,8 +180,8 @@ void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Sche
       }
     }
     CHECK(phase_names == phases);
-    CHECK(allreduces == buckets);
-    CHECK(allreduce_bytes == gradient_bytes);
+    CHECK(allreduces == (reduces ? buckets : 0));
+    CHECK(allreduce_bytes == (reduces ? gradient_bytes : 0));
   }
 
   if (!scheme.profile_steps) {
@@ -200,7 +205,9 @@ void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Sche
 }
 
 // Two epochs, the profiler window over global steps 1 to 3 (across the first eval).
-const Scheme kTwoEpochsWindowed{2, kSteps, "backward", std::pair<int, int>{1, 4}};
+Scheme two_epochs_windowed(int ranks) {
+  return Scheme{ranks, 2, kSteps, "backward", std::pair<int, int>{1, 4}};
+}
 const std::string kWindowFlags = " --profile-steps 1:4";
 
 TEST_CASE("one rank: every step's ranges, nested, counted, with payloads; eval; window") {
@@ -208,17 +215,18 @@ TEST_CASE("one rank: every step's ranges, nested, counted, with payloads; eval; 
   run_traced(dir, "'" + bin("scalestudy-train") + "'" + train_flags(dir / "run", 2) + kWindowFlags);
   CHECK(step_rows(dir / "run" / "rank0.sqlite") == 2 * kSteps);
   CHECK(summary_value(dir / "run" / "rank0.sqlite", "bucket_count") > 1);
-  check_scheme(dir / "trace-rank0.json", dir / "run" / "rank0.sqlite", kTwoEpochsWindowed);
+  check_scheme(dir / "trace-rank0.json", dir / "run" / "rank0.sqlite", two_epochs_windowed(1));
   fs::remove_all(dir);
 }
 
-TEST_CASE("one rank without overlap: one all-reduce per step, in comm_exposed") {
+TEST_CASE("two ranks without overlap: one all-reduce per step, in comm_exposed") {
   fs::path dir = fresh_dir("no-overlap");
-  run_traced(
-      dir, "'" + bin("scalestudy-train") + "'" + train_flags(dir / "run", 1) + " --overlap false");
+  run_traced(dir, "'" + bin("scalestudy-launch") + "' --nproc-per-node 2 -- '" +
+                      bin("scalestudy-train") + "'" + train_flags(dir / "run", 1) +
+                      " --overlap false");
   CHECK(summary_value(dir / "run" / "rank0.sqlite", "bucket_count") == 1);
   check_scheme(dir / "trace-rank0.json", dir / "run" / "rank0.sqlite",
-               Scheme{1, kSteps, "comm_exposed", std::nullopt});
+               Scheme{2, 1, kSteps, "comm_exposed", std::nullopt});
   fs::remove_all(dir);
 }
 
@@ -229,7 +237,8 @@ TEST_CASE("two ranks through scalestudy-launch: one trace per rank, same scheme"
   for (int rank : {0, 1}) {
     const fs::path run_db = dir / "run" / ("rank" + std::to_string(rank) + ".sqlite");
     CHECK(step_rows(run_db) == 2 * kSteps);
-    check_scheme(dir / ("trace-rank" + std::to_string(rank) + ".json"), run_db, kTwoEpochsWindowed);
+    check_scheme(dir / ("trace-rank" + std::to_string(rank) + ".json"), run_db,
+                 two_epochs_windowed(2));
   }
   fs::remove_all(dir);
 }

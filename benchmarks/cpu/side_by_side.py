@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Runs scalestudy's C++ training step and its PyTorch-Python twin (reference_train.py) side by
+side on the CPU, on the same LibTorch, and prints one table: images/s per side, their ratio,
+the C++ side's instrumentation overhead (--instrument true vs false) and the share of its
+wall-clock time its step timers do not see.
+
+Both sides are launched by scalestudy-launch (DDP over gloo for 2 ranks), use cores / local
+ranks intra-op threads, train from the same weights on the same resident data, and exclude
+the same warm-up steps. Variants run interleaved (the order rotates every repeat), so a load
+spike on a shared machine hits all of them alike; the table shows medians and min-max.
+
+Before timing, a numerical cross-check per configuration: the C++ side dumps its initial
+state (--dump-initial-state), both sides train 10 steps from it at equal seeds, and rank 0's
+losses must agree within --loss-tolerance (relative). Exit status 1 when a run fails or a
+cross-check misses; timings are never asserted.
+
+Usage (from the repository root, after building):
+  /usr/bin/python3 benchmarks/cpu/side_by_side.py --build-dir build [--repeats 5] [--quick]
+"""
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CROSS_CHECK_STEPS = 10
+CROSS_CHECK_BATCH = {"small-cnn": 32, "resnet18": 2, "ddpm": 2}  # per rank
+
+# (model, per-rank batch, warm-up steps, measured steps) of the full table and of --quick.
+FULL_CONFIGS = [("small-cnn", 32, 5, 40), ("resnet18", 16, 1, 2), ("ddpm", 8, 1, 2)]
+QUICK_CONFIGS = [("small-cnn", 32, 5, 10), ("resnet18", 2, 1, 1), ("ddpm", 2, 1, 1)]
+
+
+def run(command, what):
+    finished = subprocess.run(command, capture_output=True, text=True)
+    if finished.returncode != 0:
+        raise RuntimeError(f"{what} failed ({finished.returncode}): {' '.join(command)}\n"
+                           f"{finished.stdout}\n{finished.stderr}")
+    return finished.stdout
+
+
+class Sides:
+    def __init__(self, build_dir):
+        self.bin_dir = os.path.join(build_dir, "bin")
+        for name in ("scalestudy-launch", "scalestudy-train", "scalestudy-ddpm"):
+            if not os.access(os.path.join(self.bin_dir, name), os.X_OK):
+                raise RuntimeError(f"{name} is not built in {self.bin_dir}")
+
+    def launch(self, ranks):
+        return [os.path.join(self.bin_dir, "scalestudy-launch"), "--nproc-per-node", str(ranks),
+                "--"]
+
+    def cpp(self, model, ranks, batch, warmup, steps, out_dir, instrument, dump_state=""):
+        if model == "ddpm":
+            workload = [os.path.join(self.bin_dir, "scalestudy-ddpm"), "--preset", "small",
+                        "--dataset", "fashion-mnist"]
+        else:
+            dataset = "fashion-mnist" if model == "small-cnn" else "synthetic"
+            workload = [os.path.join(self.bin_dir, "scalestudy-train"), "--model", model,
+                        "--dataset", dataset]
+        command = self.launch(ranks) + workload + [
+            "--device", "cpu", "--data-on-device", "true", "--seed", "0",
+            "--batch-size", str(batch), "--epochs", "1", "--steps-per-epoch", str(warmup + steps),
+            "--measure-warmup-steps", str(warmup), "--val-samples", "10",
+            "--log-interval", "0", "--instrument", "true" if instrument else "false",
+            "--out-dir", out_dir]
+        if dump_state:
+            command += ["--dump-initial-state", dump_state]
+        run(command, f"C++ {model}")
+        with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
+            (rate,) = db.execute("SELECT value FROM summary WHERE name = 'samples_per_s'").fetchone()
+            (threads,) = db.execute(
+                "SELECT value FROM provenance WHERE key = 'intra_op_threads'").fetchone()
+            (timed_ms,) = db.execute("SELECT SUM(step_ms) FROM steps").fetchone()
+            (epoch_s,) = db.execute("SELECT epoch_s FROM epochs WHERE epoch = 1").fetchone()
+            losses = [row[0] for row in db.execute("SELECT loss FROM steps ORDER BY global_step")]
+        return {"images_per_s": rate, "threads": int(threads), "losses": losses,
+                "untimed_share": 1 - timed_ms / (epoch_s * 1000)}
+
+    def python(self, model, ranks, batch, warmup, steps, initial_state=""):
+        command = self.launch(ranks) + [
+            sys.executable, os.path.join(HERE, "reference_train.py"), "--model", model,
+            "--batch-size", str(batch), "--warmup-steps", str(warmup), "--steps", str(steps),
+            "--seed", "0"]
+        if initial_state:
+            command += ["--initial-state", initial_state]
+        output = run(command, f"Python {model}")
+        return json.loads(output.strip().splitlines()[-1])
+
+
+def cross_check(sides, model, ranks, batch, work_dir, tolerance):
+    state = os.path.join(work_dir, "initial_state.pt")
+    cpp = sides.cpp(model, ranks, batch, 0, CROSS_CHECK_STEPS, os.path.join(work_dir, "check"),
+                    True, dump_state=state)
+    python = sides.python(model, ranks, batch, 0, CROSS_CHECK_STEPS, initial_state=state)
+    pairs = list(zip(cpp["losses"], python["losses"]))
+    worst = max(abs(c - p) / max(abs(p), 1e-12) for c, p in pairs)
+    ok = len(pairs) == CROSS_CHECK_STEPS and worst <= tolerance
+    print(f"cross-check {model:>9} ranks {ranks} batch {batch:>3}: first {len(pairs)} losses "
+          f"max relative difference {worst:.2e} (tolerance {tolerance:.0e}) "
+          f"{'ok' if ok else 'MISMATCH'}", flush=True)
+    if not ok:
+        print(f"  C++    {cpp['losses']}\n  Python {python['losses']}", flush=True)
+    return ok
+
+
+def spread(values, digits=None):
+    """Median [min-max]; three significant digits unless `digits` decimals are asked for."""
+    text = (lambda v: f"{v:.3g}") if digits is None else (lambda v: f"{v:.{digits}f}")
+    return f"{text(statistics.median(values))} [{text(min(values))}-{text(max(values))}]"
+
+
+def measure(sides, model, ranks, batch, warmup, steps, repeats, work_dir):
+    variants = ["python", "cpp", "cpp-uninstrumented"]
+    results = {variant: [] for variant in variants}
+    for repeat in range(repeats):
+        order = variants[repeat % 3:] + variants[:repeat % 3]
+        for variant in order:
+            if variant == "python":
+                results[variant].append(sides.python(model, ranks, batch, warmup, steps))
+            else:
+                out_dir = os.path.join(work_dir, f"{variant}-{repeat}")
+                results[variant].append(sides.cpp(model, ranks, batch, warmup, steps, out_dir,
+                                                  variant == "cpp"))
+    python = [r["images_per_s"] for r in results["python"]]
+    cpp = [r["images_per_s"] for r in results["cpp"]]
+    bare = [r["images_per_s"] for r in results["cpp-uninstrumented"]]
+    ratios = [c / p for c, p in zip(cpp, python)]
+    overheads = [100 * (1 - c / b) for c, b in zip(cpp, bare)]
+    untimed = [100 * r["untimed_share"] for r in results["cpp"]]
+    threads = f"{results['cpp'][0]['threads']}/{results['python'][0]['threads']}"
+    print(f"| {model} | {ranks} | {batch} | {threads} | {spread(python)} | {spread(cpp)} | "
+          f"{statistics.median(cpp) / statistics.median(python):.2f} "
+          f"[{min(ratios):.2f}-{max(ratios):.2f}] | {spread(bare)} | {spread(overheads, 1)} | "
+          f"{spread(untimed, 1)} |", flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", default="build")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--ranks", default="1,2")
+    parser.add_argument("--models", default="small-cnn,resnet18,ddpm")
+    parser.add_argument("--quick", action="store_true",
+                        help="one repeat of short runs at small batches (the ctest entry)")
+    parser.add_argument("--loss-tolerance", type=float, default=1e-3)
+    parser.add_argument("--no-cross-check", action="store_true",
+                        help="timing only (when a --quick run of the same build checked)")
+    args = parser.parse_args()
+
+    sides = Sides(os.path.abspath(args.build_dir))
+    models = args.models.split(",")
+    configs = [c for c in (QUICK_CONFIGS if args.quick else FULL_CONFIGS) if c[0] in models]
+    ranks_list = [int(r) for r in args.ranks.split(",")]
+    repeats = 1 if args.quick else args.repeats
+    all_ok = True
+    with tempfile.TemporaryDirectory(prefix="side-by-side-") as work_dir:
+        for model in [] if args.no_cross_check else models:
+            for ranks in ranks_list:
+                check_dir = os.path.join(work_dir, f"check-{model}-{ranks}")
+                os.makedirs(check_dir)
+                all_ok &= cross_check(sides, model, ranks, CROSS_CHECK_BATCH[model], check_dir,
+                                      args.loss_tolerance)
+        started = time.time()
+        print(f"\n{os.cpu_count()} cores; {repeats} interleaved repeat(s); median [min-max]; "
+              "threads = intra-op threads per rank, C++/Python")
+        print("| model | ranks | batch | threads | Python img/s | C++ img/s | C++/Python | "
+              "C++ --instrument false img/s | instrumentation overhead % | untimed wall % |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for ranks in ranks_list:
+            for model, batch, warmup, steps in configs:
+                run_dir = os.path.join(work_dir, f"{model}-{ranks}-{batch}")
+                os.makedirs(run_dir)
+                measure(sides, model, ranks, batch, warmup, steps, repeats, run_dir)
+        print(f"measured in {time.time() - started:.0f} s")
+    if not args.no_cross_check:
+        print("cross-check: " + ("passed" if all_ok else "FAILED"))
+    return 0 if all_ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
