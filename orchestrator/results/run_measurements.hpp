@@ -56,6 +56,9 @@ struct RunMeasurement {
   std::optional<double> gpu_mem_peak_bytes, gpu_mem_avg_bytes, gpu_mem_mode_bytes;
   std::optional<double> cpu_rss_peak_bytes;
   std::optional<double> gradient_bytes, bucket_cap_mb;
+  // The study's `metrics:` (m_output_metrics), by name; those with a role also fill the
+  // fields above that the run database left empty.
+  std::map<std::string, double> output_metrics;
 };
 
 Result<StudyInfo> load_study_info(sqlite::Database& study_db);

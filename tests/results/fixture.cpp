@@ -79,7 +79,9 @@ void StudyFixture::add_run(const FixtureRun& run) {
                {run.run_id, int64_t{run.repeat}, int64_t{run.nodes}, int64_t{run.tasks_per_node},
                 int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
                 int64_t{run.per_gpu_batch}, json_object(run.varied),
-                "{\"workload\":\"" + run.workload + "\"}", int64_t{run.profiled ? 1 : 0}, run.state,
+                "{\"workload\":\"" + run.workload + "\"" +
+                    (run.metrics_json.empty() ? "" : ",\"metrics\":" + run.metrics_json) + "}",
+                int64_t{run.profiled ? 1 : 0}, run.state,
                 "job-" + run.run_id, out_dir(run.run_id)});
   if (!run.write_rank_files) return;
   fs::create_directories(out_dir(run.run_id));

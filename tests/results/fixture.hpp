@@ -38,6 +38,7 @@ struct FixtureRun {
   double gradient_bytes = 44.0e6, bucket_cap_mb = 25;
   std::vector<std::pair<int64_t, double>> collectives;  // (bytes, busbw GB/s), all-reduce
   std::string git_commit = "0123abcd";
+  std::string metrics_json;  // the spec_json "metrics" list (a study's `metrics:`); empty: none
 };
 
 class StudyFixture {
