@@ -47,9 +47,17 @@ std::string rank_file_name(int rank) {
   return "rank" + std::to_string(rank) + ".sqlite";
 }
 
+// "name:size:mtime;" of one file of the fingerprint.
+std::string stamp(const fs::path& path, uintmax_t size) {
+  std::error_code error;
+  const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
+  return path.filename().string() + ":" + std::to_string(size) + ":" + std::to_string(mtime) + ";";
+}
+
 // Sizes and modification times of the rank files and their non-empty WAL files: a
 // rewritten run changes it, an untouched one keeps it. Empty WAL files are left out
-// because a read-only reader (ingest itself) creates and touches them.
+// because a read-only reader (ingest itself) creates and touches them. A run with output
+// metrics adds the metrics and its ranks' output files.
 std::string fingerprint(const PlannedRun& run) {
   std::string text;
   for (int rank = 0; rank < run.world_size; ++rank) {
@@ -61,9 +69,7 @@ std::string fingerprint(const PlannedRun& run) {
         text += suffix.empty() ? "missing;" : "";
         continue;
       }
-      const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
-      text +=
-          path.filename().string() + ":" + std::to_string(size) + ":" + std::to_string(mtime) + ";";
+      text += stamp(path, size);
     }
   }
   if (run.metrics.empty()) return text;
@@ -72,10 +78,7 @@ std::string fingerprint(const PlannedRun& run) {
     const fs::path path = rank_output_path(run.out_dir.string(), rank);
     std::error_code error;
     const auto size = fs::file_size(path, error);
-    if (error) continue;
-    const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
-    text +=
-        path.filename().string() + ":" + std::to_string(size) + ":" + std::to_string(mtime) + ";";
+    if (!error) text += stamp(path, size);
   }
   return text;
 }

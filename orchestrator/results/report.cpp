@@ -131,6 +131,14 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   point.epoch_s = summarize_runs(runs, [](const RunMeasurement& r) { return r.epoch_s; });
   point.step_ms = summarize_runs(runs, [](const RunMeasurement& r) { return r.step_ms_median; });
   point.final_val_acc = median_of(runs, [](const RunMeasurement& r) { return r.final_val_acc; });
+  std::map<std::string, std::vector<double>> printed;
+  for (const auto* run : runs) {
+    for (const auto& [name, metric] : run->output_metrics) {
+      printed[name].push_back(metric.value);
+      point.output_metrics[name].unit = metric.unit;
+    }
+  }
+  for (auto& [name, values] : printed) point.output_metrics[name].value = median(values);
   std::vector<double> data, compute, comm, optimizer, comm_ms;
   for (const auto* run : runs) {
     const PhaseShares shares = run->phases.shares();

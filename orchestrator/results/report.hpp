@@ -14,6 +14,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/results/bottleneck.hpp"
 #include "orchestrator/results/comm_model.hpp"
+#include "orchestrator/results/run_measurements.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
@@ -68,6 +69,8 @@ struct ReportPoint {
   std::optional<CommPrediction> comm;
   std::string comm_curve_source;
   std::vector<EpochAccuracy> accuracy_curve;
+  // The study's `metrics:` by name: the median over repeats, in the metric's unit.
+  std::map<std::string, PrintedMetric> output_metrics;
 };
 
 struct SensitivityVerdict {

@@ -169,7 +169,7 @@ Status load_output_metrics(sqlite::Database& db, RunMeasurement& run) {
     const std::string unit = sqlite::to_string(row[1]);
     const std::string role = sqlite::to_string(row[2]);
     const double value = as_double(row[3]);
-    run.output_metrics[sqlite::to_string(row[0])] = value;
+    run.output_metrics[sqlite::to_string(row[0])] = {value, unit};
     if (role == "throughput" && run.samples_per_s == 0) run.samples_per_s = value;
     if (role == "step_time" && run.step_ms_median == 0) run.step_ms_median = to_ms(value, unit);
     if (role == "epoch_time" && run.epoch_s == 0) run.epoch_s = to_ms(value, unit) / 1000;

@@ -32,6 +32,12 @@ struct PhaseTimes {
   PhaseShares shares() const;
 };
 
+// One figure of a study's `metrics:` for a run: reduced over ranks, in its unit.
+struct PrintedMetric {
+  double value = 0;
+  std::string unit;
+};
+
 struct RunMeasurement {
   // From the runs table.
   std::string run_id;
@@ -58,7 +64,7 @@ struct RunMeasurement {
   std::optional<double> gradient_bytes, bucket_cap_mb;
   // The study's `metrics:` (m_output_metrics), by name; those with a role also fill the
   // fields above that the run database left empty.
-  std::map<std::string, double> output_metrics;
+  std::map<std::string, PrintedMetric> output_metrics;
 };
 
 Result<StudyInfo> load_study_info(sqlite::Database& study_db);

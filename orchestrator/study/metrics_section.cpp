@@ -3,6 +3,8 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <set>
 
 #include "orchestrator/study/scalar_values.hpp"

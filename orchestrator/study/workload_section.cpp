@@ -1,6 +1,7 @@
 #include "orchestrator/study/workload_section.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "orchestrator/study/scalar_values.hpp"
 

@@ -30,8 +30,8 @@ void write_at(int fd, long long offset, const std::string& text) {
 }
 
 TEST_CASE("a 1 GB rank output is streamed in bounded memory") {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("scalestudy_large_output_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("scalestudy_large_output_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::string path = rank_output_path(dir.string(), 0);
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

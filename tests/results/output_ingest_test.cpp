@@ -38,8 +38,8 @@ FixtureRun printing_run(StudyFixture& study, const std::string& id, int world_si
   std::filesystem::create_directories(study.out_dir(id));
   for (int rank = 0; rank < world_size; ++rank) {
     std::ofstream(rank_output_path(study.out_dir(id), rank))
-        << "Throughput 1 img/s\nThroughput " << throughput << " img/s\nepoch time "
-        << 10 + rank << " s\nVal Acc 81.5%\n";
+        << "Throughput 1 img/s\nThroughput " << throughput << " img/s\nepoch time " << 10 + rank
+        << " s\nVal Acc 81.5%\n";
   }
   return run;
 }
@@ -68,13 +68,15 @@ TEST_CASE("runs without a run database are measured by their output's patterns")
   CHECK(outcome.ingested == 2);
   CHECK(outcome.failed == 0);
   CHECK(scalar(study.db_path(),
-               "SELECT CAST(value AS INTEGER) FROM m_output_metrics WHERE run_id = 'bbbb000000000002' AND "
+               "SELECT CAST(value AS INTEGER) FROM m_output_metrics WHERE run_id = "
+               "'bbbb000000000002' AND "
                "name = 'throughput'") == "180");
   CHECK(scalar(study.db_path(),
                "SELECT count(*) FROM m_output_metric_ranks WHERE run_id = 'bbbb000000000002'") ==
         "5");  // two ranks each for throughput and epoch_time, rank 0 for val_acc
-  CHECK(scalar(study.db_path(), "SELECT role FROM m_output_metrics WHERE name = 'val_acc' LIMIT 1") ==
-        "val_accuracy");
+  CHECK(
+      scalar(study.db_path(), "SELECT role FROM m_output_metrics WHERE name = 'val_acc' LIMIT 1") ==
+      "val_accuracy");
 
   auto db = sqlite::Database::open(study.db_path());
   REQUIRE(db);
@@ -103,7 +105,8 @@ TEST_CASE("output ingest is idempotent; a changed output is re-read") {
   CHECK(ingest_ok(study).ingested == 1);
   // Rank 1 now has 70 and 70 after its warm-up: its median is 70.
   CHECK(scalar(study.db_path(),
-               "SELECT CAST(value AS INTEGER) FROM m_output_metrics WHERE name = 'throughput'") == "120");
+               "SELECT CAST(value AS INTEGER) FROM m_output_metrics WHERE name = 'throughput'") ==
+        "120");
   CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_output_metrics") == "3");
 }
 

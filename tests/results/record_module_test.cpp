@@ -3,9 +3,11 @@
 // and what it records reads back through the ingest's reader with phases and summary.
 // Runs the module with the `python3` on PATH: it needs the standard library only.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -56,8 +58,8 @@ std::map<std::string, std::string> schema_of_sql(const std::string& sql) {
 }
 
 struct ModuleRun {
-  fs::path dir = fs::temp_directory_path() / ("scalestudy_record_module_" +
-                                              std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("scalestudy_record_module_" + std::to_string(::getpid()));
   ModuleRun() {
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -73,10 +75,10 @@ struct ModuleRun {
     sched::ProcessRequest request;
     request.argv = {"python3", "-c", script};
     request.env_overrides = {{"RANK", "1"},
-                   {"LOCAL_RANK", "1"},
-                   {"WORLD_SIZE", "2"},
-                   {"SCALESTUDY_RUN_ID", "0123456789abcdef"},
-                   {"SCALESTUDY_OUT_DIR", dir.string()}};
+                             {"LOCAL_RANK", "1"},
+                             {"WORLD_SIZE", "2"},
+                             {"SCALESTUDY_RUN_ID", "0123456789abcdef"},
+                             {"SCALESTUDY_OUT_DIR", dir.string()}};
     request.timeout_ms = 120'000;
     auto result = sched::run_process(request);
     REQUIRE(result);
@@ -96,8 +98,8 @@ TEST_CASE("the recording module writes exactly the documented run-database schem
   auto result = module.run("    pass\n");
   INFO(result.stderr_text);
   REQUIRE(result.succeeded());
-  auto written = sqlite::Database::open((module.dir / "rank1.sqlite").string(),
-                                        sqlite::OpenMode::kReadOnly);
+  auto written =
+      sqlite::Database::open((module.dir / "rank1.sqlite").string(), sqlite::OpenMode::kReadOnly);
   REQUIRE(written);
   const auto module_schema = schema_of(*written);
   for (const auto& [table, sql] : documented) {

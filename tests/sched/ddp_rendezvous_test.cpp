@@ -47,14 +47,15 @@ TEST_CASE("srun tasks: the torchrun variables come from SLURM_PROCID and friends
   const std::string script = write_rendezvous_script(dir);
   // What srun gives the two tasks of a one-node step (no RANK, WORLD_SIZE, LOCAL_RANK).
   auto task_env = [](int task) {
-    return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(task)},
-                                              {"SLURM_LOCALID", std::to_string(task)},
-                                              {"SLURM_NODEID", "0"},
-                                              {"SLURM_NTASKS", "2"},
-                                              {"SLURM_STEP_TASKS_PER_NODE", "2"},
-                                              {"SLURM_JOB_ID", "4242"},
-                                              {"MASTER_ADDR", "127.0.0.1"},
-                                              {"MASTER_PORT", std::to_string(30000 + getpid() % 10000)}};
+    return std::map<std::string, std::string>{
+        {"SLURM_PROCID", std::to_string(task)},
+        {"SLURM_LOCALID", std::to_string(task)},
+        {"SLURM_NODEID", "0"},
+        {"SLURM_NTASKS", "2"},
+        {"SLURM_STEP_TASKS_PER_NODE", "2"},
+        {"SLURM_JOB_ID", "4242"},
+        {"MASTER_ADDR", "127.0.0.1"},
+        {"MASTER_PORT", std::to_string(30000 + getpid() % 10000)}};
   };
   ProcessResult tasks[2];
   std::thread second([&] {

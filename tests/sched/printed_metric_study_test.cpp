@@ -59,11 +59,11 @@ TEST_CASE("every run of a printing program completes, is ingested and reported")
   const std::string db = results + "/printed.sqlite";
   REQUIRE(fs::exists(db));
   CHECK(scalar(db, "SELECT count(*) FROM runs") == std::to_string(runs));
-  CHECK(scalar(db, "SELECT count(*) FROM runs WHERE state = 'COMPLETED'") ==
-        std::to_string(runs));
+  CHECK(scalar(db, "SELECT count(*) FROM runs WHERE state = 'COMPLETED'") == std::to_string(runs));
   CHECK(scalar(db, "SELECT count(*) FROM m_ingest WHERE status = 'ingested'") ==
         std::to_string(runs));
-  CHECK(scalar(db, "SELECT count(*) FROM m_output_metrics WHERE name = 'throughput' AND "
-                   "value = 1000") == std::to_string(runs));
+  CHECK(scalar(db,
+               "SELECT count(*) FROM m_output_metrics WHERE name = 'throughput' AND "
+               "value = 1000") == std::to_string(runs));
   CHECK(ran.stdout_text.find("1000") != std::string::npos);  // the report's throughput
 }

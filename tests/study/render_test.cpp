@@ -142,24 +142,12 @@ container: {image: /images/train.sif, binds: ["/data:/data"]}
   CHECK(has_line(script, "#SBATCH --ntasks-per-node=2"));
   std::vector<std::string> command = launch_command(spec, context);
   std::vector<std::string> prefix(command.begin(), command.begin() + 18);
-  CHECK(prefix == std::vector<std::string>{"srun",
-                                           "--ntasks-per-node=1",
-                                           "--kill-on-bad-exit=1",
+  CHECK(prefix == std::vector<std::string>{"srun", "--ntasks-per-node=1", "--kill-on-bad-exit=1",
                                            "/opt/scalestudy/bin/scalestudy-launch",
-                                           "--nproc-per-node",
-                                           "2",
-                                           "--rank-log-dir",
-                                           context.out_dir,
-                                           "--",
-                                           "apptainer",
-                                           "exec",
-                                           "--bind",
-                                           "/data:/data",
-                                           "/images/train.sif",
-                                           "nsys",
-                                           "profile",
-                                           "-o",
-                                           context.out_dir + "/rank-" + spec.run_id});
+                                           "--nproc-per-node", "2", "--rank-log-dir",
+                                           context.out_dir, "--", "apptainer", "exec", "--bind",
+                                           "/data:/data", "/images/train.sif", "nsys", "profile",
+                                           "-o", context.out_dir + "/rank-" + spec.run_id});
   CHECK(command[18] == context.binary_path);
   CHECK(bash_syntax_ok(script));
 
@@ -186,8 +174,8 @@ env: {OMP_NUM_THREADS: "1"}
   CHECK(workload_argv(spec, "/usr/bin/python3", "/out") ==
         std::vector<std::string>{"/usr/bin/python3", "train.py", "--record", "--batch_size", "32",
                                  "--warmup_steps", "3"});
-  CHECK(workload_environment(spec) ==
-        std::map<std::string, std::string>{{"DATA_DIR", "/data/fashion"}, {"OMP_NUM_THREADS", "1"}});
+  CHECK(workload_environment(spec) == std::map<std::string, std::string>{
+                                          {"DATA_DIR", "/data/fashion"}, {"OMP_NUM_THREADS", "1"}});
   RenderContext context = context_for(spec);
   context.binary_path = "/usr/bin/python3";
   std::string script = render_sbatch_script(spec, context);
