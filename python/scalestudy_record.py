@@ -34,6 +34,7 @@ sets both for every rank); the rank from RANK, LOCAL_RANK and WORLD_SIZE. Leavin
 
 import json
 import os
+import resource
 import socket
 import sqlite3
 import statistics
@@ -331,10 +332,16 @@ class Run:
         return {"samples_per_s": samples / seconds if seconds > 0 else 0.0,
                 "step_ms_median": statistics.median(self._measured_step_ms)}
 
+    @staticmethod
+    def _memory_summary():
+        """cpu_rss_peak_bytes of this process (Linux reports ru_maxrss in KiB)."""
+        return {"cpu_rss_peak_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
     def completed(self):
-        """Ends the run as completed (all ranks must call it: it may all-reduce)."""
+        """Ends the run as completed (all ranks must call it: it may all-reduce), adding
+        samples_per_s, step_ms_median and cpu_rss_peak_bytes unless already given."""
         self.flush()
-        computed = self._throughput_summary()
+        computed = dict(self._throughput_summary(), **self._memory_summary())
         existing = {name for (name,) in self._db.execute("SELECT name FROM summary")}
         self.summary(**{k: v for k, v in computed.items() if k not in existing})
         self._finish("completed", None)

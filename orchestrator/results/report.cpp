@@ -141,6 +141,8 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   for (auto& [name, values] : printed) point.output_metrics[name].value = median(values);
   std::vector<double> data, compute, comm, optimizer, comm_ms;
   for (const auto* run : runs) {
+    if (run->phases.step_ms <= 0) continue;  // measured by its output alone
+    point.phases_measured = true;
     const PhaseShares shares = run->phases.shares();
     data.push_back(shares.data_pct);
     compute.push_back(shares.compute_pct);

@@ -54,7 +54,8 @@ struct ReportPoint {
   Summary epoch_s;
   Summary step_ms;
   std::optional<double> final_val_acc;  // median over repeats, fraction
-  PhaseShares phases;                   // median over repeats
+  PhaseShares phases;                   // median over the repeats that recorded phases
+  bool phases_measured = false;         // false: no run recorded step phases (printed only)
   Bottleneck bottleneck = Bottleneck::kCompute;
   double device_hours_per_epoch = 0;  // GPU-hours (GPU runs) or rank-hours
 

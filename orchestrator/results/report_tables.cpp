@@ -116,7 +116,7 @@ std::vector<Column> throughput_columns() {
 std::vector<Column> phase_columns() {
   auto share = [](double PhaseShares::*field) {
     return [field](const ReportPoint& p) {
-      return p.run_ids.empty() ? std::string("-") : fixed(p.phases.*field, 1);
+      return p.phases_measured ? fixed(p.phases.*field, 1) : std::string("-");
     };
   };
   return {
@@ -126,7 +126,7 @@ std::vector<Column> phase_columns() {
       {"optim %", share(&PhaseShares::optimizer_pct)},
       {"bottleneck",
        [](const ReportPoint& p) {
-         return p.run_ids.empty() ? std::string("-") : std::string(to_string(p.bottleneck));
+         return p.phases_measured ? std::string(to_string(p.bottleneck)) : std::string("-");
        }},
   };
 }
