@@ -6,6 +6,8 @@
 
 #include "orchestrator/common/job_state.hpp"
 #include "orchestrator/results/measurement_schema.hpp"
+#include "orchestrator/results/output_metrics.hpp"
+#include "orchestrator/results/output_metrics_store.hpp"
 #include "orchestrator/results/rank_database.hpp"
 
 namespace scalestudy::results {
@@ -25,11 +27,14 @@ struct PlannedRun {
   std::string state;
   int world_size = 0;
   fs::path out_dir;
+  std::vector<MetricSpec> metrics;  // the study's `metrics:`: read from the ranks' output
+  std::string metrics_json;         // their text, part of the fingerprint
 };
 
 // Either the ranks' data, or why the run cannot be ingested.
 struct RunReading {
   std::vector<RankData> ranks;
+  std::vector<OutputMetric> output_metrics;
   std::optional<std::string> failure;
 };
 
@@ -46,9 +51,17 @@ std::string rank_file_name(int rank) {
   return "rank" + std::to_string(rank) + ".sqlite";
 }
 
+// "name:size:mtime;" of one file of the fingerprint.
+std::string stamp(const fs::path& path, uintmax_t size) {
+  std::error_code error;
+  const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
+  return path.filename().string() + ":" + std::to_string(size) + ":" + std::to_string(mtime) + ";";
+}
+
 // Sizes and modification times of the rank files and their non-empty WAL files: a
 // rewritten run changes it, an untouched one keeps it. Empty WAL files are left out
-// because a read-only reader (ingest itself) creates and touches them.
+// because a read-only reader (ingest itself) creates and touches them. A run with output
+// metrics adds the metrics and its ranks' output files.
 std::string fingerprint(const PlannedRun& run) {
   std::string text;
   for (int rank = 0; rank < run.world_size; ++rank) {
@@ -60,16 +73,46 @@ std::string fingerprint(const PlannedRun& run) {
         text += suffix.empty() ? "missing;" : "";
         continue;
       }
-      const auto mtime = fs::last_write_time(path, error).time_since_epoch().count();
-      text +=
-          path.filename().string() + ":" + std::to_string(size) + ":" + std::to_string(mtime) + ";";
+      text += stamp(path, size);
     }
+  }
+  if (run.metrics.empty()) return text;
+  text += run.metrics_json + ";";
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    const fs::path path = rank_output_path(run.out_dir.string(), rank);
+    std::error_code error;
+    const auto size = fs::file_size(path, error);
+    if (!error) text += stamp(path, size);
   }
   return text;
 }
 
+// A run of a study with `metrics:` whose program wrote no run database at all: measured
+// by its output alone.
+bool measured_by_output_only(const PlannedRun& run) {
+  if (run.metrics.empty()) return false;
+  for (int rank = 0; rank < run.world_size; ++rank) {
+    if (fs::exists(run.out_dir / rank_file_name(rank))) return false;
+  }
+  return true;
+}
+
+void read_output_metrics(const PlannedRun& run, RunReading& reading) {
+  if (run.metrics.empty() || reading.failure) return;
+  auto extracted = extract_output_metrics(run.out_dir.string(), run.world_size, run.metrics);
+  if (!extracted) {
+    reading.failure = extracted.status().message();
+    return;
+  }
+  reading.output_metrics = std::move(*extracted);
+}
+
 RunReading read_run(const PlannedRun& run) {
   RunReading reading;
+  if (measured_by_output_only(run)) {
+    read_output_metrics(run, reading);
+    return reading;
+  }
   std::vector<int> missing;
   for (int rank = 0; rank < run.world_size; ++rank) {
     if (!fs::exists(run.out_dir / rank_file_name(rank))) missing.push_back(rank);
@@ -113,6 +156,7 @@ RunReading read_run(const PlannedRun& run) {
     }
     reading.ranks.push_back(std::move(*data));
   }
+  read_output_metrics(run, reading);
   return reading;
 }
 
@@ -125,7 +169,7 @@ Status delete_measurements(sqlite::Database& db, const std::string& run_id) {
     statement->bind(1, run_id);
     if (Status status = statement->run(); !status) return status;
   }
-  return Status::ok();
+  return delete_output_metrics(db, run_id);
 }
 
 Status insert_rows(sqlite::Database& db, const std::string& table, const std::string& columns,
@@ -190,15 +234,22 @@ Status record_ingest(sqlite::Database& db, const PlannedRun& run, const std::str
 Result<std::vector<PlannedRun>> planned_runs(sqlite::Database& db, const fs::path& base_dir) {
   auto current = current_runs_condition(db);
   if (!current) return current.status();
-  auto rows = db.query("SELECT run_id, state, world_size, out_dir FROM runs WHERE " + *current +
-                       " ORDER BY run_id");
+  auto rows = db.query("SELECT run_id, state, world_size, out_dir, spec_json FROM runs WHERE " +
+                       *current + " ORDER BY run_id");
   if (!rows) return rows.status();
   std::vector<PlannedRun> runs;
   for (const auto& row : *rows) {
-    PlannedRun run{sqlite::to_string(row[0]), sqlite::to_string(row[1]),
+    PlannedRun run{sqlite::to_string(row[0]),
+                   sqlite::to_string(row[1]),
                    static_cast<int>(std::get<int64_t>(row[2])),
-                   fs::path(sqlite::to_string(row[3]))};
+                   fs::path(sqlite::to_string(row[3])),
+                   {},
+                   ""};
     if (run.out_dir.is_relative()) run.out_dir = base_dir / run.out_dir;
+    auto metrics = metrics_of_spec_json(sqlite::to_string(row[4]));
+    if (!metrics) return metrics.status().with_context("run " + run.run_id + " spec_json");
+    run.metrics = std::move(*metrics);
+    if (!run.metrics.empty()) run.metrics_json = metric_specs_to_json(run.metrics).dump();
     runs.push_back(std::move(run));
   }
   return runs;
@@ -223,8 +274,9 @@ Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptio
     return Status::ok();
   }
   RunReading reading = read_run(run);
-  // A run the scheduler did not report completed is taken only when its files prove it.
-  if (!completed && reading.failure) return Status::ok();
+  // A run the scheduler did not report completed is taken only when its run databases
+  // prove it (output alone cannot).
+  if (!completed && (reading.failure || measured_by_output_only(run))) return Status::ok();
   if (Status status = delete_measurements(db, run.run_id); !status) return status;
   if (reading.failure) {
     ++outcome.failed;
@@ -232,6 +284,9 @@ Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptio
   } else {
     for (const RankData& rank : reading.ranks) {
       if (Status status = insert_rank(db, rank, options.store_steps); !status) return status;
+    }
+    if (Status status = store_output_metrics(db, run.run_id, reading.output_metrics); !status) {
+      return status;
     }
     ++outcome.ingested;
   }

@@ -4,6 +4,9 @@
 // idempotent, because a run whose rank files are unchanged (sizes and mtimes) is skipped
 // and a changed one is replaced (delete + insert). A corrupt, truncated, foreign or
 // missing rank file marks that run FAILED with the reason and the rest is ingested.
+// A study with `metrics:` also reads each rank's captured output (output_metrics.hpp);
+// its runs may write no run database at all, and a pattern that matches nothing marks the
+// run FAILED with that reason.
 // Not thread-safe per Database; concurrent processes serialise on the database lock.
 #pragma once
 

@@ -61,6 +61,16 @@ CREATE TABLE IF NOT EXISTS m_collectives (
   algbw_gbps REAL NOT NULL, busbw_gbps REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS m_collectives_run ON m_collectives (run_id, rank);
+CREATE TABLE IF NOT EXISTS m_output_metrics (
+  run_id TEXT NOT NULL, name TEXT NOT NULL, unit TEXT NOT NULL, role TEXT NOT NULL,
+  reduction TEXT NOT NULL, value REAL NOT NULL,
+  PRIMARY KEY (run_id, name)
+);
+CREATE TABLE IF NOT EXISTS m_output_metric_ranks (
+  run_id TEXT NOT NULL, name TEXT NOT NULL, rank INTEGER NOT NULL, value REAL NOT NULL,
+  matches INTEGER NOT NULL,
+  PRIMARY KEY (run_id, name, rank)
+);
 )sql";
 
 }  // namespace

@@ -156,8 +156,18 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   point.epoch_s = summarize_runs(runs, [](const RunMeasurement& r) { return r.epoch_s; });
   point.step_ms = summarize_runs(runs, [](const RunMeasurement& r) { return r.step_ms_median; });
   point.final_val_acc = median_of(runs, [](const RunMeasurement& r) { return r.final_val_acc; });
+  std::map<std::string, std::vector<double>> printed;
+  for (const auto* run : runs) {
+    for (const auto& [name, metric] : run->output_metrics) {
+      printed[name].push_back(metric.value);
+      point.output_metrics[name].unit = metric.unit;
+    }
+  }
+  for (auto& [name, values] : printed) point.output_metrics[name].value = median(values);
   std::vector<double> data, compute, comm, optimizer, comm_ms;
   for (const auto* run : runs) {
+    if (run->phases.step_ms <= 0) continue;  // measured by its output alone
+    point.phases_measured = true;
     const PhaseShares shares = run->phases.shares();
     data.push_back(shares.data_pct);
     compute.push_back(shares.compute_pct);

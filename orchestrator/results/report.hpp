@@ -14,6 +14,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/results/bottleneck.hpp"
 #include "orchestrator/results/comm_model.hpp"
+#include "orchestrator/results/run_measurements.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
@@ -53,7 +54,8 @@ struct ReportPoint {
   Summary epoch_s;
   Summary step_ms;
   std::optional<double> final_val_acc;  // median over repeats, fraction
-  PhaseShares phases;                   // median over repeats
+  PhaseShares phases;                   // median over the repeats that recorded phases
+  bool phases_measured = false;         // false: no run recorded step phases (printed only)
   Bottleneck bottleneck = Bottleneck::kCompute;
   double device_hours_per_epoch = 0;  // GPU-hours (GPU runs) or rank-hours
 
@@ -68,6 +70,8 @@ struct ReportPoint {
   std::optional<CommPrediction> comm;
   std::string comm_curve_source;
   std::vector<EpochAccuracy> accuracy_curve;
+  // The study's `metrics:` by name: the median over repeats, in the metric's unit.
+  std::map<std::string, PrintedMetric> output_metrics;
 };
 
 struct SensitivityVerdict {

@@ -62,6 +62,10 @@ Json point_json(const ReportPoint& point) {
   for (const auto& epoch : point.accuracy_curve) {
     accuracy.push_back(Json{{"epoch", epoch.epoch}, {"val_acc", epoch.val_acc}});
   }
+  Json printed = Json::object();
+  for (const auto& [name, metric] : point.output_metrics) {
+    printed[name] = Json{{"value", metric.value}, {"unit", metric.unit}};
+  }
   const bool measured = !point.run_ids.empty();
   return Json{
       {"config_label", point.config_label},
@@ -80,12 +84,12 @@ Json point_json(const ReportPoint& point) {
       {"epoch_s", summary_json(point.epoch_s)},
       {"step_ms", summary_json(point.step_ms)},
       {"final_val_acc", optional_number(point.final_val_acc)},
-      {"phases_pct", measured ? Json{{"data", point.phases.data_pct},
-                                     {"compute", point.phases.compute_pct},
-                                     {"comm_exposed", point.phases.comm_exposed_pct},
-                                     {"optimizer", point.phases.optimizer_pct}}
-                              : Json(nullptr)},
-      {"bottleneck", measured ? Json(to_string(point.bottleneck)) : Json(nullptr)},
+      {"phases_pct", point.phases_measured ? Json{{"data", point.phases.data_pct},
+                                                  {"compute", point.phases.compute_pct},
+                                                  {"comm_exposed", point.phases.comm_exposed_pct},
+                                                  {"optimizer", point.phases.optimizer_pct}}
+                                           : Json(nullptr)},
+      {"bottleneck", point.phases_measured ? Json(to_string(point.bottleneck)) : Json(nullptr)},
       {"device_hours_per_epoch", measured ? Json(point.device_hours_per_epoch) : Json(nullptr)},
       {"speedup", optional_number(point.speedup)},
       {"efficiency", optional_number(point.efficiency)},
@@ -96,6 +100,7 @@ Json point_json(const ReportPoint& point) {
       {"memory_vs_baseline", memory_json(point.memory_ratio)},
       {"comm_model", comm_json(point)},
       {"accuracy_curve", accuracy},
+      {"output_metrics", printed},
   };
 }
 

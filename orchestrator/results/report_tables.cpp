@@ -116,7 +116,7 @@ std::vector<Column> throughput_columns() {
 std::vector<Column> phase_columns() {
   auto share = [](double PhaseShares::*field) {
     return [field](const ReportPoint& p) {
-      return p.run_ids.empty() ? std::string("-") : fixed(p.phases.*field, 1);
+      return p.phases_measured ? fixed(p.phases.*field, 1) : std::string("-");
     };
   };
   return {
@@ -126,7 +126,7 @@ std::vector<Column> phase_columns() {
       {"optim %", share(&PhaseShares::optimizer_pct)},
       {"bottleneck",
        [](const ReportPoint& p) {
-         return p.run_ids.empty() ? std::string("-") : std::string(to_string(p.bottleneck));
+         return p.phases_measured ? std::string(to_string(p.bottleneck)) : std::string("-");
        }},
   };
 }
@@ -259,6 +259,25 @@ Table memory_table(const Report& report) {
                     [](const ReportPoint& p) { return !p.run_ids.empty(); });
 }
 
+// One column per metric of the study's `metrics:`, read from the runs' output.
+Table output_metrics_table(const Report& report) {
+  std::map<std::string, std::string> units;  // every metric any point has, by name
+  for (const auto& point : report.points) {
+    for (const auto& [name, metric] : point.output_metrics) units[name] = metric.unit;
+  }
+  std::vector<Column> columns = leading_columns(report, false);
+  for (const auto& [name, unit] : units) {
+    columns.push_back(
+        {unit.empty() ? name : name + " [" + unit + "]", [name = name](const ReportPoint& p) {
+           auto found = p.output_metrics.find(name);
+           return found == p.output_metrics.end() ? std::string("-")
+                                                  : magnitude(found->second.value);
+         }});
+  }
+  return make_table("Output metrics", columns, report,
+                    [](const ReportPoint& p) { return !p.output_metrics.empty(); });
+}
+
 // One row per message size, one busbw column per all-reduce run (by world size).
 Table bandwidth_table(const Report& report) {
   Table table;
@@ -292,6 +311,8 @@ std::vector<Table> report_tables(const Report& report) {
     Table comm = comm_table(report);
     if (!comm.rows.empty()) tables.push_back(std::move(comm));
     tables.push_back(memory_table(report));
+    Table printed = output_metrics_table(report);
+    if (!printed.rows.empty()) tables.push_back(std::move(printed));
   }
   if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
   return tables;

@@ -145,6 +145,49 @@ Status load_identity(sqlite::Database& db, RunMeasurement& run) {
   return Status::ok();
 }
 
+// A time in `unit` (ms when unknown) in milliseconds.
+double to_ms(double value, const std::string& unit) {
+  if (unit == "s" || unit == "sec") return value * 1000;
+  if (unit == "us" || unit == "µs") return value / 1000;
+  if (unit == "min") return value * 60000;
+  return value;
+}
+
+// A memory figure in `unit` (bytes when unknown) in bytes.
+double to_bytes(double value, const std::string& unit) {
+  const std::map<std::string, double> factors = {{"KiB", 1024.0},       {"MiB", 1048576.0},
+                                                 {"GiB", 1073741824.0}, {"KB", 1e3},
+                                                 {"MB", 1e6},           {"GB", 1e9}};
+  auto factor = factors.find(unit);
+  return factor == factors.end() ? value : value * factor->second;
+}
+
+Status load_output_metrics(sqlite::Database& db, RunMeasurement& run) {
+  auto has_table = table_exists(db, "m_output_metrics");
+  if (!has_table) return has_table.status();
+  if (!*has_table) return Status::ok();
+  auto rows = db.query("SELECT name, unit, role, value FROM m_output_metrics WHERE run_id = ?",
+                       {run.run_id});
+  if (!rows) return rows.status();
+  for (const auto& row : *rows) {
+    const std::string unit = sqlite::to_string(row[1]);
+    const std::string role = sqlite::to_string(row[2]);
+    const double value = as_double(row[3]);
+    run.output_metrics[sqlite::to_string(row[0])] = {value, unit};
+    if (role == "throughput" && run.samples_per_s == 0) run.samples_per_s = value;
+    if (role == "step_time" && run.step_ms_median == 0) run.step_ms_median = to_ms(value, unit);
+    if (role == "epoch_time" && run.epoch_s == 0) run.epoch_s = to_ms(value, unit) / 1000;
+    if (role == "val_accuracy" && !run.final_val_acc) {
+      run.final_val_acc = unit == "%" ? value / 100 : value;
+    }
+    if (role == "memory") {
+      auto& field = run.gpus_per_node > 0 ? run.gpu_mem_peak_bytes : run.cpu_rss_peak_bytes;
+      if (!field) field = to_bytes(value, unit);
+    }
+  }
+  return Status::ok();
+}
+
 BandwidthCurve curve_from_rows(const std::string& source, int world_size, const Rows& rows) {
   std::map<int64_t, std::vector<double>> by_bytes;  // repeated sizes: their median
   for (const auto& row : rows) {
@@ -208,7 +251,8 @@ Result<std::vector<RunMeasurement>> load_run_measurements(sqlite::Database& stud
     run.reason = sqlite::to_string(row[12]);
     run.measured = sqlite::to_string(row[13]) == "ingested";
     if (run.measured) {
-      for (auto* load : {load_summary, load_phases, load_epochs, load_identity}) {
+      for (auto* load :
+           {load_summary, load_phases, load_epochs, load_identity, load_output_metrics}) {
         if (Status status = load(study_db, run); !status) {
           return status.with_context("run " + run.run_id);
         }

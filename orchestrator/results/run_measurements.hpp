@@ -32,6 +32,12 @@ struct PhaseTimes {
   PhaseShares shares() const;
 };
 
+// One figure of a study's `metrics:` for a run: reduced over ranks, in its unit.
+struct PrintedMetric {
+  double value = 0;
+  std::string unit;
+};
+
 struct RunMeasurement {
   // From the runs table.
   std::string run_id;
@@ -59,6 +65,9 @@ struct RunMeasurement {
   // The batch the workload recorded it trained with (summary per_rank_batch, global_batch);
   // absent for workloads without one and for runs recorded before they were written.
   std::optional<int> recorded_global_batch, recorded_per_rank_batch;
+  // The study's `metrics:` (m_output_metrics), by name; those with a role also fill the
+  // fields above that the run database left empty.
+  std::map<std::string, PrintedMetric> output_metrics;
 };
 
 Result<StudyInfo> load_study_info(sqlite::Database& study_db);

@@ -2,12 +2,16 @@
 
 #include <algorithm>
 
+#include "orchestrator/sched/render/job_script.hpp"
+
 namespace scalestudy::sched {
 
 std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
                                             const std::string& launcher_path, int master_port) {
   const int world_size = std::max(1, run.spec.world_size);
-  std::map<std::string, std::string> common = run.spec.env;
+  std::map<std::string, std::string> common = workload_environment(run.spec);
+  common["SCALESTUDY_RUN_ID"] = run.spec.run_id;
+  common["SCALESTUDY_OUT_DIR"] = run.out_dir;
   common["MASTER_ADDR"] = "127.0.0.1";
   common["MASTER_PORT"] = std::to_string(master_port);
   common["WORLD_SIZE"] = std::to_string(world_size);
@@ -28,6 +32,8 @@ std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
                      "127.0.0.1",
                      "--master-port",
                      std::to_string(master_port),
+                     "--rank-log-dir",
+                     run.out_dir,
                      "--"};
     launcher.argv.insert(launcher.argv.end(), run.workload_argv.begin(), run.workload_argv.end());
     launcher.env_overrides = common;

@@ -3,7 +3,8 @@
 // launcher the rendered SLURM scripts use per node) or, without a launcher, one process
 // per rank with the torchrun environment set directly. Either way each rank sees RANK,
 // WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT, which is what
-// the harness's rank discovery reads. Pure functions; no state.
+// the harness's rank discovery reads, plus SCALESTUDY_RUN_ID and SCALESTUDY_OUT_DIR; and
+// each rank's stdout and stderr land in <out_dir>/rank<RANK>.log. Pure functions; no state.
 #pragma once
 
 #include <map>
@@ -17,7 +18,7 @@ namespace scalestudy::sched {
 struct LocalProcess {
   std::vector<std::string> argv;  // argv[0] is a path
   std::map<std::string, std::string> env_overrides;
-  std::string log_path;  // stdout and stderr, appended
+  std::string log_path;  // stdout and stderr, appended (the launcher's own, with one)
 };
 
 // The processes that together make up `run` on one node. master_port must be free and

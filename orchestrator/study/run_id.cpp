@@ -68,6 +68,14 @@ std::string canonical_run_serialization(const RunSpec& spec) {
   s.list("container.binds", spec.container.binds);
   s.map("env", spec.env);
   s.field("profile", spec.profile);
+  // Only when set, so the ids of studies written before invocations existed stay the same.
+  // The metrics are left out: they change what is read from a run, not what runs.
+  if (!spec.invocation.is_default()) {
+    s.list("invocation.args", spec.invocation.args);
+    s.field("invocation.flag_style", flag_style_name(spec.invocation.flag_style));
+    s.map("invocation.env_params", spec.invocation.env_params);
+    s.field("invocation.run_flags", spec.invocation.run_flags ? 1 : 0);
+  }
   return out;
 }
 

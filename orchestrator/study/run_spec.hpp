@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/study/metric_spec.hpp"
+#include "orchestrator/study/workload_invocation.hpp"
+
 namespace scalestudy {
 
 enum class StudyKind { kStrong, kWeak, kSensitivity, kCustom };
@@ -40,9 +43,13 @@ struct RunSpec {
   int per_gpu_batch = 0;  // per rank on CPU runs
 
   // The workload binary (name resolved next to the CLI, or a path) and its parameters,
-  // passed as `--key value` flags (key underscores become dashes) in sorted key order.
+  // passed as `--key value` flags in sorted key order (see WorkloadInvocation).
   std::string workload;
   std::map<std::string, std::string> params;
+  // Leading arguments, flag spelling, parameters passed as environment variables.
+  WorkloadInvocation invocation;
+  // Figures extracted from each rank's captured output (the study's `metrics:`).
+  std::vector<MetricSpec> metrics;
 
   // Parameters whose value differs between runs of the study (for display and grouping),
   // e.g. {"bucket_cap_mb": "25", "precision": "bf16"}; excludes repeat.

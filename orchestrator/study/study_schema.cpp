@@ -4,20 +4,22 @@
 #include <algorithm>
 #include <set>
 
+#include "orchestrator/study/metrics_section.hpp"
 #include "orchestrator/study/references.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/study_template.hpp"
+#include "orchestrator/study/workload_section.hpp"
 
 namespace scalestudy {
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
-    "study",        "kind",           "description", "workload", "scale",
-    "global_batch", "per_gpu_batch",  "matrix",      "zip",      "exclude",
-    "where",        "repeats",        "baseline",    "slurm",    "launcher",
-    "modules",      "container",      "env",         "profile",  "report",
-    "max_attempts", "array_throttle", "extends",     "defaults", "uneven_batch"};
+    "study",         "kind",   "description",  "workload",       "scale",     "global_batch",
+    "per_gpu_batch", "matrix", "zip",          "exclude",        "where",     "repeats",
+    "baseline",      "slurm",  "launcher",     "modules",        "container", "env",
+    "profile",       "report", "max_attempts", "array_throttle", "extends",   "defaults",
+    "uneven_batch",  "metrics"};
 const std::vector<std::string> kSlurmKeys = {
     "partition",     "account", "qos",           "constraint",     "time",
     "cpus_per_task", "mem",     "gpus_per_node", "ranks_per_node", "extra"};
@@ -53,6 +55,7 @@ class SchemaReader {
     check_keys(doc_, "", kTopLevelKeys);
     read_identity();
     read_workload();
+    read_metrics();
     read_slurm();
     read_scale();
     read_batch();
@@ -197,6 +200,10 @@ class SchemaReader {
     if (!workload || !expect_map(*workload, "workload")) return;
     for (const auto& entry : workload->entries) {
       std::string field = "workload." + entry.key;
+      if (is_invocation_key(entry.key)) {
+        read_invocation_entry(entry, t_.shared.invocation, diag_);
+        continue;
+      }
       auto text = scalar(entry.value, field);
       if (!text) continue;
       if (entry.key == "binary") {
@@ -222,6 +229,18 @@ class SchemaReader {
       }
       check_reference_syntax(entry.value, field, *text);
       t_.params[entry.key] = {*text, entry.value.location};
+    }
+    for (const auto& [param, variable] : t_.shared.invocation.env_params) {
+      if (param != "batch_size" && t_.params.count(param) == 0) {
+        diag_.add(workload->find("env_params")->location, "workload.env_params." + param,
+                  "names no parameter of the workload");
+      }
+    }
+  }
+
+  void read_metrics() {
+    if (const ConfigNode* metrics = doc_.find("metrics")) {
+      t_.shared.metrics = read_metrics_section(*metrics, diag_);
     }
   }
 

@@ -71,16 +71,18 @@ std::string StudyFixture::rank_path(const std::string& run_id, int rank) const {
 
 void StudyFixture::add_run(const FixtureRun& run) {
   auto db = open_or_fail(db_path_);
-  exec_or_fail(db,
-               "INSERT INTO runs (run_id, repeat, nodes, tasks_per_node, world_size, "
-               "gpus_per_node, global_batch, per_gpu_batch, varied_json, params_json, spec_json, "
-               "profiled, state, attempts, scheduler, job_id, out_dir) "
-               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?, 1, 'local', ?, ?)",
-               {run.run_id, int64_t{run.repeat}, int64_t{run.nodes}, int64_t{run.tasks_per_node},
-                int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
-                int64_t{run.per_gpu_batch}, json_object(run.varied),
-                "{\"workload\":\"" + run.workload + "\"}", int64_t{run.profiled ? 1 : 0}, run.state,
-                "job-" + run.run_id, out_dir(run.run_id)});
+  exec_or_fail(
+      db,
+      "INSERT INTO runs (run_id, repeat, nodes, tasks_per_node, world_size, "
+      "gpus_per_node, global_batch, per_gpu_batch, varied_json, params_json, spec_json, "
+      "profiled, state, attempts, scheduler, job_id, out_dir) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, ?, 1, 'local', ?, ?)",
+      {run.run_id, int64_t{run.repeat}, int64_t{run.nodes}, int64_t{run.tasks_per_node},
+       int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
+       int64_t{run.per_gpu_batch}, json_object(run.varied),
+       "{\"workload\":\"" + run.workload + "\"" +
+           (run.metrics_json.empty() ? "" : ",\"metrics\":" + run.metrics_json) + "}",
+       int64_t{run.profiled ? 1 : 0}, run.state, "job-" + run.run_id, out_dir(run.run_id)});
   if (!run.write_rank_files) return;
   fs::create_directories(out_dir(run.run_id));
   for (int rank = 0; rank < run.world_size; ++rank) {

@@ -40,6 +40,7 @@ struct FixtureRun {
   std::string git_commit = "0123abcd";
   // The batch the workload records (summary global_batch, per_rank_batch); unset: none.
   std::optional<int> recorded_global_batch, recorded_per_rank_batch;
+  std::string metrics_json;  // the spec_json "metrics" list (a study's `metrics:`); empty: none
 };
 
 class StudyFixture {

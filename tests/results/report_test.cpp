@@ -341,7 +341,8 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "memory",
                                              "memory_vs_baseline",
                                              "comm_model",
-                                             "accuracy_curve"});
+                                             "accuracy_curve",
+                                             "output_metrics"});
   CHECK(keys(point["throughput_samples_per_s"]) ==
         std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",
                               "ci95_half_width"});

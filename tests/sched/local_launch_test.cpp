@@ -19,12 +19,25 @@ PreparedRun two_rank_run() {
 TEST_CASE("with a launcher: one single-node scalestudy-launch process around the workload") {
   auto processes = plan_local_launch(two_rank_run(), "/bin/scalestudy-launch", 29511);
   REQUIRE(processes.size() == 1);
-  CHECK(processes[0].argv ==
-        std::vector<std::string>{"/bin/scalestudy-launch", "--nproc-per-node", "2", "--nnodes", "1",
-                                 "--node-rank", "0", "--master-addr", "127.0.0.1", "--master-port",
-                                 "29511", "--", "/bin/train", "--run-id", "r"});
+  CHECK(processes[0].argv == std::vector<std::string>{"/bin/scalestudy-launch", "--nproc-per-node",
+                                                      "2", "--nnodes", "1", "--node-rank", "0",
+                                                      "--master-addr", "127.0.0.1", "--master-port",
+                                                      "29511", "--rank-log-dir", "/res/r", "--",
+                                                      "/bin/train", "--run-id", "r"});
   CHECK(processes[0].env_overrides.at("OMP_NUM_THREADS") == "1");
+  CHECK(processes[0].env_overrides.at("SCALESTUDY_RUN_ID") == "r");
+  CHECK(processes[0].env_overrides.at("SCALESTUDY_OUT_DIR") == "/res/r");
   CHECK(processes[0].log_path == "/res/r/launch.log");
+}
+
+TEST_CASE("parameters passed as environment variables reach every rank") {
+  PreparedRun run = two_rank_run();
+  run.spec.params = {{"data_dir", "/data"}};
+  run.spec.invocation.env_params = {{"data_dir", "DATA_DIR"}};
+  for (const auto& process : plan_local_launch(run, "", 29511)) {
+    CHECK(process.env_overrides.at("DATA_DIR") == "/data");
+    CHECK(process.env_overrides.at("OMP_NUM_THREADS") == "1");
+  }
 }
 
 TEST_CASE("without a launcher: one process per rank with the torchrun environment") {

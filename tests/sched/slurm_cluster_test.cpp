@@ -201,6 +201,38 @@ void check_two_by_two(const std::string& scheduler) {
   }
 }
 
+// An unmodified DDP script (init_process_group() from the environment) on 2 nodes x 1
+// rank, measured by the line each rank prints.
+void check_script_rendezvous(const std::string& launcher) {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / ("rendezvous_" + launcher);
+  const std::string script = write_rendezvous_script(dir);
+  std::string study = write_study(dir, "rendezvous-" + launcher,
+                                  "workload: {binary: /usr/bin/python3, args: [" + script +
+                                      "], run_flags: false}\n"
+                                      "scale: [{nodes: 2, ranks_per_node: 1}]\n"
+                                      "launcher: " +
+                                      launcher +
+                                      "\nslurm: {time: \"5\"}\nmax_attempts: 1\n"
+                                      "metrics:\n"
+                                      "  sum: {pattern: 'sum ([0-9]+)', reduce: min}\n"
+                                      "  world: {pattern: 'of ([0-9]+) local', reduce: max}\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult ran = run_cli({"run", study, "--scheduler", "slurm", "--results-dir", results,
+                               "--poll-interval", "1", "--timeout", "240", "--no-plots"},
+                              300'000);
+  INFO(ran.stdout_text << ran.stderr_text);
+  CHECK(ran.exit_code == 0);
+  auto db = scalestudy::sqlite::Database::open(results + "/rendezvous-" + launcher + ".sqlite",
+                                               scalestudy::sqlite::OpenMode::kReadOnly);
+  REQUIRE(db);
+  auto rows = db->query("SELECT name, value FROM m_output_metrics ORDER BY name");
+  REQUIRE(rows);
+  REQUIRE(rows->size() == 2);
+  CHECK(std::get<double>((*rows)[0][1]) == 3);  // sum: 1 + 2, the same on every rank
+  CHECK(std::get<double>((*rows)[1][1]) == 2);  // world size
+}
+
 const char kTimeoutStudy[] = "timeout";
 
 }  // namespace
@@ -228,6 +260,14 @@ TEST_CASE("a 2-node x 2-rank run completes via slurm") {
 
 TEST_CASE("a 2-node x 2-rank run completes via slurmrest") {
   check_two_by_two("slurmrest");
+}
+
+TEST_CASE("an unmodified DDP script meets its peers under srun") {
+  check_script_rendezvous("srun");
+}
+
+TEST_CASE("an unmodified DDP script meets its peers under the torchrun-style launcher") {
+  check_script_rendezvous("torchrun");
 }
 
 TEST_CASE("a run killed with scancel is exactly the one resubmitted; nothing is duplicated") {

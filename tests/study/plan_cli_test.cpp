@@ -107,6 +107,15 @@ TEST_CASE("validate: 0 when every study is valid, 1 with every error otherwise")
   CHECK(failed.text.find(bad + ":4:9: field 'slurm.time'") != std::string::npos);
 }
 
+TEST_CASE("the python-ddp example studies validate: 2 runs each") {
+  std::string examples = env("SCALESTUDY_SOURCE_DIR") + "/examples/python-ddp";
+  Output ok = run("validate '" + examples + "/patterns.yaml' '" + examples + "/recorded.yaml'");
+  CAPTURE(ok.text);
+  CHECK(ok.exit_code == 0);
+  CHECK(ok.text.find("patterns.yaml: ok (2 runs)") != std::string::npos);
+  CHECK(ok.text.find("recorded.yaml: ok (2 runs)") != std::string::npos);
+}
+
 TEST_CASE("usage errors exit 2, missing files 3, --help 0") {
   CHECK(run("plan").exit_code == 2);
   CHECK(run("plan a.yaml --format xml").exit_code == 2);

@@ -111,7 +111,10 @@ TEST_CASE("the sbatch script of a GPU run") {
   CHECK(has_line(script, "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))"));
   CHECK(has_line(script, "hosts=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\""));
   CHECK(has_line(script, "export MASTER_ADDR=\"${hosts%%$'\\n'*}\""));
-  CHECK(has_line(script, "srun --kill-on-bad-exit=1 /opt/scalestudy/bin/scalestudy-train \\"));
+  CHECK(has_line(script,
+                 "srun --kill-on-bad-exit=1 /opt/scalestudy/bin/scalestudy-launch --srun-task "
+                 "--rank-log-dir " +
+                     context.out_dir + " -- /opt/scalestudy/bin/scalestudy-train \\"));
   CHECK(has_line(script, "    --batch-size 64 \\"));
   CHECK(has_line(script, "    --model resnet18"));
   // Every #SBATCH line comes before the first command.
@@ -138,18 +141,56 @@ container: {image: /images/train.sif, binds: ["/data:/data"]}
   CHECK(script.find("--time") == std::string::npos);
   CHECK(has_line(script, "#SBATCH --ntasks-per-node=2"));
   std::vector<std::string> command = launch_command(spec, context);
-  std::vector<std::string> prefix(command.begin(), command.begin() + 16);
-  CHECK(prefix == std::vector<std::string>{
-                      "srun", "--ntasks-per-node=1", "--kill-on-bad-exit=1",
-                      "/opt/scalestudy/bin/scalestudy-launch", "--nproc-per-node", "2", "--",
-                      "apptainer", "exec", "--bind", "/data:/data", "/images/train.sif", "nsys",
-                      "profile", "-o", context.out_dir + "/rank-" + spec.run_id});
-  CHECK(command[16] == context.binary_path);
+  std::vector<std::string> prefix(command.begin(), command.begin() + 18);
+  CHECK(prefix == std::vector<std::string>{"srun", "--ntasks-per-node=1", "--kill-on-bad-exit=1",
+                                           "/opt/scalestudy/bin/scalestudy-launch",
+                                           "--nproc-per-node", "2", "--rank-log-dir",
+                                           context.out_dir, "--", "apptainer", "exec", "--bind",
+                                           "/data:/data", "/images/train.sif", "nsys", "profile",
+                                           "-o", context.out_dir + "/rank-" + spec.run_id});
+  CHECK(command[18] == context.binary_path);
   CHECK(bash_syntax_ok(script));
 
   spec.slurm.gpus_per_node = 2;
   command = launch_command(spec, context);
   CHECK(std::find(command.begin(), command.end(), "--nv") != command.end());
+}
+
+TEST_CASE("any program as a workload: leading args, flag spelling, parameters as variables") {
+  RunSpec spec = load_first_run(R"(
+study: script
+scale: [2]
+per_gpu_batch: 32
+workload:
+  binary: /usr/bin/python3
+  args: [train.py, --record]
+  flag_style: underscores
+  run_flags: false
+  env_params: {data_dir: DATA_DIR}
+  data_dir: /data/fashion
+  warmup_steps: 3
+env: {OMP_NUM_THREADS: "1"}
+)");
+  CHECK(workload_argv(spec, "/usr/bin/python3", "/out") ==
+        std::vector<std::string>{"/usr/bin/python3", "train.py", "--record", "--batch_size", "32",
+                                 "--warmup_steps", "3"});
+  CHECK(workload_environment(spec) == std::map<std::string, std::string>{
+                                          {"DATA_DIR", "/data/fashion"}, {"OMP_NUM_THREADS", "1"}});
+  RenderContext context = context_for(spec);
+  context.binary_path = "/usr/bin/python3";
+  std::string script = render_sbatch_script(spec, context);
+  CAPTURE(script);
+  CHECK(has_line(script, "export DATA_DIR=/data/fashion"));
+  CHECK(script.find("-- /usr/bin/python3 train.py --record \\\n    --batch_size 32") !=
+        std::string::npos);
+  CHECK(script.find("--run-id") == std::string::npos);
+  CHECK(bash_syntax_ok(script));
+
+  // The same program with scalestudy's run flags, spelled like the other flags.
+  spec.invocation.run_flags = true;
+  std::vector<std::string> argv = workload_argv(spec, "/usr/bin/python3", "/out");
+  CHECK(std::find(argv.begin(), argv.end(), "--run_id") != argv.end());
+  CHECK(std::find(argv.begin(), argv.end(), "--out_dir") != argv.end());
 }
 
 TEST_CASE("render contexts with relative or multi-line paths are refused") {

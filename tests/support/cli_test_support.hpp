@@ -51,6 +51,32 @@ exit 0
   return path.string();
 }
 
+// An unmodified DDP rendezvous: init_process_group() from the torchrun variables (env://),
+// one all-reduce, and a line "rank R of W local L sum S" (S = W(W+1)/2 when every rank took
+// part). Runs with Debian's python3-torch, /usr/bin/python3.
+inline std::string write_rendezvous_script(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "rendezvous.py";
+  std::ofstream(path) << R"py(import os
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+total = torch.tensor([dist.get_rank() + 1.0])
+dist.all_reduce(total)
+print("rank %d of %d local %s sum %d" % (dist.get_rank(), dist.get_world_size(),
+                                         os.environ["LOCAL_RANK"], int(total.item())), flush=True)
+dist.destroy_process_group()
+)py";
+  std::filesystem::permissions(path, std::filesystem::perms::all);
+  return path.string();
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream file(path);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
 inline int count_lines(const std::string& path) {
   std::ifstream file(path);
   int lines = 0;

@@ -1,5 +1,6 @@
 #include "workloads/launch/child_processes.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,16 @@ pid_t spawn(const ChildSpec& child, const sigset_t& original_mask) {
   if (pid != 0) return pid;
   sigprocmask(SIG_SETMASK, &original_mask, nullptr);
   for (const auto& [name, value] : child.env) setenv(name.c_str(), value.c_str(), 1);
+  if (!child.log_path.empty()) {
+    int log_fd = open(child.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      std::fprintf(stderr, "scalestudy-launch: cannot open %s: %s\n", child.log_path.c_str(),
+                   std::strerror(errno));
+      _exit(127);
+    }
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+  }
   std::vector<char*> argv;
   for (const std::string& argument : child.argv)
     argv.push_back(const_cast<char*>(argument.c_str()));

@@ -18,6 +18,7 @@ namespace scalestudy::launch {
 struct ChildSpec {
   std::vector<std::string> argv;           // argv[0] is looked up in PATH
   std::map<std::string, std::string> env;  // added to (or replacing in) the environment
+  std::string log_path;  // stdout and stderr appended to this file; empty: inherited
 };
 
 Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace);

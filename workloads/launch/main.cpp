@@ -1,17 +1,24 @@
 // scalestudy-launch: a torchrun-style launcher without Python.
 //   scalestudy-launch --nproc-per-node K [--nnodes N] [--node-rank R] [--master-addr A]
-//                     [--master-port P] [--grace-s S] -- BINARY ARGS...
+//                     [--master-port P] [--grace-s S] [--rank-log-dir D] -- BINARY ARGS...
 // starts K local ranks with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR
 // and MASTER_PORT set, supervised by run_children(). Defaults come from SLURM (SLURM_NNODES,
 // SLURM_NODEID, the first host of SLURM_JOB_NODELIST, a port derived from SLURM_JOB_ID);
 // a single-node launch outside SLURM picks a free port, so concurrent launches never meet.
+//   scalestudy-launch --srun-task [--rank-log-dir D] -- BINARY ARGS...
+// is one task of an srun step: it sets the same variables from the task's SLURM_* ones and
+// execs BINARY in its place, so an unmodified init_process_group() script works under srun.
+// With --rank-log-dir each rank's stdout and stderr go to D/rank<RANK>.log.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
@@ -32,25 +39,33 @@ struct LaunchArgs {
   std::string master_addr;
   int master_port = 0;
   double grace_s = 10;
+  bool srun_task = false;
+  std::string rank_log_dir;
   std::vector<std::string> command;
 };
 
 const char* kUsage =
     "usage: scalestudy-launch --nproc-per-node K [--nnodes N] [--node-rank R]\n"
-    "         [--master-addr A] [--master-port P] [--grace-s S] -- BINARY ARGS...\n";
+    "         [--master-addr A] [--master-port P] [--grace-s S] [--rank-log-dir D]\n"
+    "         -- BINARY ARGS...\n"
+    "   or: scalestudy-launch --srun-task [--rank-log-dir D] -- BINARY ARGS...\n";
 
 Result<LaunchArgs> parse(int argc, char** argv) {
   LaunchArgs args;
   int i = 1;
   for (; i < argc && std::string(argv[i]) != "--"; ++i) {
     std::string name = argv[i];
+    if (name == "--srun-task") {
+      args.srun_task = true;
+      continue;
+    }
     if (i + 1 >= argc) return Status::error("flag " + name + " needs a value");
     std::string value = argv[++i];
     char* end = nullptr;
     double number = std::strtod(value.c_str(), &end);
     bool numeric = !value.empty() && *end == '\0';
-    if (name == "--master-addr") {
-      args.master_addr = value;
+    if (name == "--master-addr" || name == "--rank-log-dir") {
+      (name == "--master-addr" ? args.master_addr : args.rank_log_dir) = value;
       continue;
     }
     if (!numeric) return Status::error("flag " + name + ": '" + value + "' is not a number");
@@ -70,7 +85,8 @@ Result<LaunchArgs> parse(int argc, char** argv) {
   }
   for (++i; i < argc; ++i) args.command.push_back(argv[i]);
   if (args.command.empty()) return Status::error("no command after --");
-  if (args.nproc_per_node < 1) return Status::error("--nproc-per-node must be >= 1");
+  if (!args.srun_task && args.nproc_per_node < 1)
+    return Status::error("--nproc-per-node must be >= 1");
   return args;
 }
 
@@ -127,6 +143,46 @@ Status resolve_defaults(LaunchArgs& args, const scalestudy::dist::Environment& e
   return Status::ok();
 }
 
+std::string rank_log_path(const LaunchArgs& args, int rank) {
+  if (args.rank_log_dir.empty()) return "";
+  return args.rank_log_dir + "/rank" + std::to_string(rank) + ".log";
+}
+
+// --srun-task: exports this srun task's torchrun variables and execs the command.
+int exec_srun_task(const LaunchArgs& args, const scalestudy::dist::Environment& environment) {
+  auto ranks = scalestudy::dist::discover_ranks(environment);
+  if (!ranks) {
+    std::cerr << "scalestudy-launch: " << ranks.status().message() << "\n";
+    return 2;
+  }
+  const std::map<std::string, std::string> variables = {
+      {"RANK", std::to_string(ranks->rank)},
+      {"WORLD_SIZE", std::to_string(ranks->world_size)},
+      {"LOCAL_RANK", std::to_string(ranks->local_rank)},
+      {"LOCAL_WORLD_SIZE", std::to_string(ranks->local_world_size)},
+      {"MASTER_ADDR", ranks->master_addr},
+      {"MASTER_PORT", std::to_string(ranks->master_port)},
+  };
+  for (const auto& [name, value] : variables) setenv(name.c_str(), value.c_str(), 1);
+  if (std::string log_path = rank_log_path(args, ranks->rank); !log_path.empty()) {
+    int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (log_fd < 0) {
+      std::cerr << "scalestudy-launch: cannot open " << log_path << ": " << std::strerror(errno)
+                << "\n";
+      return 2;
+    }
+    dup2(log_fd, STDOUT_FILENO);
+    dup2(log_fd, STDERR_FILENO);
+  }
+  std::vector<char*> command;
+  for (const std::string& word : args.command) command.push_back(const_cast<char*>(word.c_str()));
+  command.push_back(nullptr);
+  execvp(command[0], command.data());
+  std::cerr << "scalestudy-launch: cannot run " << command[0] << ": " << std::strerror(errno)
+            << "\n";
+  return 127;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,6 +192,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   scalestudy::dist::Environment environment = scalestudy::dist::process_environment();
+  if (args->srun_task) return exec_srun_task(*args, environment);
   if (Status resolved = resolve_defaults(*args, environment); !resolved) {
     std::cerr << "scalestudy-launch: " << resolved.message() << "\n";
     return 2;
@@ -159,6 +216,7 @@ int main(int argc, char** argv) {
     if (args->nnodes == 1 && !environment.count("SCALESTUDY_LAUNCH_ID")) {
       child.env["SCALESTUDY_LAUNCH_ID"] = launch_id;
     }
+    child.log_path = rank_log_path(*args, args->node_rank * args->nproc_per_node + local_rank);
     children.push_back(std::move(child));
   }
   auto grace = std::chrono::milliseconds(static_cast<int64_t>(args->grace_s * 1000));

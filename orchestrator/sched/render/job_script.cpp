@@ -47,9 +47,9 @@ const TextTemplate& sbatch_template() {
   return kTemplate;
 }
 
-std::string flag_name(const std::string& key) {
+std::string flag_name(const std::string& key, FlagStyle style) {
   std::string flag = "--" + key;
-  std::replace(flag.begin(), flag.end(), '_', '-');
+  if (style == FlagStyle::kDashes) std::replace(flag.begin(), flag.end(), '_', '-');
   return flag;
 }
 
@@ -100,9 +100,13 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
              context.launch_helper_path,
              "--nproc-per-node",
              std::to_string(spec.tasks_per_node),
+             "--rank-log-dir",
+             context.out_dir,
              "--"};
   } else {
-    words = {"srun", "--kill-on-bad-exit=1"};
+    words = {"srun",        "--kill-on-bad-exit=1", context.launch_helper_path,
+             "--srun-task", "--rank-log-dir",       context.out_dir,
+             "--"};
   }
   if (!spec.container.image.empty()) {
     words.push_back("apptainer");
@@ -137,18 +141,33 @@ Status check_render_context(const RenderContext& context) {
 
 std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
                                        const std::string& out_dir) {
+  const WorkloadInvocation& invocation = spec.invocation;
   std::vector<std::string> argv;
-  argv.reserve(5 + 2 * spec.params.size());
+  argv.reserve(5 + invocation.args.size() + 2 * spec.params.size());
   argv.push_back(binary_path);
-  argv.push_back("--run-id");
-  argv.push_back(spec.run_id);
-  argv.push_back("--out-dir");
-  argv.push_back(out_dir);
+  argv.insert(argv.end(), invocation.args.begin(), invocation.args.end());
+  if (invocation.run_flags) {
+    argv.push_back(flag_name("run_id", invocation.flag_style));
+    argv.push_back(spec.run_id);
+    argv.push_back(flag_name("out_dir", invocation.flag_style));
+    argv.push_back(out_dir);
+  }
   for (const auto& [key, value] : spec.params) {  // std::map: sorted by key
-    argv.push_back(flag_name(key));
+    if (invocation.env_params.count(key)) continue;
+    argv.push_back(flag_name(key, invocation.flag_style));
     argv.push_back(value);
   }
   return argv;
+}
+
+std::map<std::string, std::string> workload_environment(const RunSpec& spec) {
+  std::map<std::string, std::string> environment = spec.env;
+  for (const auto& [param, variable] : spec.invocation.env_params) {
+    if (auto value = spec.params.find(param); value != spec.params.end()) {
+      environment[variable] = value->second;
+    }
+  }
+  return environment;
 }
 
 std::vector<std::string> launch_command(const RunSpec& spec, const RenderContext& context) {
@@ -167,7 +186,7 @@ std::string render_sbatch_script(const RunSpec& spec, const RenderContext& conte
     module_loads += '\n';
   }
   std::string env_exports;
-  for (const auto& [name, value] : spec.env) {  // names are identifiers (checked by the loader)
+  for (const auto& [name, value] : workload_environment(spec)) {  // identifiers (the loader)
     env_exports.append("export ").append(name).append("=");
     append_shell_quoted(env_exports, value);
     env_exports += '\n';
@@ -182,8 +201,12 @@ std::string render_sbatch_script(const RunSpec& spec, const RenderContext& conte
     launch_line += ' ';
   }
   std::vector<std::string> argv = workload_argv(spec, context.binary_path, context.out_dir);
-  append_shell_quoted(launch_line, argv[0]);
-  for (size_t i = 1; i + 1 < argv.size(); i += 2) {
+  const size_t first_flag = 1 + spec.invocation.args.size();
+  for (size_t i = 0; i < first_flag; ++i) {
+    if (i > 0) launch_line += ' ';
+    append_shell_quoted(launch_line, argv[i]);
+  }
+  for (size_t i = first_flag; i + 1 < argv.size(); i += 2) {
     launch_line.append(" \\\n    ");
     append_shell_quoted(launch_line, argv[i]);
     launch_line += ' ';

@@ -6,6 +6,7 @@
 // thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,14 +28,21 @@ struct RenderContext {
 // Checks what the context adds to a script: paths on one line, absolute, no '"'.
 Status check_render_context(const RenderContext& context);
 
-// BINARY --run-id ID --out-dir DIR then every param as `--key value` (sorted by key,
-// '_' -> '-'), each flag with exactly one value.
+// BINARY ARGS... [--run-id ID --out-dir DIR] then every param that is not passed as an
+// environment variable as `--key value` (sorted by key; '_' -> '-' unless the study chose
+// flag_style: underscores), each flag with exactly one value.
 std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
                                        const std::string& out_dir);
 
-// The launch command of a run, as argv words: srun [container] [profiler] workload, or
-// srun --ntasks-per-node=1 scalestudy-launch --nproc-per-node K -- [container] [profiler]
-// workload.
+// The variables every rank gets from the study: its `env`, and the parameters passed as
+// environment variables (workload.env_params).
+std::map<std::string, std::string> workload_environment(const RunSpec& spec);
+
+// The launch command of a run, as argv words: srun scalestudy-launch --srun-task
+// --rank-log-dir OUT -- [container] [profiler] workload, or srun --ntasks-per-node=1
+// scalestudy-launch --nproc-per-node K --rank-log-dir OUT -- [container] [profiler]
+// workload. Either way every rank gets the torchrun variables and its output lands in
+// OUT/rank<RANK>.log.
 std::vector<std::string> launch_command(const RunSpec& spec, const RenderContext& context);
 
 // The whole job script.

@@ -1,0 +1,98 @@
+#include "orchestrator/study/workload_section.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "orchestrator/study/scalar_values.hpp"
+
+namespace scalestudy {
+namespace {
+
+const std::vector<std::string> kInvocationKeys = {"args", "flag_style", "env_params", "run_flags"};
+const std::vector<std::string> kFlagStyles = {"dashes", "underscores"};
+
+bool is_identifier(const std::string& text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) {
+    return false;
+  }
+  return std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool has_control_character(const std::string& text) {
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+void read_args(const ConfigNode& node, WorkloadInvocation& invocation, Diagnostics& diagnostics) {
+  if (!node.is_sequence()) {
+    diagnostics.add(node.location, "workload.args",
+                    std::string("expected a list of arguments, got a ") + node.type_name());
+    return;
+  }
+  for (size_t i = 0; i < node.items.size(); ++i) {
+    const ConfigNode& item = node.items[i];
+    const std::string field = "workload.args[" + std::to_string(i) + "]";
+    if (!item.is_scalar() || has_control_character(item.scalar)) {
+      diagnostics.add(item.location, field, "expected one argument on one line");
+      continue;
+    }
+    invocation.args.push_back(item.scalar);
+  }
+}
+
+void read_env_params(const ConfigNode& node, WorkloadInvocation& invocation,
+                     Diagnostics& diagnostics) {
+  if (!node.is_map()) {
+    diagnostics.add(node.location, "workload.env_params",
+                    std::string("expected a map parameter: VARIABLE, got a ") + node.type_name());
+    return;
+  }
+  for (const auto& entry : node.entries) {
+    const std::string field = "workload.env_params." + entry.key;
+    if (!entry.value.is_scalar() || !is_identifier(entry.value.scalar)) {
+      diagnostics.add(entry.value.location, field,
+                      "expected an environment variable name (letters, digits, '_')");
+      continue;
+    }
+    invocation.env_params[entry.key] = entry.value.scalar;
+  }
+}
+
+}  // namespace
+
+const char* flag_style_name(FlagStyle style) {
+  return kFlagStyles[static_cast<size_t>(style)].c_str();
+}
+
+bool is_invocation_key(const std::string& key) {
+  return std::find(kInvocationKeys.begin(), kInvocationKeys.end(), key) != kInvocationKeys.end();
+}
+
+void read_invocation_entry(const ConfigEntry& entry, WorkloadInvocation& invocation,
+                           Diagnostics& diagnostics) {
+  const std::string field = "workload." + entry.key;
+  const ConfigNode& value = entry.value;
+  if (entry.key == "args") {
+    read_args(value, invocation, diagnostics);
+  } else if (entry.key == "env_params") {
+    read_env_params(value, invocation, diagnostics);
+  } else if (entry.key == "flag_style") {
+    auto found = std::find(kFlagStyles.begin(), kFlagStyles.end(), value.scalar);
+    if (!value.is_scalar() || found == kFlagStyles.end()) {
+      diagnostics.add_unknown(value.location, field, "flag style", value.scalar, kFlagStyles);
+    } else {
+      invocation.flag_style = static_cast<FlagStyle>(found - kFlagStyles.begin());
+    }
+  } else if (entry.key == "run_flags") {
+    const std::string text = value.is_scalar() ? canonical_scalar(value.scalar, value.quoted) : "";
+    if (text == "true" || text == "false") {
+      invocation.run_flags = text == "true";
+    } else {
+      diagnostics.add(value.location, field, "expected true or false");
+    }
+  }
+}
+
+}  // namespace scalestudy
