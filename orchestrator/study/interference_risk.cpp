@@ -23,7 +23,7 @@ std::vector<std::string> interference_risks(const Study& study, const ExecutionS
                                     [](const RunSpec& run) { return !exclusive(run); });
   if (batch && shared > 0 && study.array_throttle != 1) {
     const std::string throttle = study.array_throttle == 0
-                                     ? std::string("no array_throttle")
+                                     ? std::string("array_throttle unset (no limit)")
                                      : "array_throttle " + std::to_string(study.array_throttle);
     risks.push_back(std::to_string(shared) + " runs lack slurm.extra: [--exclusive] and " +
                     throttle +
@@ -35,8 +35,10 @@ std::vector<std::string> interference_risks(const Study& study, const ExecutionS
                     " runs at once on this host (--max-parallel): they measure each other");
   }
   if ((local || settings.scheduler.empty()) && settings.hardware_threads > 0) {
+    // Not knowing the scheduler yet (plan), only CPU runs are likely to run locally.
     int most_threads = 0;
     for (const auto& run : study.runs) {
+      if (!local && run.slurm.gpus_per_node > 0) continue;
       most_threads = std::max(most_threads, run.world_size * run.slurm.cpus_per_task);
     }
     if (most_threads > settings.hardware_threads) {

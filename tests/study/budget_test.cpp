@@ -89,7 +89,7 @@ TEST_CASE("interference_risks: shared nodes, parallel local runs, more threads t
   const Study shared = load(kGpuStudy);
   auto risks = interference_risks(shared, {"slurm", 1, 64});
   REQUIRE(risks.size() == 1);
-  CHECK(risks[0].find("6 runs lack slurm.extra: [--exclusive] and no array_throttle") !=
+  CHECK(risks[0].find("6 runs lack slurm.extra: [--exclusive] and array_throttle unset") !=
         std::string::npos);
 
   const Study exclusive = load(std::string(kGpuStudy) + "array_throttle: 1\n");
@@ -109,4 +109,7 @@ TEST_CASE("interference_risks: shared nodes, parallel local runs, more threads t
   CHECK(risks[1].find("needs 8 threads (ranks × cpus_per_task) but this host has 2") !=
         std::string::npos);
   CHECK(interference_risks(cpu, {"local", 1, 8}).empty());
+  // Plan (scheduler not known): the CPU study may run locally, the GPU study is not warned.
+  CHECK(interference_risks(cpu, {"", 1, 2}).size() == 2);
+  CHECK(interference_risks(shared, {"", 1, 2}).size() == 1);
 }
