@@ -7,6 +7,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "orchestrator/results/statistics.hpp"
+#include "orchestrator/study/budget.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -16,12 +17,6 @@ constexpr const char* kMeasuredRunsSql =
     "SELECT r.spec_json, r.nodes, r.world_size, r.gpus_per_node, SUM(e.epoch_s) "
     "FROM runs r JOIN m_epochs e ON e.run_id = r.run_id AND e.rank = 0 "
     "WHERE r.profiled = 0 GROUP BY r.run_id";
-
-std::string hours_text(double hours) {
-  char text[48];
-  std::snprintf(text, sizeof text, "%.2f", hours);
-  return text;
-}
 
 }  // namespace
 
@@ -95,8 +90,8 @@ std::string describe_estimate(const CostEstimate& estimate) {
   }
   return "estimate from " + std::to_string(estimate.measured_runs_used) +
          " earlier measured runs: " + std::to_string(estimate.runs_estimated) + " of " +
-         std::to_string(estimate.runs_planned) + " runs, " + hours_text(estimate.gpu_hours) +
-         " GPU-hours, " + hours_text(estimate.node_hours) + " node-hours";
+         std::to_string(estimate.runs_planned) + " runs, " + format_hours(estimate.gpu_hours) +
+         " GPU-hours, " + format_hours(estimate.node_hours) + " node-hours";
 }
 
 }  // namespace scalestudy::results

