@@ -7,14 +7,18 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/results/cost_estimate.hpp"
 #include "orchestrator/results/text_table.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
+#include "orchestrator/study/budget.hpp"
+#include "orchestrator/study/interference_risk.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 #include "orchestrator/study/study.hpp"
 
@@ -27,11 +31,15 @@ const char kUsage[] =
     "usage: scalestudy plan STUDY.yaml [--format table|json|csv] [--emit-scripts DIR]\n"
     "                       [--results-dir DIR] [--profiles-dir DIR]\n\n"
     "Expands a study into its runs and prints them: run id, repeat, nodes, GPUs (ranks on\n"
-    "CPU runs), global and per-GPU batch, and the parameters that vary. Nothing is submitted.\n\n"
+    "CPU runs), global and per-GPU batch, and the parameters that vary, then the totals: runs,\n"
+    "node-hours and GPU-hours requested (time limit × nodes × GPUs) and, when earlier measured\n"
+    "runs of the same configuration exist in a study database under the results dir, an\n"
+    "estimate from their measured run time. Nothing is submitted.\n\n"
     "options:\n"
     "  --format F          table (default), json (every resolved run) or csv\n"
     "  --emit-scripts DIR  also write DIR/<run_id>.sbatch, the exact job script of each run\n"
-    "  --results-dir DIR   results root the scripts write to (default: results); each run\n"
+    "  --results-dir DIR   results root the scripts write to and earlier measured runs are\n"
+    "                      looked up in (default: results); each run\n"
     "                      writes DIR/<study>/runs/<run_id>/\n"
     "  --profiles-dir DIR  where profile wrappers live (default: $SCALESTUDY_PROFILES_DIR,\n"
     "                      else the source tree's profiles/)\n\n"
@@ -110,7 +118,39 @@ void print_rows(const Study& study, results::TableFormat format) {
   std::fputs(results::render_table(table, format).c_str(), stdout);
 }
 
-void print_json(const Study& study) {
+// The sweep's totals: requested (time limit × nodes × GPUs) and, when earlier measured
+// runs of the same configuration exist under the results dir, estimated.
+struct PlanTotals {
+  RequestedCost requested;
+  results::CostEstimate estimate;
+};
+
+PlanTotals plan_totals(const Study& study, const std::string& results_dir) {
+  return {requested_cost(study.runs),
+          results::estimate_cost(study.runs, results::load_measured_run_times(results_dir))};
+}
+
+nlohmann::json totals_json(const PlanTotals& totals) {
+  nlohmann::json out = {{"runs", totals.requested.runs},
+                        {"node_hours_requested", totals.requested.node_hours},
+                        {"gpu_hours_requested", totals.requested.gpu_hours},
+                        {"runs_without_time_limit", totals.requested.runs_without_time_limit},
+                        {"estimate", nullptr}};
+  if (totals.estimate.runs_estimated > 0) {
+    out["estimate"] = {{"runs_estimated", totals.estimate.runs_estimated},
+                       {"measured_runs_used", totals.estimate.measured_runs_used},
+                       {"node_hours", totals.estimate.node_hours},
+                       {"gpu_hours", totals.estimate.gpu_hours}};
+  }
+  return out;
+}
+
+void print_totals(const PlanTotals& totals, const char* prefix) {
+  std::printf("%stotal: %s\n", prefix, describe_cost(totals.requested).c_str());
+  std::printf("%s%s\n", prefix, results::describe_estimate(totals.estimate).c_str());
+}
+
+void print_json(const Study& study, const PlanTotals& totals) {
   nlohmann::json out = {
       {"study", study.name},
       {"kind", study_kind_name(study.kind)},
@@ -127,6 +167,8 @@ void print_json(const Study& study) {
   if (!study.report.thresholds.empty()) report["thresholds"] = study.report.thresholds;
   out["report"] = std::move(report);
   for (const auto& run : study.runs) out["runs"].push_back(campaign::run_spec_to_json(run));
+  out["totals"] = totals_json(totals);
+  if (study.budget_gpu_hours) out["budget_gpu_hours"] = *study.budget_gpu_hours;
   std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -200,12 +242,23 @@ int run_plan(const std::vector<std::string>& args) {
     std::fprintf(stderr, "%s\n", study.status().message().c_str());
     return kExitFailure;
   }
+  const PlanTotals totals = plan_totals(*study, parsed->value_or("--results-dir", "results"));
   if (format == "json") {
-    print_json(*study);
+    print_json(*study, totals);
   } else if (format == "csv") {
     print_rows(*study, results::TableFormat::kCsv);
+    print_totals(totals, "# ");
   } else {
     print_rows(*study, results::TableFormat::kText);
+    print_totals(totals, "");
+    if (Status budget = check_budget(totals.requested, study->budget_gpu_hours, std::nullopt);
+        !budget) {
+      std::printf("budget: %s\n", budget.message().c_str());
+    }
+  }
+  for (const auto& risk :
+       interference_risks(*study, {"", 1, static_cast<int>(std::thread::hardware_concurrency())})) {
+    std::fprintf(stderr, "warning: %s\n", risk.c_str());
   }
   if (auto dir = parsed->value("--emit-scripts")) {
     return emit_scripts(*study, *dir, parsed->value_or("--results-dir", "results"),

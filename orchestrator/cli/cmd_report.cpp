@@ -29,7 +29,9 @@ extern const Command kReportCommand = {
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model SOURCE]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
-    "                         [--target-acc A] [--no-ingest] [--profile] [--results-dir DIR]\n\n"
+    "                         [--target-acc A] [--no-ingest] [--profile] [--check]\n"
+    "                         [--project N[,N...]]\n"
+    "                         [--results-dir DIR]\n\n"
     "Ingests STUDY's finished runs, then prints per point (configuration × scale, over its\n"
     "repeats) throughput median [min–max] and 95% CI (≥ 3 repeats), time/epoch, speedup and\n"
     "efficiency vs the baseline (strong: X(N)·N_base/(X(base)·N); weak: T_step(base)/T_step(N)),\n"
@@ -46,8 +48,14 @@ extern const Command kReportCommand = {
     "                   studies/allreduce-sweep.yaml) or one all-reduce run's rank0.sqlite\n"
     "  --input-bound-pct, --comm-bound-pct  bottleneck thresholds (default 5, 20)\n"
     "  --target-gain-pct  sensitivity target; --target-acc  accuracy for time-to-accuracy\n"
-    "  --profile        also print the GPU-time breakdown of the study's profiled runs\n\n"
-    "exit: 0 ok; 1 some runs failed; 2 usage; 3 no study database",
+    "  --profile        also print the GPU-time breakdown of the study's profiled runs\n"
+    "  --project N,...  project step time and efficiency to these world sizes with the ring\n"
+    "                   all-reduce model (docs/projection.md): a table, and a dashed line in\n"
+    "                   the efficiency plot; needs an all-reduce curve (or --comm-model)\n"
+    "  --check          exit 1 when a point misses a threshold of the study's\n"
+    "                   report.thresholds (efficiency_pct: efficiency below it)\n\n"
+    "exit: 0 ok; 1 some runs failed, or --check and a threshold missed; 2 usage;\n"
+    "3 no study database",
     run_report};
 
 }  // namespace scalestudy::cli

@@ -12,7 +12,8 @@ namespace {
 const char kUsage[] =
     "usage: scalestudy submit STUDY.yaml [--scheduler local|slurm|slurmrest]\n"
     "                         [--results-dir DIR] [--max-parallel N] [--max-slots N]\n"
-    "                         [--no-arrays] [--ordered] [--hold] [--dry-run]\n\n"
+    "                         [--no-arrays] [--ordered] [--hold] [--dry-run]\n"
+    "                         [--max-gpu-hours H]\n\n"
     "Submits every run of the study that is not done: never-submitted runs, and runs that\n"
     "ended FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY or CANCELLED while attempts\n"
     "remain (the study's max_attempts). Completed runs are skipped, pending and running ones\n"
@@ -32,9 +33,12 @@ const char kUsage[] =
     "  --no-arrays       slurm: one job per run instead of job arrays for same-shape runs\n"
     "  --ordered         slurm: each job waits for the previous one (--dependency=afterany)\n"
     "  --hold            slurm: submit held (release with scontrol release)\n"
-    "  --dry-run         write the job scripts and list what would be submitted; submit nothing\n\n"
-    "exit codes: 0 submitted (or nothing to do); 1 the study is invalid or some runs could\n"
-    "not be submitted; 2 wrong arguments; 3 the scheduler is unavailable.";
+    "  --dry-run         write the job scripts and list what would be submitted; submit nothing\n"
+    "  --max-gpu-hours H refuse, before submitting anything, a study whose runs request more\n"
+    "                    than H GPU-hours (time limit × nodes × GPUs); the study's\n"
+    "                    budget: {gpu_hours: H} does the same\n\n"
+    "exit codes: 0 submitted (or nothing to do); 1 the study is invalid, over budget, or some\n"
+    "runs could not be submitted; 2 wrong arguments; 3 the scheduler is unavailable.";
 
 int run_submit(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {kSubmitValueOptions, kSubmitFlagOptions});

@@ -12,6 +12,7 @@ extern const Command kWaitCommand;
 extern const Command kCancelCommand;
 extern const Command kIngestCommand;
 extern const Command kReportCommand;
+extern const Command kCompareCommand;
 extern const Command kQueryCommand;
 extern const Command kExportCommand;
 extern const Command kSysinfoCommand;
@@ -21,9 +22,10 @@ extern const Command kProfileReportCommand;
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      kPlanCommand,   kValidateCommand, kSubmitCommand, kRunCommand,     kStatusCommand,
-      kWaitCommand,   kCancelCommand,   kIngestCommand, kReportCommand,  kQueryCommand,
-      kExportCommand, kSysinfoCommand,  kFetchCommand,  kProfileCommand, kProfileReportCommand,
+      kPlanCommand,    kValidateCommand, kSubmitCommand,  kRunCommand,
+      kStatusCommand,  kWaitCommand,     kCancelCommand,  kIngestCommand,
+      kReportCommand,  kCompareCommand,  kQueryCommand,   kExportCommand,
+      kSysinfoCommand, kFetchCommand,    kProfileCommand, kProfileReportCommand,
   };
   return kCommands;
 }

@@ -11,6 +11,7 @@
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/plots.hpp"
 #include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/thresholds.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -46,6 +47,13 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
     if (!value) return value.status();
     options.*member = *value;
   }
+  if (auto project = parsed.value("--project")) {
+    auto sizes = results::parse_world_sizes(*project);
+    if (!sizes) {
+      return Status::error("--project takes world sizes like 16,32,64,512, got '" + *project + "'");
+    }
+    options.project_world_sizes = *sizes;
+  }
   if (auto comm_model = parsed.value("--comm-model")) {
     // A run database file (*.sqlite) is used as is, like a study database.
     auto database = campaign::locate_study_database(*comm_model, results_dir);
@@ -62,10 +70,10 @@ void print_warnings(const std::vector<std::string>& warnings) {
 }  // namespace
 
 const std::set<std::string> kReportValueOptions = {
-    "--format",          "--baseline",       "--plots",           "--comm-model",
-    "--input-bound-pct", "--comm-bound-pct", "--target-gain-pct", "--target-acc"};
+    "--format",         "--baseline",        "--plots",      "--comm-model", "--input-bound-pct",
+    "--comm-bound-pct", "--target-gain-pct", "--target-acc", "--project"};
 const std::set<std::string> kReportFlagOptions = {"--html", "--no-plots", "--no-ingest",
-                                                  "--profile"};
+                                                  "--profile", "--check"};
 
 int print_study_report(const char* command, const ParsedArgs& parsed, const std::string& study,
                        const std::string& results_dir) {
@@ -138,6 +146,7 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
     }
     std::fputs(profiling::render_profile_breakdown(*profiles).c_str(), stdout);
   }
+  if (parsed.has("--check") && results::count_threshold_misses(*report) > 0) return kExitFailure;
   return report->runs_failed > 0 ? kExitFailure : kExitOk;
 }
 

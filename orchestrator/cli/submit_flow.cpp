@@ -4,18 +4,37 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/campaign/status_report.hpp"
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/study/budget.hpp"
+#include "orchestrator/study/interference_risk.hpp"
 
 namespace scalestudy::cli {
 
 const std::set<std::string> kSubmitValueOptions = {"--scheduler", "--results-dir", "--max-parallel",
-                                                   "--max-slots"};
+                                                   "--max-slots", "--max-gpu-hours"};
 const std::set<std::string> kSubmitFlagOptions = {"--no-arrays", "--ordered", "--hold",
                                                   "--dry-run"};
+
+namespace {
+
+// `--max-gpu-hours H`: a number ≥ 0, when given.
+Result<std::optional<double>> max_gpu_hours_option(const ParsedArgs& parsed) {
+  auto text = parsed.value("--max-gpu-hours");
+  if (!text) return std::optional<double>();
+  char* end = nullptr;
+  const double hours = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || hours < 0) {
+    return Status::error("--max-gpu-hours takes a number ≥ 0, got '" + *text + "'");
+  }
+  return std::optional<double>(hours);
+}
+
+}  // namespace
 
 std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
                                                  const Study& study, const std::string& results_dir,
@@ -26,6 +45,20 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
     std::fprintf(stderr, "scalestudy %s: --max-parallel and --max-slots take positive numbers\n",
                  command);
     exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  auto max_gpu_hours = max_gpu_hours_option(parsed);
+  if (!max_gpu_hours) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, max_gpu_hours.status().message().c_str());
+    exit_code = kExitUsage;
+    return std::nullopt;
+  }
+  // Refused before anything is submitted.
+  if (Status budget =
+          check_budget(requested_cost(study.runs), study.budget_gpu_hours, *max_gpu_hours);
+      !budget) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, budget.message().c_str());
+    exit_code = kExitFailure;
     return std::nullopt;
   }
   SubmitSession session;
@@ -49,6 +82,11 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
     return std::nullopt;
   }
   session.scheduler = std::move(*scheduler);
+  for (const auto& risk :
+       interference_risks(study, {session.scheduler_name, options.max_parallel_runs,
+                                  static_cast<int>(std::thread::hardware_concurrency())})) {
+    std::fprintf(stderr, "warning: %s\n", risk.c_str());
+  }
   session.options.dry_run = parsed.has("--dry-run");
   const char* profiles_dir = std::getenv("SCALESTUDY_PROFILES_DIR");
   session.options.prepare = campaign::make_run_preparer(

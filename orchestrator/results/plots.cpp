@@ -51,6 +51,9 @@ std::vector<std::pair<std::string, std::vector<const ReportPoint*>>> series(cons
 std::string scale_axis(const Report& report) {
   std::set<int> scales;
   for (const auto& point : report.points) scales.insert(point.world_size);
+  for (const auto& projection : report.projections) {
+    for (const auto& point : projection.points) scales.insert(point.world_size);
+  }
   std::string tics;
   for (int scale : scales) tics += (tics.empty() ? "" : ", ") + std::to_string(scale);
   return "set logscale x 2\nset xtics (" + tics + ")\nset xrange [" +
@@ -132,6 +135,21 @@ PlotScript efficiency_vs_scale(const Report& report, const fs::path& dir) {
     plot.commands += ", \\\n     " + quote((dir / file).string()) +
                      " using 1:2 with linespoints lw 2 pt 7 title " + quote(label);
   }
+  // The model's projection: a dashed line through every projected and measured scale.
+  index = 0;
+  for (const auto& projection : report.projections) {
+    const std::string file = "projection_" + std::to_string(index++) + ".dat";
+    std::ostringstream data;
+    for (const auto& point : projection.points) {
+      data << point.world_size << ' ' << point.efficiency * 100 << '\n';
+    }
+    plot.data_files[file] = data.str();
+    const std::string title = projection.config_label == "default"
+                                  ? std::string("projected (ring all-reduce model)")
+                                  : "projected (" + projection.config_label + ")";
+    plot.commands += ", \\\n     " + quote((dir / file).string()) +
+                     " using 1:2 with linespoints dt 2 lw 2 pt 6 title " + quote(title);
+  }
   plot.commands += "\n";
   return plot;
 }
@@ -189,6 +207,35 @@ PlotScript phase_bars(const Report& report, const fs::path& dir) {
   return plot;
 }
 
+// Clustered bars per rank of each point: the peaks of GPU (allocator), NVML device and
+// host RSS memory, in GiB.
+PlotScript memory_per_rank(const Report& report, const fs::path& dir) {
+  PlotScript plot{"memory_per_rank", {}, common_style()};
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  auto gib = [](const std::optional<double>& bytes) {
+    return bytes ? std::to_string(*bytes / kGiB) : std::string("0");
+  };
+  std::ostringstream data;
+  data << "# label gpu_peak nvml_peak rss_peak (GiB)\n";
+  for (const auto& point : report.points) {
+    for (const auto& rank : point.rank_memory) {
+      data << '"' << point_title(report, point) << " r" << rank.rank << "\" "
+           << gib(rank.gpu_peak_bytes) << ' ' << gib(rank.nvml_peak_bytes) << ' '
+           << gib(rank.rss_peak_bytes) << '\n';
+    }
+  }
+  plot.data_files["memory_per_rank.dat"] = data.str();
+  const std::string path = quote((dir / "memory_per_rank.dat").string());
+  plot.commands += "set title " + quote(report.study + ": peak memory per rank") +
+                   "\nset ylabel 'GiB'\nset yrange [0:*]\nset style data histograms\n"
+                   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
+                   "set key outside right top\nset xtics rotate by -30\nplot " +
+                   path +
+                   " using 2:xtic(1) title 'GPU (allocator)', '' using 3 title 'GPU (NVML)', '' "
+                   "using 4 title 'host RSS'\n";
+  return plot;
+}
+
 // Both images from one script; pngcairo when this gnuplot has it.
 std::string full_script(const PlotScript& plot, const fs::path& dir) {
   const std::string svg = quote((dir / (plot.name + ".svg")).string());
@@ -239,6 +286,10 @@ Result<PlotOutcome> write_plots(const Report& report, const PlotOptions& options
   if (any_efficiency) plots.push_back(efficiency_vs_scale(report, dir));
   if (any_accuracy) plots.push_back(accuracy_curves(report, dir));
   plots.push_back(phase_bars(report, dir));
+  const bool any_rank_memory =
+      std::any_of(report.points.begin(), report.points.end(),
+                  [](const ReportPoint& p) { return !p.rank_memory.empty(); });
+  if (any_rank_memory) plots.push_back(memory_per_rank(report, dir));
 
   for (const auto& plot : plots) {
     for (const auto& [name, text] : plot.data_files) {

@@ -7,7 +7,9 @@
 
 #include "orchestrator/common/job_state.hpp"
 #include "orchestrator/results/efficiency.hpp"
+#include "orchestrator/results/repeat_keys.hpp"
 #include "orchestrator/results/run_measurements.hpp"
+#include "orchestrator/results/thresholds.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -120,14 +122,15 @@ std::string point_name(const ReportPoint& point) {
 
 // Strong and weak studies: varied keys that take several values at one world size are
 // the configuration; keys that follow the scale (batch, a scaled learning rate) are not.
-// Sensitivity: every varied key but the scale's.
+// Sensitivity: every varied key but the scale's. Keys set by the repeat number are neither.
 std::set<std::string> configuration_keys(const std::vector<RunMeasurement>& runs,
                                          const std::string& kind) {
   std::set<std::string> keys;
   std::map<std::string, std::map<int, std::set<std::string>>> values_by_scale;
+  const std::set<std::string> repeat_keys = repeat_derived_keys(runs);
   for (const auto& run : runs) {
     for (const auto& [key, value] : run.varied) {
-      if (kScaleKeys.count(key)) continue;
+      if (kScaleKeys.count(key) || repeat_keys.count(key)) continue;
       if (kind == "sensitivity") keys.insert(key);
       values_by_scale[key][run.world_size].insert(value);
     }
@@ -367,6 +370,94 @@ void apply_scaling(std::vector<PointWork>& points, const Report& report,
   }
 }
 
+void judge_significance(const Summary& reference, const Summary& best,
+                        SensitivityVerdict& verdict) {
+  const MeanComparison comparison = compare_means(reference, best);
+  verdict.repeats = std::min(reference.count, best.count);
+  verdict.welch_t = comparison.welch_t;
+  verdict.significant = comparison.significant;
+  if (!comparison.significant) {
+    verdict.repeats_needed = kMinRepeatsForTest + 1;  // no noise estimate yet
+  } else if (!*comparison.significant) {
+    verdict.repeats_needed =
+        repeats_needed(std::max(reference.cv_pct, best.cv_pct), comparison.change_pct);
+  }
+}
+
+// The model of one series from its largest measured point with gradient sizes.
+std::optional<SeriesProjection> project_series(const std::vector<const PointWork*>& series,
+                                               const BandwidthCurve& curve, bool strong,
+                                               const std::vector<int>& targets) {
+  const PointWork* anchor = nullptr;
+  const PointWork* base = nullptr;
+  for (const auto* work : series) {
+    if (work->point.is_baseline) base = work;
+    if (!work->gradient_bytes || work->point.per_gpu_batch <= 0) continue;
+    if (!anchor || work->point.world_size > anchor->point.world_size) anchor = work;
+  }
+  if (!anchor || !base) return std::nullopt;
+  SeriesProjection projection;
+  projection.config_label = anchor->point.config_label;
+  projection.curve_source = curve.source + " (world size " + std::to_string(curve.world_size) + ")";
+  ProjectionModel& model = projection.model;
+  model.strong = strong;
+  model.global_batch = anchor->point.global_batch;
+  model.per_rank_batch = anchor->point.per_gpu_batch;
+  model.anchor_world_size = anchor->point.world_size;
+  model.compute_ms_per_sample =
+      (anchor->point.step_ms.median - anchor->comm_exposed_ms) / anchor->point.per_gpu_batch;
+  model.gradient_bytes = *anchor->gradient_bytes;
+  model.bucket_bytes = anchor->bucket_cap_mb ? *anchor->bucket_cap_mb * 1024 * 1024 : 0;
+  model.curve = curve;
+  model.overlap_fraction = overlap_fraction(anchor->comm_exposed_ms, model.gradient_bytes,
+                                            model.bucket_bytes, model.anchor_world_size, curve);
+  model.base_world_size = base->point.world_size;
+  model.base_throughput_samples_per_s = base->point.throughput_samples_per_s.median;
+  model.base_step_ms = base->point.step_ms.median;
+  std::set<int> world_sizes(targets.begin(), targets.end());
+  for (const auto* work : series) world_sizes.insert(work->point.world_size);
+  for (int world_size : world_sizes) {
+    ProjectedPoint point = project(model, world_size);
+    for (const auto* work : series) {
+      if (work->point.world_size != world_size) continue;
+      point.measured_step_ms = work->point.step_ms.median;
+      point.error_pct = (point.step_ms - *point.measured_step_ms) / *point.measured_step_ms * 100;
+    }
+    projection.points.push_back(point);
+  }
+  return projection;
+}
+
+void add_projections(const std::vector<PointWork>& points,
+                     const std::vector<BandwidthCurve>& curves, const std::vector<int>& targets,
+                     Report& report) {
+  if (report.kind != "strong" && report.kind != "weak") {
+    report.warnings.push_back("--project: only strong and weak studies are projected");
+    return;
+  }
+  const BandwidthCurve* curve =
+      nearest_curve(curves, *std::max_element(targets.begin(), targets.end()));
+  if (!curve) {
+    report.warnings.push_back(
+        "--project: no all-reduce bandwidth curve; run an all-reduce sweep "
+        "(studies/allreduce-sweep.yaml) in the study or pass --comm-model");
+    return;
+  }
+  std::map<std::string, std::vector<const PointWork*>> series;
+  for (const auto& work : points) {
+    if (!work.point.run_ids.empty()) series[work.point.config_label].push_back(&work);
+  }
+  for (const auto& [label, members] : series) {
+    auto projection = project_series(members, *curve, report.kind == "strong", targets);
+    if (projection) {
+      report.projections.push_back(std::move(*projection));
+    } else {
+      report.warnings.push_back("--project: series " + label +
+                                " has no measured point with gradient bytes");
+    }
+  }
+}
+
 void apply_sensitivity(std::vector<PointWork>& points, Report& report) {
   // The first measured point matching the selector, else the first at the smallest scale.
   const PointWork* base = nullptr;
@@ -383,6 +474,8 @@ void apply_sensitivity(std::vector<PointWork>& points, Report& report) {
   const std::string base_label = base->point.config_label;
   SensitivityVerdict verdict;
   bool any_compared = false;
+  const ReportPoint* best = nullptr;
+  const ReportPoint* best_reference = nullptr;
   for (auto& work : points) {
     ReportPoint& point = work.point;
     if (point.run_ids.empty()) continue;
@@ -407,9 +500,13 @@ void apply_sensitivity(std::vector<PointWork>& points, Report& report) {
       verdict.best_throughput_change_pct = *point.throughput_change_pct;
       verdict.best_accuracy_change_points = point.accuracy_change_points;
       any_compared = true;
+      best = &point;
+      best_reference = &reference;
     }
   }
   if (!any_compared) return;
+  judge_significance(best_reference->throughput_samples_per_s, best->throughput_samples_per_s,
+                     verdict);
   if (report.target_gain_pct) {
     verdict.target_met = verdict.best_throughput_change_pct >= *report.target_gain_pct;
   }
@@ -471,6 +568,42 @@ void add_warnings(const std::vector<PointWork>& points, const std::vector<RunMea
   }
 }
 
+Status fill_rank_memory(sqlite::Database& study_db, std::vector<PointWork>& points) {
+  for (auto& work : points) {
+    std::vector<std::vector<RankMemory>> repeats;
+    for (const auto& run_id : work.point.run_ids) {
+      auto ranks = load_rank_memory(study_db, run_id);
+      if (!ranks) return ranks.status();
+      repeats.push_back(std::move(*ranks));
+    }
+    work.point.rank_memory = combine_repeats(repeats);
+  }
+  return Status::ok();
+}
+
+Status add_overlaps(sqlite::Database& study_db, const std::vector<RunMeasurement>& runs,
+                    Report& report) {
+  auto windows = load_run_windows(study_db);
+  if (!windows) return windows.status();
+  std::map<std::string, std::string> name_of;  // efficiency-table runs: with their scale
+  for (const auto& run : runs) {
+    name_of[run.run_id] = run.run_id + " (N=" + std::to_string(run.world_size) + ")";
+  }
+  auto name = [&](const std::string& run_id) {
+    auto it = name_of.find(run_id);
+    return it == name_of.end() ? run_id : it->second;
+  };
+  report.overlaps = find_overlaps(std::move(*windows));
+  for (const auto& overlap : report.overlaps) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.0f", overlap.overlap_s);
+    report.warnings.push_back("runs " + name(overlap.run_a) + " and " + name(overlap.run_b) +
+                              " ran at the same time for " + seconds + " s on host " +
+                              overlap.host + ": they measured each other, not the hardware");
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<std::map<std::string, std::string>> parse_baseline_selector(const std::string& text) {
@@ -509,6 +642,10 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
                                : number_setting(settings, "target_gain_pct", report.warnings);
   report.target_acc = options.target_acc ? options.target_acc
                                          : number_setting(settings, "target_acc", report.warnings);
+  report.efficiency_threshold_pct =
+      options.efficiency_threshold_pct
+          ? options.efficiency_threshold_pct
+          : number_setting(settings, "efficiency_pct", report.warnings);
   if (report.target_acc && *report.target_acc > 1) *report.target_acc /= 100;  // given in %
   ReportSettings limits;
   limits.cv_warn_pct =
@@ -521,6 +658,7 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
   for (auto& run : *all_runs) {
     if (run.profiled || run.workload == "allreduce") continue;
     use_recorded_batch(run, report.warnings);
+    if (!options.git_commit.empty() && run.git_commit.rfind(options.git_commit, 0) != 0) continue;
     report.gpu |= run.gpus_per_node > 0;
     ++report.runs_planned;
     report.runs_measured += run.measured;
@@ -546,13 +684,19 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
   for (auto& work : points) {
     work.point.bottleneck = classify_bottleneck(work.point.phases, report.thresholds);
   }
+  if (Status memory = fill_rank_memory(study_db, points); !memory) return memory;
   if (report.kind == "sensitivity") {
     apply_sensitivity(points, report);
   } else {
     apply_scaling(points, report, curves);
   }
+  if (!options.project_world_sizes.empty()) {
+    add_projections(points, curves, options.project_world_sizes, report);
+  }
   add_warnings(points, runs, limits, report);
+  if (Status overlaps = add_overlaps(study_db, runs, report); !overlaps) return overlaps;
   for (auto& work : points) report.points.push_back(std::move(work.point));
+  mark_threshold_misses(report);
   return report;
 }
 

@@ -15,6 +15,10 @@
 #include "orchestrator/results/bottleneck.hpp"
 #include "orchestrator/results/comm_model.hpp"
 #include "orchestrator/results/run_measurements.hpp"
+#include "orchestrator/results/interference.hpp"
+#include "orchestrator/results/projection.hpp"
+#include "orchestrator/results/rank_memory.hpp"
+#include "orchestrator/results/significance.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
@@ -27,9 +31,14 @@ struct ReportOptions {
   std::map<std::string, std::string> baseline_override;
   // Override the study's report settings (report_json) when set.
   std::optional<double> input_bound_pct, comm_bound_pct, target_gain_pct, target_acc;
+  std::optional<double> efficiency_threshold_pct;
   // Where the communication model's bandwidth curves come from instead of the study's own
   // all-reduce runs: an all-reduce run database, or another study's database.
   std::string comm_model_database;
+  // `--project 16,32,64,512`: project strong/weak series to these world sizes.
+  std::vector<int> project_world_sizes;
+  // Only runs whose recorded git commit starts with this prefix (empty: every run).
+  std::string git_commit;
 };
 
 struct MemoryUse {
@@ -61,12 +70,14 @@ struct ReportPoint {
 
   // Strong: speedup and efficiency; weak: efficiency; vs the series' baseline point.
   std::optional<double> speedup, efficiency;
+  bool below_efficiency_threshold = false;   // efficiency < Report::efficiency_threshold_pct
   std::optional<double> time_to_accuracy_s;  // when a target accuracy is set and reached
   // Sensitivity: vs the baseline configuration at the same scale.
   std::optional<double> throughput_change_pct, accuracy_change_points;
 
   MemoryUse memory;
-  MemoryUse memory_ratio;  // value / the baseline point's value
+  MemoryUse memory_ratio;               // value / the baseline point's value
+  std::vector<RankMemory> rank_memory;  // per rank, over repeats
   std::optional<CommPrediction> comm;
   std::string comm_curve_source;
   std::vector<EpochAccuracy> accuracy_curve;
@@ -79,6 +90,21 @@ struct SensitivityVerdict {
   double best_throughput_change_pct = 0;
   std::optional<double> best_accuracy_change_points;
   std::optional<bool> target_met;  // when a target gain is set
+  // Whether the best change stands out of the noise: Welch's t over the repeats of the
+  // best and the baseline configuration (nullopt with fewer than 2 repeats), and when it
+  // does not, the repeats that would resolve it.
+  int repeats = 0;  // the fewer of the two points'
+  std::optional<double> welch_t;
+  std::optional<bool> significant;
+  std::optional<int> repeats_needed;
+};
+
+// The projection of one series (configuration) of a strong or weak study.
+struct SeriesProjection {
+  std::string config_label;
+  std::string curve_source;  // the all-reduce run whose busbw curve the model used
+  ProjectionModel model;
+  std::vector<ProjectedPoint> points;  // the targets and the measured scales, ascending
 };
 
 struct Report {
@@ -89,11 +115,15 @@ struct Report {
   std::map<std::string, std::string> baseline;  // the selector used
   BottleneckThresholds thresholds;
   std::optional<double> target_gain_pct, target_acc;
-  std::vector<ReportPoint> points;  // by configuration, then world size
+  std::optional<double> efficiency_threshold_pct;  // report.thresholds.efficiency_pct
+  std::vector<ReportPoint> points;                 // by configuration, then world size
   std::optional<SensitivityVerdict> sensitivity;
   // The study's own all-reduce runs (scalestudy-allreduce), by world size.
   std::vector<BandwidthCurve> bandwidth_curves;
   int runs_planned = 0, runs_measured = 0, runs_failed = 0;
+  std::vector<SeriesProjection> projections;  // with ReportOptions::project_world_sizes
+  // Pairs of runs whose measured windows overlapped on a shared host.
+  std::vector<RunOverlap> overlaps;
   std::vector<std::string> warnings;
 };
 

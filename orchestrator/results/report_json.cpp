@@ -31,6 +31,20 @@ Json memory_json(const MemoryUse& memory) {
               {"cpu_rss_peak_bytes", optional_number(memory.cpu_rss_peak_bytes)}};
 }
 
+Json rank_memory_json(const ReportPoint& point) {
+  Json ranks = Json::array();
+  for (const RankMemory& memory : point.rank_memory) {
+    ranks.push_back(Json{{"rank", memory.rank},
+                         {"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
+                         {"gpu_avg_bytes", optional_number(memory.gpu_avg_bytes)},
+                         {"rss_peak_bytes", optional_number(memory.rss_peak_bytes)},
+                         {"rss_avg_bytes", optional_number(memory.rss_avg_bytes)},
+                         {"nvml_peak_bytes", optional_number(memory.nvml_peak_bytes)},
+                         {"nvml_avg_bytes", optional_number(memory.nvml_avg_bytes)}});
+  }
+  return ranks;
+}
+
 Json bandwidth_curves_json(const Report& report) {
   Json curves = Json::array();
   for (const BandwidthCurve& curve : report.bandwidth_curves) {
@@ -93,15 +107,57 @@ Json point_json(const ReportPoint& point) {
       {"device_hours_per_epoch", measured ? Json(point.device_hours_per_epoch) : Json(nullptr)},
       {"speedup", optional_number(point.speedup)},
       {"efficiency", optional_number(point.efficiency)},
+      {"below_efficiency_threshold", point.below_efficiency_threshold},
       {"time_to_accuracy_s", optional_number(point.time_to_accuracy_s)},
       {"throughput_change_pct", optional_number(point.throughput_change_pct)},
       {"accuracy_change_points", optional_number(point.accuracy_change_points)},
       {"memory", memory_json(point.memory)},
       {"memory_vs_baseline", memory_json(point.memory_ratio)},
+      {"rank_memory", rank_memory_json(point)},
       {"comm_model", comm_json(point)},
       {"accuracy_curve", accuracy},
       {"output_metrics", printed},
   };
+}
+
+Json projections_json(const Report& report) {
+  Json projections = Json::array();
+  for (const SeriesProjection& projection : report.projections) {
+    const ProjectionModel& model = projection.model;
+    Json points = Json::array();
+    for (const ProjectedPoint& point : projection.points) {
+      points.push_back(Json{{"world_size", point.world_size},
+                            {"per_rank_batch", point.per_rank_batch},
+                            {"compute_ms", point.compute_ms},
+                            {"allreduce_ms", point.allreduce_ms},
+                            {"exposed_comm_ms", point.exposed_comm_ms},
+                            {"step_ms", point.step_ms},
+                            {"throughput_samples_per_s", point.throughput_samples_per_s},
+                            {"efficiency", point.efficiency},
+                            {"measured_step_ms", optional_number(point.measured_step_ms)},
+                            {"error_pct", optional_number(point.error_pct)}});
+    }
+    projections.push_back(Json{{"config_label", projection.config_label},
+                               {"curve", projection.curve_source},
+                               {"anchor_world_size", model.anchor_world_size},
+                               {"compute_ms_per_sample", model.compute_ms_per_sample},
+                               {"gradient_bytes", model.gradient_bytes},
+                               {"bucket_bytes", model.bucket_bytes},
+                               {"overlap_fraction", model.overlap_fraction},
+                               {"points", points}});
+  }
+  return projections;
+}
+
+Json overlaps_json(const Report& report) {
+  Json overlaps = Json::array();
+  for (const RunOverlap& overlap : report.overlaps) {
+    overlaps.push_back(Json{{"run_a", overlap.run_a},
+                            {"run_b", overlap.run_b},
+                            {"host", overlap.host},
+                            {"overlap_s", overlap.overlap_s}});
+  }
+  return overlaps;
 }
 
 }  // namespace
@@ -112,11 +168,15 @@ std::string render_report_json(const Report& report) {
   Json sensitivity = nullptr;
   if (report.sensitivity) {
     const SensitivityVerdict& verdict = *report.sensitivity;
-    sensitivity =
-        Json{{"best_config", verdict.best_config},
-             {"best_throughput_change_pct", verdict.best_throughput_change_pct},
-             {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
-             {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)}};
+    sensitivity = Json{
+        {"best_config", verdict.best_config},
+        {"best_throughput_change_pct", verdict.best_throughput_change_pct},
+        {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
+        {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)},
+        {"repeats", verdict.repeats},
+        {"welch_t", optional_number(verdict.welch_t)},
+        {"significant", verdict.significant ? Json(*verdict.significant) : Json(nullptr)},
+        {"repeats_needed", verdict.repeats_needed ? Json(*verdict.repeats_needed) : Json(nullptr)}};
   }
   Json document{
       {"schema", report.schema},
@@ -127,13 +187,16 @@ std::string render_report_json(const Report& report) {
       {"settings", Json{{"input_bound_pct", report.thresholds.input_bound_pct},
                         {"comm_bound_pct", report.thresholds.comm_bound_pct},
                         {"target_gain_pct", optional_number(report.target_gain_pct)},
-                        {"target_acc", optional_number(report.target_acc)}}},
+                        {"target_acc", optional_number(report.target_acc)},
+                        {"efficiency_pct", optional_number(report.efficiency_threshold_pct)}}},
       {"runs", Json{{"planned", report.runs_planned},
                     {"measured", report.runs_measured},
                     {"failed", report.runs_failed}}},
       {"points", points},
       {"sensitivity", sensitivity},
       {"bandwidth_curves", bandwidth_curves_json(report)},
+      {"projections", projections_json(report)},
+      {"overlaps", overlaps_json(report)},
       {"warnings", report.warnings},
   };
   return document.dump(2) + "\n";

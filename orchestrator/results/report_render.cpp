@@ -21,6 +21,20 @@ std::string verdict_line(const Report& report) {
     line += text;
   }
   line += ")";
+  if (!verdict.significant) {
+    line += "; cannot judge significance with " + std::to_string(verdict.repeats) +
+            (verdict.repeats == 1 ? " repeat" : " repeats") + ": needs ≥ " +
+            std::to_string(verdict.repeats_needed.value_or(0)) + " repeats";
+  } else if (!*verdict.significant) {
+    std::snprintf(text, sizeof text,
+                  "; within noise (Welch's t = %.2f, %d repeats): needs ≥ %d repeats",
+                  verdict.welch_t.value_or(0), verdict.repeats, verdict.repeats_needed.value_or(0));
+    line += text;
+  } else {
+    std::snprintf(text, sizeof text, "; significant at 5%% (Welch's t = %.2f, %d repeats)",
+                  verdict.welch_t.value_or(0), verdict.repeats);
+    line += text;
+  }
   if (verdict.target_met && report.target_gain_pct) {
     std::snprintf(text, sizeof text, "; target ≥ %.0f%% gain: %s", *report.target_gain_pct,
                   *verdict.target_met ? "met" : "NOT met");

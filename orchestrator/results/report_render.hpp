@@ -18,7 +18,7 @@ enum class ReportFormat { kTable, kMarkdown, kCsv, kJson, kHtml };
 Result<ReportFormat> parse_report_format(const std::string& name);
 
 // The report's tables: the kind's main table, the communication model (when measured),
-// memory; in that order.
+// memory, memory per rank (when recorded); in that order.
 std::vector<Table> report_tables(const Report& report);
 
 // The JSON document alone (what render_report gives for ReportFormat::kJson).

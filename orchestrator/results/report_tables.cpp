@@ -194,6 +194,13 @@ Table main_table(const Report& report) {
     columns.push_back(epoch);
     columns.push_back(accuracy);
   }
+  if (report.efficiency_threshold_pct) {
+    const std::string limit = fixed(*report.efficiency_threshold_pct, 1) + "%";
+    columns.push_back({"efficiency ≥ " + limit, [limit](const ReportPoint& p) {
+                         if (!p.efficiency) return std::string("-");
+                         return p.below_efficiency_threshold ? "MISSED" : std::string("ok");
+                       }});
+  }
   append(columns, phase_columns());
   append(columns, trailing_columns(report));
   return make_table(title, columns, report);
@@ -278,6 +285,73 @@ Table output_metrics_table(const Report& report) {
                     [](const ReportPoint& p) { return !p.output_metrics.empty(); });
 }
 
+// One table per projected series: model, then measured, scales ascending.
+Table projection_table(const Report& report, const SeriesProjection& projection) {
+  const ProjectionModel& model = projection.model;
+  Table table;
+  table.title = "Projection (ring all-reduce model, docs/projection.md)" +
+                (projection.config_label == "default" ? "" : ": " + projection.config_label) +
+                " — anchor N=" + std::to_string(model.anchor_world_size) + ", overlap " +
+                fixed(model.overlap_fraction * 100, 1) + "%, busbw from " + projection.curve_source;
+  table.headers = {scale_header(report),     per_rank_header(report), "compute [ms]",
+                   "all-reduce [ms]",        "exposed [ms]",          "step [ms]",
+                   "throughput [samples/s]", "efficiency [%]",        "measured step [ms]",
+                   "model error [%]"};
+  for (const auto& point : projection.points) {
+    table.rows.push_back({std::to_string(point.world_size), magnitude(point.per_rank_batch),
+                          magnitude(point.compute_ms), magnitude(point.allreduce_ms),
+                          magnitude(point.exposed_comm_ms), magnitude(point.step_ms),
+                          magnitude(point.throughput_samples_per_s),
+                          fixed(point.efficiency * 100, 1), fixed(point.measured_step_ms, 2),
+                          signed_fixed(point.error_pct, 1)});
+  }
+  return table;
+}
+
+// One row per rank of each measured point.
+Table rank_memory_table(const Report& report) {
+  double largest = 0;
+  for (const auto& point : report.points) {
+    for (const auto& rank : point.rank_memory) {
+      for (const auto& value : {rank.gpu_peak_bytes, rank.rss_peak_bytes, rank.nvml_peak_bytes}) {
+        if (value) largest = std::max(largest, *value);
+      }
+    }
+  }
+  const double unit = largest >= kGiB ? kGiB : kMiB;
+  const std::string unit_name = largest >= kGiB ? "GiB" : "MiB";
+  Table table;
+  table.title = "Memory per rank (peak: max over repeats; avg: mean over repeats)";
+  const bool configs = has_several_configs(report) || report.kind == "sensitivity";
+  if (configs) table.headers.push_back("config");
+  table.headers.insert(table.headers.end(), {scale_header(report), "nodes", "rank"});
+  using Field = std::optional<double> RankMemory::*;
+  std::vector<std::pair<std::string, Field>> fields;
+  if (report.gpu) {
+    fields = {{"GPU peak", &RankMemory::gpu_peak_bytes},
+              {"GPU avg", &RankMemory::gpu_avg_bytes},
+              {"NVML peak", &RankMemory::nvml_peak_bytes},
+              {"NVML avg", &RankMemory::nvml_avg_bytes}};
+  }
+  fields.push_back({"RSS peak", &RankMemory::rss_peak_bytes});
+  fields.push_back({"RSS avg", &RankMemory::rss_avg_bytes});
+  for (const auto& [name, field] : fields) table.headers.push_back(name + " [" + unit_name + "]");
+  for (const auto& point : report.points) {
+    for (const auto& rank : point.rank_memory) {
+      std::vector<std::string> row;
+      if (configs) row.push_back(point.config_label);
+      row.insert(row.end(), {std::to_string(point.world_size), std::to_string(point.nodes),
+                             std::to_string(rank.rank)});
+      for (const auto& [name, field] : fields) {
+        const auto& value = rank.*field;
+        row.push_back(value ? fixed(*value / unit, 2) : std::string("-"));
+      }
+      table.rows.push_back(std::move(row));
+    }
+  }
+  return table;
+}
+
 // One row per message size, one busbw column per all-reduce run (by world size).
 Table bandwidth_table(const Report& report) {
   Table table;
@@ -313,6 +387,13 @@ std::vector<Table> report_tables(const Report& report) {
     tables.push_back(memory_table(report));
     Table printed = output_metrics_table(report);
     if (!printed.rows.empty()) tables.push_back(std::move(printed));
+}
+
+    for (const auto& projection : report.projections) {
+      tables.push_back(projection_table(report, projection));
+    }
+    Table per_rank = rank_memory_table(report);
+    if (!per_rank.rows.empty()) tables.push_back(std::move(per_rank));
   }
   if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
   return tables;

@@ -19,12 +19,16 @@ const std::vector<std::string> kTopLevelKeys = {
     "per_gpu_batch", "matrix", "zip",          "exclude",        "where",     "repeats",
     "baseline",      "slurm",  "launcher",     "modules",        "container", "env",
     "profile",       "report", "max_attempts", "array_throttle", "extends",   "defaults",
-    "uneven_batch",  "metrics"};
+    "uneven_batch",  "metrics",      "budget"};
 const std::vector<std::string> kSlurmKeys = {
     "partition",     "account", "qos",           "constraint",     "time",
     "cpus_per_task", "mem",     "gpus_per_node", "ranks_per_node", "extra"};
 const std::vector<std::string> kContainerKeys = {"image", "binds"};
 const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds"};
+// The thresholds the report reads (docs/study-database.md, "Report settings").
+const std::vector<std::string> kThresholdKeys = {"efficiency_pct", "input_bound_pct",
+                                                 "comm_bound_pct", "cv_warn_pct", "min_repeats"};
+const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
 const std::vector<std::string> kScalePointKeys = {"nodes", "gpus_per_node", "ranks_per_node"};
 // Flags the harness sets itself; a study may not pass them as parameters.
 const std::set<std::string> kReservedParams = {"batch_size", "run_id", "out_dir"};
@@ -691,6 +695,12 @@ class SchemaReader {
         t_.info.array_throttle = static_cast<int>(*value);
       }
     }
+    if (const ConfigNode* budget = doc_.find("budget"); budget && expect_map(*budget, "budget")) {
+      check_keys(*budget, "budget.", kBudgetKeys);
+      if (const ConfigNode* hours = budget->find("gpu_hours")) {
+        t_.info.budget_gpu_hours = number(*hours, "budget.gpu_hours");
+      }
+    }
     const ConfigNode* report = doc_.find("report");
     if (!report || !expect_map(*report, "report")) return;
     check_keys(*report, "report.", kReportKeys);
@@ -699,6 +709,7 @@ class SchemaReader {
     }
     if (const ConfigNode* thresholds = report->find("thresholds")) {
       if (expect_map(*thresholds, "report.thresholds")) {
+        check_keys(*thresholds, "report.thresholds.", kThresholdKeys);
         for (const auto& entry : thresholds->entries) {
           if (auto value = number(entry.value, "report.thresholds." + entry.key)) {
             t_.info.report.thresholds[entry.key] = *value;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 
 #include "harness/core/run_schema.hpp"
@@ -80,13 +81,25 @@ void StudyFixture::add_run(const FixtureRun& run) {
       {run.run_id, int64_t{run.repeat}, int64_t{run.nodes}, int64_t{run.tasks_per_node},
        int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
        int64_t{run.per_gpu_batch}, json_object(run.varied),
-       "{\"workload\":\"" + run.workload + "\"" +
+       "{\"workload\":\"" + run.workload + "\",\"params\":" + json_object(run.params) +
            (run.metrics_json.empty() ? "" : ",\"metrics\":" + run.metrics_json) + "}",
        int64_t{run.profiled ? 1 : 0}, run.state, "job-" + run.run_id, out_dir(run.run_id)});
   if (!run.write_rank_files) return;
+  FixtureRun timed = run;
+  if (timed.started_at.empty()) {
+    // Run n from 00:(10n) to 00:(10n + 9), hours rolling over: no two runs overlap.
+    char start[32], finish[32];
+    const int minutes = 10 * runs_added_;
+    std::snprintf(start, sizeof start, "2025-01-01T%02d:%02d:00Z", minutes / 60, minutes % 60);
+    std::snprintf(finish, sizeof finish, "2025-01-01T%02d:%02d:00Z", minutes / 60,
+                  minutes % 60 + 9);
+    timed.started_at = start;
+    timed.finished_at = finish;
+  }
+  ++runs_added_;
   fs::create_directories(out_dir(run.run_id));
   for (int rank = 0; rank < run.world_size; ++rank) {
-    write_rank_database(rank_path(run.run_id, rank), run, rank);
+    write_rank_database(rank_path(run.run_id, rank), timed, rank);
   }
 }
 
@@ -98,12 +111,12 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
   REQUIRE(db.exec(run_schema::kCreateSql).is_ok());
   REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(run_schema::kVersion)).is_ok());
   REQUIRE(db.exec("BEGIN").is_ok());
-  exec_or_fail(db,
-               "INSERT INTO run VALUES (?, ?, ?, ?, ?, 'host0', ?, ?, '{}', "
-               "'2025-01-01T00:00:00Z', '2025-01-01T00:10:00Z', 'completed', NULL)",
+  exec_or_fail(db, "INSERT INTO run VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, 'completed', NULL)",
                {run.run_id, run.workload, int64_t{rank}, int64_t{rank % run.tasks_per_node},
-                int64_t{run.world_size}, run.gpus_per_node ? "cuda:0" : "cpu",
-                run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none"});
+                int64_t{run.world_size}, run.host, run.gpus_per_node ? "cuda:0" : "cpu",
+                run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none",
+                run.started_at.empty() ? "2025-01-01T00:00:00Z" : run.started_at,
+                run.finished_at.empty() ? "2025-01-01T00:10:00Z" : run.finished_at});
   exec_or_fail(db, "INSERT INTO provenance VALUES ('git_commit', ?), ('hostname', 'host0')",
                {run.git_commit});
   const int steps = run.warmup_steps + run.measured_steps;
@@ -120,10 +133,11 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
     exec_or_fail(db, "INSERT INTO epochs VALUES (?, 0.1, 1.5, 0.4, 1.2, ?, ?, ?)",
                  {int64_t(epoch + 1), accuracy, run.samples_per_s, run.epoch_s[epoch]});
   }
+  const double rank_extra_bytes = rank * run.memory_step_per_rank_bytes;
   std::vector<std::pair<std::string, double>> summary = {
       {"samples_per_s", run.samples_per_s},
       {"step_ms_median", run.step_ms},
-      {"cpu_rss_peak_bytes", run.cpu_rss_peak_bytes},
+      {"cpu_rss_peak_bytes", run.cpu_rss_peak_bytes + rank_extra_bytes},
       {"gradient_bytes", run.gradient_bytes},
       {"bucket_cap_mb", run.bucket_cap_mb}};
   if (!run.val_acc.empty()) summary.push_back({"final_val_acc", run.val_acc.back()});
@@ -131,15 +145,24 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
   if (run.recorded_per_rank_batch) {
     summary.push_back({"per_rank_batch", *run.recorded_per_rank_batch});
   }
-  if (run.gpu_mem_peak_bytes) summary.push_back({"gpu_mem_peak_bytes", *run.gpu_mem_peak_bytes});
-  if (run.gpu_mem_avg_bytes) summary.push_back({"gpu_mem_avg_bytes", *run.gpu_mem_avg_bytes});
+  if (run.gpu_mem_peak_bytes) {
+    summary.push_back({"gpu_mem_peak_bytes", *run.gpu_mem_peak_bytes + rank_extra_bytes});
+  }
+  if (run.gpu_mem_avg_bytes) {
+    summary.push_back({"gpu_mem_avg_bytes", *run.gpu_mem_avg_bytes + rank_extra_bytes});
+  }
   if (run.gpu_mem_mode_bytes) summary.push_back({"gpu_mem_mode_bytes", *run.gpu_mem_mode_bytes});
   for (const auto& [name, value] : summary) {
     exec_or_fail(db, "INSERT INTO summary VALUES (?, ?)", {name, value});
   }
   for (int sample = 0; sample < 3; ++sample) {
-    exec_or_fail(db, "INSERT INTO telemetry VALUES (?, ?, NULL, NULL, NULL, NULL)",
-                 {double(sample), int64_t(run.cpu_rss_peak_bytes) - sample});
+    sqlite::Value nvml_used = std::monostate{};
+    if (run.nvml_used_bytes) {
+      nvml_used = int64_t(*run.nvml_used_bytes + rank_extra_bytes) + int64_t{1'000'000} * sample;
+    }
+    exec_or_fail(
+        db, "INSERT INTO telemetry VALUES (?, ?, NULL, ?, NULL, NULL)",
+        {double(sample), int64_t(run.cpu_rss_peak_bytes + rank_extra_bytes) - sample, nvml_used});
   }
   for (const auto& [bytes, busbw] : run.collectives) {
     const double algbw =

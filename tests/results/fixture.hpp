@@ -22,6 +22,7 @@ struct FixtureRun {
   int nodes = 1, tasks_per_node = 1, world_size = 1, gpus_per_node = 0;
   int global_batch = 64, per_gpu_batch = 64;
   std::map<std::string, std::string> varied;
+  std::map<std::string, std::string> params;  // the runs row's spec_json "params"
   std::string state = "COMPLETED";
   bool profiled = false;
   std::string workload = "train";
@@ -35,12 +36,19 @@ struct FixtureRun {
   std::vector<double> val_acc = {0.5, 0.6};
   std::optional<double> gpu_mem_peak_bytes, gpu_mem_avg_bytes, gpu_mem_mode_bytes;
   double cpu_rss_peak_bytes = 512.0 * 1024 * 1024;
+  // Telemetry: 3 samples per rank, RSS peak − 0, 1, 2 bytes; NVML used + 0, 1, 2 MB.
+  std::optional<double> nvml_used_bytes;
+  double memory_step_per_rank_bytes = 0;  // rank r adds r × this to every memory value
   double gradient_bytes = 44.0e6, bucket_cap_mb = 25;
   std::vector<std::pair<int64_t, double>> collectives;  // (bytes, busbw GB/s), all-reduce
   std::string git_commit = "0123abcd";
   // The batch the workload records (summary global_batch, per_rank_batch); unset: none.
   std::optional<int> recorded_global_batch, recorded_per_rank_batch;
   std::string metrics_json;  // the spec_json "metrics" list (a study's `metrics:`); empty: none
+  // Where and when every rank ran; StudyFixture::add_run gives runs without times
+  // consecutive, non-overlapping 10-minute windows.
+  std::string host = "host0";
+  std::string started_at, finished_at;  // "2025-01-01T00:00:00Z"
 };
 
 class StudyFixture {
@@ -62,6 +70,7 @@ class StudyFixture {
  private:
   std::string dir_;
   std::string db_path_;
+  int runs_added_ = 0;
 };
 
 // Writes one rank database of `run` at `path` (replacing any file there).

@@ -53,7 +53,7 @@ TEST_CASE("plots: SVG and PNG files with the right signatures when gnuplot exist
     return;
   }
   CHECK(outcome->warnings.empty());
-  for (const char* name : {"throughput", "efficiency", "accuracy", "phases"}) {
+  for (const char* name : {"throughput", "efficiency", "accuracy", "phases", "memory_per_rank"}) {
     const std::string png = study.dir() + "/report/" + name + ".png";
     const std::string svg = study.dir() + "/report/" + name + ".svg";
     REQUIRE(std::filesystem::exists(png));

@@ -13,9 +13,9 @@
 #include <string>
 
 #include "harness/core/sqlite.hpp"
-#include "harness/record/run_schema.hpp"
+#include "harness/core/run_schema.hpp"
 #include "orchestrator/results/rank_database.hpp"
-#include "orchestrator/sched/process_runner.hpp"
+#include "orchestrator/common/process_runner.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -67,12 +67,12 @@ struct ModuleRun {
   ~ModuleRun() { fs::remove_all(dir); }
 
   // Runs `body` (Python, indented by 4) inside `with record.Run(...) as run:` as rank 1 of 2.
-  sched::ProcessResult run(const std::string& body) const {
+  common::ProcessResult run(const std::string& body) const {
     const std::string script = "import sys\nsys.path.insert(0, '" + source_dir() +
                                "/python')\nimport scalestudy_record as record\n"
                                "with record.Run(workload='py', config={'lr': 0.1}) as run:\n" +
                                body;
-    sched::ProcessRequest request;
+    common::ProcessRequest request;
     request.argv = {"python3", "-c", script};
     request.env_overrides = {{"RANK", "1"},
                              {"LOCAL_RANK", "1"},
@@ -80,7 +80,7 @@ struct ModuleRun {
                              {"SCALESTUDY_RUN_ID", "0123456789abcdef"},
                              {"SCALESTUDY_OUT_DIR", dir.string()}};
     request.timeout_ms = 120'000;
-    auto result = sched::run_process(request);
+    auto result = common::run_process(request);
     REQUIRE(result);
     return *result;
   }
@@ -92,7 +92,7 @@ TEST_CASE("the recording module writes exactly the documented run-database schem
   REQUIRE(std::regex_search(doc, block, std::regex("```sql\\n([\\s\\S]*?)```")));
   const auto documented = schema_of_sql(block[1].str());
   REQUIRE(documented.size() == 7);
-  CHECK(schema_of_sql(record::kRunSchemaSql) == documented);
+  CHECK(schema_of_sql(run_schema::kCreateSql) == documented);
 
   ModuleRun module;
   auto result = module.run("    pass\n");
@@ -110,7 +110,7 @@ TEST_CASE("the recording module writes exactly the documented run-database schem
   CHECK(module_schema.size() == documented.size());
   auto version = written->query_value("PRAGMA user_version");
   REQUIRE(version);
-  CHECK(std::get<int64_t>(**version) == record::kRunSchemaVersion);
+  CHECK(std::get<int64_t>(**version) == run_schema::kVersion);
 }
 
 TEST_CASE("what the module records reads back as a completed rank with phases and summary") {

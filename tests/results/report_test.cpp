@@ -312,9 +312,11 @@ TEST_CASE("report JSON: versioned, every documented field present") {
   CHECK(json["schema"] == "scalestudy.report/1");
   CHECK(keys(json) == std::set<std::string>{"schema", "study", "kind", "device", "baseline",
                                             "settings", "runs", "points", "sensitivity",
-                                            "bandwidth_curves", "warnings"});
+                                            "bandwidth_curves", "projections", "overlaps",
+                                            "warnings"});
   CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
-                                                        "target_gain_pct", "target_acc"});
+                                                        "target_gain_pct", "target_acc",
+                                                        "efficiency_pct"});
   REQUIRE(json["points"].size() == 3);
   const auto& point = json["points"][1];
   CHECK(keys(point) == std::set<std::string>{"config_label",
@@ -335,11 +337,13 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "device_hours_per_epoch",
                                              "speedup",
                                              "efficiency",
+                                             "below_efficiency_threshold",
                                              "time_to_accuracy_s",
                                              "throughput_change_pct",
                                              "accuracy_change_points",
                                              "memory",
                                              "memory_vs_baseline",
+                                             "rank_memory",
                                              "comm_model",
                                              "accuracy_curve",
                                              "output_metrics"});

@@ -67,8 +67,9 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     CAPTURE(table.text);
     REQUIRE(table.exit_code == 0);
     CHECK(table.text.find("): " + std::to_string(runs) + " runs\n") != std::string::npos);
-    // Header line, column titles, rule, one line per run.
-    CHECK(std::count(table.text.begin(), table.text.end(), '\n') == long(runs + 3));
+    // Header line, column titles, rule, one line per run, the requested and estimated totals.
+    CHECK(std::count(table.text.begin(), table.text.end(), '\n') == long(runs + 5));
+    CHECK(table.text.find("total: " + std::to_string(runs) + " runs, ") != std::string::npos);
 
     size_t files = 0;
     for (const auto& script : fs::directory_iterator(scripts)) {
@@ -83,15 +84,31 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     REQUIRE(json.exit_code == 0);
     nlohmann::json parsed = nlohmann::json::parse(json.text);
     CHECK(parsed["runs"].size() == runs);
+    CHECK(parsed["totals"]["runs"] == runs);
     CHECK(parsed["source_path"].get<std::string>() == entry.path().string());
 
     Output csv = run("plan '" + entry.path().string() + "' --format csv");
     REQUIRE(csv.exit_code == 0);
     CHECK(csv.text.rfind("run_id,repeat,nodes,world_size,", 0) == 0);
-    CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == long(runs + 1));
+    CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == long(runs + 3));
   }
   CHECK(seen == kExpectedRuns.size());
   fs::remove_all(scratch);
+}
+
+TEST_CASE("plan prints the GPU-hours the strong study requests") {
+  const std::string study = env("SCALESTUDY_SOURCE_DIR") + "/studies/resnet18-cifar10-strong.yaml";
+  // 30 minutes × (1 + 2 + 4 + 8 + 12 GPUs) × 3 repeats = 40.5 GPU-hours on 1, 1, 1, 2 and 3
+  // nodes: 0.5 × 8 × 3 = 12 node-hours.
+  Output table = run("plan '" + study + "' --results-dir /nonexistent");
+  CAPTURE(table.text);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.text.find("total: 15 runs, 12.00 node-hours, 40.50 GPU-hours requested") !=
+        std::string::npos);
+  CHECK(table.text.find("no estimate: no earlier measured run") != std::string::npos);
+  nlohmann::json json = nlohmann::json::parse(run("plan '" + study + "' --format json").text);
+  CHECK(json["totals"]["gpu_hours_requested"].get<double>() == doctest::Approx(40.5));
+  CHECK(json["totals"]["node_hours_requested"].get<double>() == doctest::Approx(12));
 }
 
 TEST_CASE("validate: 0 when every study is valid, 1 with every error otherwise") {

@@ -1,0 +1,97 @@
+#include "orchestrator/results/cost_estimate.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "harness/core/sqlite.hpp"
+#include "orchestrator/results/statistics.hpp"
+#include "orchestrator/study/budget.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+// Rank 0's epochs of each ingested run, with the run's plan.
+constexpr const char* kMeasuredRunsSql =
+    "SELECT r.spec_json, r.nodes, r.world_size, r.gpus_per_node, SUM(e.epoch_s) "
+    "FROM runs r JOIN m_epochs e ON e.run_id = r.run_id AND e.rank = 0 "
+    "WHERE r.profiled = 0 GROUP BY r.run_id";
+
+}  // namespace
+
+std::string configuration_key(const std::string& workload, std::string params_json, int nodes,
+                              int world_size, int gpus_per_node) {
+  auto params = nlohmann::json::parse(params_json, nullptr, false);
+  if (params.is_object()) {
+    params.erase("seed");
+    params_json = params.dump();
+  }
+  return workload + " " + params_json + " nodes=" + std::to_string(nodes) +
+         " ranks=" + std::to_string(world_size) + " gpus_per_node=" + std::to_string(gpus_per_node);
+}
+
+std::string configuration_key(const RunSpec& run) {
+  return configuration_key(run.workload, nlohmann::json(run.params).dump(), run.nodes,
+                           run.world_size, run.slurm.gpus_per_node);
+}
+
+std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_dir) {
+  std::vector<MeasuredRunTime> measured;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(results_dir, error)) {
+    if (entry.path().extension() != ".sqlite") continue;
+    auto db = sqlite::Database::open(entry.path().string(), sqlite::OpenMode::kReadOnly);
+    if (!db) continue;
+    auto rows = db->query(kMeasuredRunsSql);
+    if (!rows) continue;  // not a study database, or nothing ingested yet
+    for (const auto& row : *rows) {
+      auto spec = nlohmann::json::parse(sqlite::to_string(row[0]), nullptr, false);
+      if (!spec.is_object() || !spec.contains("params")) continue;
+      const auto as_int = [](const sqlite::Value& value) {
+        return static_cast<int>(std::get<int64_t>(value));
+      };
+      const double seconds = std::holds_alternative<double>(row[4])
+                                 ? std::get<double>(row[4])
+                                 : static_cast<double>(std::get<int64_t>(row[4]));
+      measured.push_back(
+          {configuration_key(spec.value("workload", std::string()), spec["params"].dump(),
+                             as_int(row[1]), as_int(row[2]), as_int(row[3])),
+           seconds});
+    }
+  }
+  return measured;
+}
+
+CostEstimate estimate_cost(const std::vector<RunSpec>& runs,
+                           const std::vector<MeasuredRunTime>& measured) {
+  std::map<std::string, std::vector<double>> seconds_by_key;
+  for (const auto& run : measured) seconds_by_key[run.configuration_key].push_back(run.seconds);
+  CostEstimate estimate;
+  std::map<std::string, bool> used;
+  for (const auto& run : runs) {
+    ++estimate.runs_planned;
+    const std::string key = configuration_key(run);
+    auto found = seconds_by_key.find(key);
+    if (found == seconds_by_key.end()) continue;
+    ++estimate.runs_estimated;
+    if (!used[key]) estimate.measured_runs_used += static_cast<int>(found->second.size());
+    used[key] = true;
+    const double node_hours = median(found->second) / 3600 * run.nodes;
+    estimate.node_hours += node_hours;
+    estimate.gpu_hours += node_hours * run.slurm.gpus_per_node;
+  }
+  return estimate;
+}
+
+std::string describe_estimate(const CostEstimate& estimate) {
+  if (estimate.runs_estimated == 0) {
+    return "no estimate: no earlier measured run of the same configuration";
+  }
+  return "estimate from " + std::to_string(estimate.measured_runs_used) +
+         " earlier measured runs: " + std::to_string(estimate.runs_estimated) + " of " +
+         std::to_string(estimate.runs_planned) + " runs, " + format_hours(estimate.gpu_hours) +
+         " GPU-hours, " + format_hours(estimate.node_hours) + " node-hours";
+}
+
+}  // namespace scalestudy::results
