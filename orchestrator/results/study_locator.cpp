@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "orchestrator/sched/empty_database_check.hpp"
 #include "orchestrator/sched/study_locator.hpp"
 
 namespace scalestudy::results {
@@ -11,6 +12,7 @@ Result<std::string> locate_study_database(const std::string& study,
   namespace fs = std::filesystem;
   if (fs::path(study).extension() == ".sqlite") {
     if (!fs::is_regular_file(study)) return Status::error(study + ": no such study database");
+    if (Status empty = sched::refuse_empty_database(study); !empty) return empty;
     return study;
   }
   auto location = sched::locate_study(study, results_dir);
@@ -19,6 +21,7 @@ Result<std::string> locate_study_database(const std::string& study,
     return Status::error("no study database " + location->database_path + " for study '" +
                          location->name + "' (submit it first, or pass --results-dir)");
   }
+  if (Status empty = sched::refuse_empty_database(location->database_path); !empty) return empty;
   return location->database_path;
 }
 
