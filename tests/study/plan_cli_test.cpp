@@ -132,7 +132,7 @@ TEST_CASE("exhaustion inside a command is an error message and exit 1, never an 
     matrix += "]\n";
   }
   std::ofstream(study) << "study: huge\nkind: strong\nscale: [1]\nglobal_batch: 8\n"
-                          "workload: {model: small-cnn}\nmax_runs: 2000000000\nmatrix:\n"
+                          "workload: {model: small-cnn}\nmax_runs: 1000000000\nmatrix:\n"
                        << matrix;
   FILE* pipe = popen(("ulimit -v 1000000; '" + env("SCALESTUDY_BINARY_DIR") +
                       "/bin/scalestudy' plan '" + study.string() + "' 2>&1")
