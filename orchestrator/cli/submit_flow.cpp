@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/sched/prepare_run.hpp"
 #include "orchestrator/sched/status_report.hpp"
 #include "orchestrator/sched/study_locator.hpp"
@@ -20,6 +21,11 @@ const std::set<std::string> kSubmitFlagOptions = {"--no-arrays", "--ordered", "-
 std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
                                                  const Study& study, const std::string& results_dir,
                                                  int& exit_code) {
+  if (!report_workload_param_check(command,
+                                   check_study_workload_params(study, sched::executable_dir()))) {
+    exit_code = kExitFailure;
+    return std::nullopt;
+  }
   auto max_parallel = parsed.int_value_or("--max-parallel", 1);
   auto max_slots = parsed.int_value_or("--max-slots", 0);
   if (!max_parallel || !max_slots || *max_parallel < 1 || *max_slots < 0) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -406,6 +407,23 @@ class Expander {
   bool baseline_matched_ = false;
 };
 
+// Every value a workload parameter is given, fixed or on an axis, and where; the first
+// place a value is written wins.
+std::map<std::string, std::map<std::string, SourceLocation>> param_value_locations(
+    const StudyTemplate& t) {
+  std::map<std::string, std::map<std::string, SourceLocation>> locations;
+  for (const auto& [name, value] : t.params) locations[name].emplace(value.text, value.location);
+  auto add_axis = [&](const Axis& axis) {
+    if (!t.param_slots.count(axis.name)) return;
+    for (const auto& value : axis.values) locations[axis.name].emplace(value.text, value.location);
+  };
+  for (const auto& axis : t.matrix) add_axis(axis);
+  for (const auto& group : t.zips) {
+    for (const auto& axis : group) add_axis(axis);
+  }
+  return locations;
+}
+
 }  // namespace
 
 Study expand_study(StudyTemplate study_template, Diagnostics& diagnostics) {
@@ -413,6 +431,7 @@ Study expand_study(StudyTemplate study_template, Diagnostics& diagnostics) {
   Study info = std::move(study_template.info);
   info.runs = std::move(study.runs);
   info.varied_keys = std::move(study.varied_keys);
+  info.param_value_locations = param_value_locations(study_template);
   return info;
 }
 
