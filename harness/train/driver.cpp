@@ -19,14 +19,20 @@ namespace {
 void declare_session_flags(Flags& flags) {
   flags.declare("run-id", "", "run identifier (the orchestrator's hash); default adhoc-<id>");
   flags.declare("out-dir", "", "folder for rank<R>.sqlite; default results/adhoc/<run-id>");
-  flags.declare("timeout-s", "120", "bound on every rendezvous and collective wait");
-  flags.declare("world-size", "0", "expected world size, checked against the launcher's; 0: any");
-  flags.declare("threads", "0", "intra-op threads per rank; 0: cores / ranks on this node");
-  flags.declare("device", "auto",
-                "auto (cuda:<local rank> when built with CUDA and a GPU is visible) | cpu | cuda");
-  flags.declare("backend", "auto",
-                "communication for world size > 1: auto (nccl on CUDA, gloo on CPU) | gloo | nccl");
-  flags.declare("telemetry-interval-ms", "500", "memory sampling period; 0: off");
+  flags.declare("timeout-s", "120", "bound on every rendezvous and collective wait").number(0);
+  flags.declare("world-size", "0", "expected world size, checked against the launcher's; 0: any")
+      .integer(0);
+  flags.declare("threads", "0", "intra-op threads per rank; 0: cores / ranks on this node")
+      .integer(0);
+  flags
+      .declare("device", "auto",
+               "auto (cuda:<local rank> when built with CUDA and a GPU is visible) | cpu | cuda")
+      .one_of({"auto", "cpu", "cuda"});
+  flags
+      .declare("backend", "auto",
+               "communication for world size > 1: auto (nccl on CUDA, gloo on CPU) | gloo | nccl")
+      .one_of({"auto", "gloo", "nccl"});
+  flags.declare("telemetry-interval-ms", "500", "memory sampling period; 0: off").integer(0);
 }
 
 // Ranks of one launch must agree on the default run id without talking to each other.
@@ -138,7 +144,16 @@ int run_workload(int argc, char** argv, Workload& workload) {
   Flags flags;
   declare_session_flags(flags);
   workload.declare_flags(flags);
-  Status parsed = flags.parse(std::vector<std::string>(argv + 1, argv + argc));
+  const std::vector<std::string> arguments(argv + 1, argv + argc);
+  if (!arguments.empty() && arguments[0] == "--describe-flags") {
+    if (arguments.size() != 2 || arguments[1] != "json") {
+      std::cerr << "usage: " << argv[0] << " --describe-flags json\n";
+      return 2;
+    }
+    std::cout << flags.describe_json(workload.name());
+    return 0;
+  }
+  Status parsed = flags.parse(arguments);
   workload.derive_defaults(flags);
   if (flags.help_requested()) {
     std::cout << flags.usage(argv[0]);

@@ -4,6 +4,8 @@
 // rendezvous, so even a failed rendezvous is recorded), checks --world-size, sets the
 // intra-op threads, connects the communicator, records provenance, samples telemetry (NVML
 // on a GPU), runs the workload, adds the memory peaks and marks the run completed or failed.
+// `--describe-flags json` as the only arguments prints every flag's rule and default
+// (Flags::describe_json) and returns 0 without starting anything.
 // Returns the process exit code: 0 completed (or --help), 1 failed (the reason on stderr and in the
 // run record). Construct nothing that starts threads before calling it: it installs the signal
 // mask.

@@ -8,9 +8,40 @@
 #include "harness/core/nearest_name.hpp"
 
 namespace scalestudy::train {
-void Flags::declare(const std::string& name, const std::string& default_value,
-                    const std::string& help, bool hidden) {
-  flags_[name] = Declared{default_value, help, hidden};
+namespace {
+
+std::string json_string(const std::string& text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += "\\u00";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string json_number(double value) {
+  std::ostringstream text;
+  text.precision(17);
+  text << value;
+  return text.str();
+}
+
+}  // namespace
+
+FlagRule& Flags::declare(const std::string& name, const std::string& default_value,
+                         const std::string& help, bool hidden) {
+  Declared& declared = flags_[name];
+  declared = Declared{default_value, help, hidden, FlagRule{}};
+  return declared.rule;
 }
 
 void Flags::set_default(const std::string& name, const std::string& value) {
@@ -107,13 +138,40 @@ std::string Flags::usage(const std::string& program) const {
   return text.str();
 }
 
+std::string Flags::describe_json(const std::string& workload) const {
+  std::string json = "{\"workload\": " + json_string(workload) + ", \"flags\": [";
+  bool first = true;
+  for (const auto& [name, declared] : flags_) {
+    json += first ? "\n  {" : ",\n  {";
+    first = false;
+    json += "\"name\": " + json_string(name);
+    json += ", \"type\": " + json_string(flag_type_name(declared.rule.type));
+    json += ", \"default\": " + json_string(declared.value);
+    if (declared.rule.min) json += ", \"min\": " + json_number(*declared.rule.min);
+    if (declared.rule.max) json += ", \"max\": " + json_number(*declared.rule.max);
+    if (declared.rule.type == FlagRule::Type::kChoice) {
+      json += ", \"choices\": [";
+      for (size_t c = 0; c < declared.rule.choices.size(); ++c) {
+        json += (c ? ", " : "") + json_string(declared.rule.choices[c]);
+      }
+      json += "]";
+    }
+    json += ", \"help\": " + json_string(declared.help) + "}";
+  }
+  return json + "\n]}\n";
+}
+
 void declare_data_source_flags(Flags& flags) {
   flags.declare("data-root", "",
                 "data set folder; default $SCALESTUDY_DATA_ROOT, then the set's own");
-  flags.declare("train-samples", "0",
-                "train on N samples spread evenly over the classes (seeded); 0: all");
-  flags.declare("val-samples", "0",
-                "validate on N samples spread evenly over the classes (fixed); 0: all");
+  flags
+      .declare("train-samples", "0",
+               "train on N samples spread evenly over the classes (seeded); 0: all")
+      .integer(0);
+  flags
+      .declare("val-samples", "0",
+               "validate on N samples spread evenly over the classes (fixed); 0: all")
+      .integer(0);
 }
 
 }  // namespace scalestudy::train

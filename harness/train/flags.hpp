@@ -1,8 +1,11 @@
 // Flags: the workload binaries' command line, in the one form the orchestrator emits:
 // `--name value` (every flag takes a value; booleans are "true"/"false"). Flags are
-// declared with a default and a help line; an unknown flag is an error naming the nearest
-// declared one. parse() reads every argument even after an error, so --out-dir and
-// --run-id are known and a failed run can still be recorded. Used by one thread.
+// declared with a default, a help line and a rule for its values (FlagRule), which
+// `--describe-flags json` publishes so the orchestrator can check a study before it
+// runs; the workload's own reading of each value stays the final word. An unknown flag
+// is an error naming the nearest declared one. parse() reads every argument even after
+// an error, so --out-dir and --run-id are known and a failed run can still be recorded.
+// Used by one thread.
 #pragma once
 
 #include <cstdint>
@@ -10,15 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/flag_rule.hpp"
 #include "harness/core/status.hpp"
 
 namespace scalestudy::train {
 
 class Flags {
  public:
-  // Hidden flags are for tests (left out of usage()).
-  void declare(const std::string& name, const std::string& default_value, const std::string& help,
-               bool hidden = false);
+  // Hidden flags are for tests (left out of usage()). The rule accepts any text until
+  // narrowed through the returned reference: flags.declare("epochs", "1", "...").integer(1).
+  FlagRule& declare(const std::string& name, const std::string& default_value,
+                    const std::string& help, bool hidden = false);
 
   // Returns the first error; values parsed before and after it are kept.
   Status parse(const std::vector<std::string>& arguments);
@@ -36,12 +41,16 @@ class Flags {
   // Every declared flag with its resolved value (for the run's config_json).
   std::map<std::string, std::string> resolved() const;
   std::string usage(const std::string& program) const;
+  // `--describe-flags json`: {"workload": name, "flags": [{"name", "type", "default",
+  // "min", "max", "choices", "help"}, ...]}; hidden flags included, they are accepted too.
+  std::string describe_json(const std::string& workload) const;
 
  private:
   struct Declared {
     std::string value;
     std::string help;
     bool hidden = false;
+    FlagRule rule;
   };
   std::map<std::string, Declared> flags_;
   std::map<std::string, bool> set_;

@@ -22,37 +22,47 @@ Status require(bool condition, const std::string& message) {
 }  // namespace
 
 void declare_training_flags(Flags& flags) {
-  flags.declare("epochs", "1", "training epochs");
-  flags.declare("steps-per-epoch", "0", "cap on steps per epoch; 0: the whole shard");
-  flags.declare("batch-size", "64", "samples per rank per step");
-  flags.declare("eval-batch-size", "256", "samples per rank per validation batch");
-  flags.declare("precision", "fp32", "fp32 | tf32 | fp16 | bf16 (tf32, fp16: CUDA only)");
-  flags.declare("channels-last", "false", "NHWC memory format for weights and batches");
-  flags.declare("cudnn-benchmark", "false", "let cuDNN pick the fastest convolution per shape");
-  flags.declare(
-      "data-on-device", "auto",
-      "keep the training split in device memory: auto (a GPU and it fits) | true | false");
-  flags.declare("cuda-graph", "false", "capture the training step as a CUDA graph (bf16/fp32)");
-  flags.declare("optimizer-impl", "auto",
-                "foreach (multi-tensor SGD) | loop (torch::optim) | auto (foreach on CUDA)");
-  flags.declare("seed", "0", "seed of weights, shuffling and augmentation");
-  flags.declare("optimizer", "sgd", "sgd | adamw");
-  flags.declare("lr", "0.1", "base learning rate");
-  flags.declare("momentum", "0.9", "SGD momentum");
-  flags.declare("nesterov", "false", "SGD Nesterov momentum");
-  flags.declare("weight-decay", "0", "weight decay (decoupled for adamw)");
-  flags.declare("schedule", "constant", "constant | step | multistep | cosine");
-  flags.declare("warmup-epochs", "0", "linear LR warm-up in epochs (fractions allowed)");
-  flags.declare("warmup-steps", "0", "linear LR warm-up in steps; overrides --warmup-epochs");
-  flags.declare("step-size", "30", "epochs between decays of the step schedule");
-  flags.declare("gamma", "0.1", "decay factor of the step schedule");
-  flags.declare("bucket-cap-mb", "25", "gradient bucket size for the all-reduce");
-  flags.declare("overlap", "true", "all-reduce buckets during backward (false: one after)");
-  flags.declare("instrument", "true", "per-phase timing and NVTX ranges");
+  flags.declare("epochs", "1", "training epochs").integer(1);
+  flags.declare("steps-per-epoch", "0", "cap on steps per epoch; 0: the whole shard").integer(0);
+  flags.declare("batch-size", "64", "samples per rank per step").integer(1);
+  flags.declare("eval-batch-size", "256", "samples per rank per validation batch").integer(1);
+  flags.declare("precision", "fp32", "fp32 | tf32 | fp16 | bf16 (tf32, fp16: CUDA only)")
+      .one_of({"fp32", "tf32", "fp16", "bf16"});
+  flags.declare("channels-last", "false", "NHWC memory format for weights and batches").boolean();
+  flags.declare("cudnn-benchmark", "false", "let cuDNN pick the fastest convolution per shape")
+      .boolean();
+  flags
+      .declare("data-on-device", "auto",
+               "keep the training split in device memory: auto (a GPU and it fits) | true | false")
+      .one_of({"auto", "true", "false"});
+  flags.declare("cuda-graph", "false", "capture the training step as a CUDA graph (bf16/fp32)")
+      .boolean();
+  flags
+      .declare("optimizer-impl", "auto",
+               "foreach (multi-tensor SGD) | loop (torch::optim) | auto (foreach on CUDA)")
+      .one_of({"auto", "foreach", "loop"});
+  flags.declare("seed", "0", "seed of weights, shuffling and augmentation").integer(0);
+  flags.declare("optimizer", "sgd", "sgd | adamw").one_of({"sgd", "adamw"});
+  flags.declare("lr", "0.1", "base learning rate").number(0);
+  flags.declare("momentum", "0.9", "SGD momentum").number(0);
+  flags.declare("nesterov", "false", "SGD Nesterov momentum").boolean();
+  flags.declare("weight-decay", "0", "weight decay (decoupled for adamw)").number(0);
+  flags.declare("schedule", "constant", "constant | step | multistep | cosine")
+      .one_of({"constant", "step", "multistep", "cosine"});
+  flags.declare("warmup-epochs", "0", "linear LR warm-up in epochs (fractions allowed)").number(0);
+  flags.declare("warmup-steps", "0", "linear LR warm-up in steps; overrides --warmup-epochs")
+      .integer(0);
+  flags.declare("step-size", "30", "epochs between decays of the step schedule").integer(1);
+  flags.declare("gamma", "0.1", "decay factor of the step schedule").number(0);
+  flags.declare("bucket-cap-mb", "25", "gradient bucket size for the all-reduce").number(0);
+  flags.declare("overlap", "true", "all-reduce buckets during backward (false: one after)")
+      .boolean();
+  flags.declare("instrument", "true", "per-phase timing and NVTX ranges").boolean();
   flags.declare("profile-steps", "",
                 "FROM:TO: cudaProfilerStart before global step FROM, Stop before TO; empty: none");
-  flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput");
-  flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off");
+  flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput").integer(0);
+  flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off")
+      .integer(0);
   flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
   flags.declare("dump-initial-state", "",
                 "save the module's initial parameters and buffers (torch::save) here", true);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "orchestrator/campaign/submit.hpp"
+#include "orchestrator/common/empty_database_check.hpp"
 
 namespace scalestudy::campaign {
 
@@ -36,6 +37,7 @@ Result<std::string> locate_study_database(const std::string& study,
   namespace fs = std::filesystem;
   if (fs::path(study).extension() == ".sqlite") {
     if (!fs::is_regular_file(study)) return Status::error(study + ": no such study database");
+    if (Status empty = common::refuse_empty_database(study); !empty) return empty;
     return study;
   }
   auto location = locate_study(study, results_dir);
@@ -44,6 +46,7 @@ Result<std::string> locate_study_database(const std::string& study,
     return Status::error("no study database " + location->database_path + " for study '" +
                          location->name + "' (submit it first, or pass --results-dir)");
   }
+  if (Status empty = common::refuse_empty_database(location->database_path); !empty) return empty;
   return location->database_path;
 }
 

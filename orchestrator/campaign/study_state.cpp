@@ -12,6 +12,8 @@
 
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/campaign/study_state_schema.hpp"
+#include "orchestrator/common/empty_database_check.hpp"
+#include "orchestrator/common/results_path.hpp"
 
 namespace scalestudy::campaign {
 namespace {
@@ -92,6 +94,7 @@ Result<StudyState> StudyState::open_existing(const std::string& path) {
   if (!std::filesystem::exists(path)) {
     return Status::error(path + ": no study database (submit the study first)");
   }
+  if (Status empty = common::refuse_empty_database(path); !empty) return empty;
   return initialise(sqlite::Database::open(path, sqlite::OpenMode::kReadWrite));
 }
 
@@ -271,7 +274,7 @@ Result<std::vector<RunRecord>> StudyState::runs() {
     record.submitted_at = text_of(row[12]);
     record.started_at = text_of(row[13]);
     record.finished_at = text_of(row[14]);
-    record.out_dir = text_of(row[15]);
+    record.out_dir = common::results_path(db_.path(), text_of(row[15]));
     records.push_back(std::move(record));
   }
   return records;

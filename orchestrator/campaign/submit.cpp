@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "orchestrator/common/results_path.hpp"
+#include "orchestrator/campaign/run_directory_outcome.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 
 namespace scalestudy::campaign {
@@ -76,8 +78,14 @@ Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options
     for (const RunRecord* run : members) {
       auto found = states->find(run->job_id);
       if (found == states->end()) continue;
-      if (Status recorded = state.record_job_status(run->run_id, run->job_id, found->second);
-          !recorded) {
+      JobStatus status = found->second;
+      // A run whose end nobody saw (an interrupted local submitter) may have finished
+      // well: its directory says so, and it must not run again.
+      if (!status.exit_code && status.state == JobState::kFailed &&
+          run_directory_shows_completed(run->out_dir, run->world_size)) {
+        status = {JobState::kCompleted, 0, "completed while no scalestudy was watching"};
+      }
+      if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {
         return recorded;
       }
     }
@@ -99,7 +107,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
   std::vector<PlannedRun> planned;
   for (const RunSpec& spec : plan.runs) {
     spec_of[spec.run_id] = &spec;
-    planned.push_back({spec, run_out_dir(plan.results_dir, plan.study.name, spec.run_id)});
+    planned.push_back({spec, common::stored_run_dir(plan.study.name, spec.run_id)});
   }
   if (Status saved = state->save_study(plan.study); !saved) return saved;
   if (Status stored = state->plan_runs(planned); !stored) return stored;
@@ -146,11 +154,19 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     Status record_error;
     std::set<std::string> submitted_ids;
     sched::SubmitCallbacks callbacks;
+    std::set<std::string> recorded_before_launch;
+    callbacks.launching = [&](const sched::Submission& submission) {
+      Status recorded = state->record_submission(submission, scheduler.name(), token);
+      if (recorded) recorded_before_launch.insert(submission.run_id);
+      return recorded;
+    };
     callbacks.submitted = [&](const sched::Submission& submission) {
       submitted_ids.insert(submission.run_id);
       report.submitted.push_back(submission);
-      Status recorded = state->record_submission(submission, scheduler.name(), token);
-      if (!recorded && record_error.is_ok()) record_error = recorded;
+      if (recorded_before_launch.count(submission.run_id) == 0) {
+        Status recorded = state->record_submission(submission, scheduler.name(), token);
+        if (!recorded && record_error.is_ok()) record_error = recorded;
+      }
       log("  " + submission.run_id + " -> " + submission.job_id);
     };
     callbacks.finished = [&](const sched::Submission& submission, const common::JobStatus& status) {

@@ -32,6 +32,7 @@ int run_ingest(const std::vector<std::string>& args) {
   std::printf("%s: %d runs ingested, %d unchanged, %d failed\n", database->c_str(),
               outcome->ingested, outcome->unchanged, outcome->failed);
   for (const auto& failure : outcome->failures) std::printf("  failed %s\n", failure.c_str());
+  for (const auto& kept : outcome->kept) std::printf("  %s\n", kept.c_str());
   return outcome->failed > 0 ? kExitFailure : kExitOk;
 }
 

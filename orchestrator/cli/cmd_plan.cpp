@@ -13,6 +13,7 @@
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/results/cost_estimate.hpp"
 #include "orchestrator/results/text_table.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
@@ -43,6 +44,8 @@ const char kUsage[] =
     "                      writes DIR/<study>/runs/<run_id>/\n"
     "  --profiles-dir DIR  where profile wrappers live (default: $SCALESTUDY_PROFILES_DIR,\n"
     "                      else the source tree's profiles/)\n\n"
+    "Every workload parameter is checked against what the workload binary says about its\n"
+    "flags (--describe-flags json); a program that cannot say is noted and left unchecked.\n\n"
     "exit codes: 0 planned; 1 the study is invalid (every error is printed as\n"
     "file:line:column: field: message); 2 wrong arguments; 3 a file cannot be read or written.";
 
@@ -240,6 +243,10 @@ int run_plan(const std::vector<std::string>& args) {
   Result<Study> study = load_study(path);
   if (!study) {
     std::fprintf(stderr, "%s\n", study.status().message().c_str());
+    return kExitFailure;
+  }
+  if (!report_workload_param_check("plan",
+                                   check_study_workload_params(*study, directory_of_cli()))) {
     return kExitFailure;
   }
   const PlanTotals totals = plan_totals(*study, parsed->value_or("--results-dir", "results"));

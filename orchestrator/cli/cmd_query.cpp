@@ -5,9 +5,14 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/query.hpp"
+#include "orchestrator/results/query_printer.hpp"
+#include "orchestrator/results/read_only_open.hpp"
 
 namespace scalestudy::cli {
 namespace {
+
+// The aligned table holds every row in memory for its widths; csv and json stream.
+constexpr size_t kMaxTableRows = 100'000;
 
 void print_named_queries() {
   std::printf("named queries:\n");
@@ -17,7 +22,7 @@ void print_named_queries() {
 }
 
 int run_query(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {{"--results-dir", "--format"}, {"--list"}});
+  auto parsed = parse_args(args, {{"--results-dir", "--format", "--time-limit-s"}, {"--list"}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy query: %s\n", parsed.status().message().c_str());
     return kExitUsage;
@@ -34,23 +39,43 @@ int run_query(const std::vector<std::string>& args) {
                  "--format table|csv|json (see --help, --list)\n");
     return kExitUsage;
   }
+  results::QueryLimits limits;
+  auto time_limit_s = parsed->int_value_or("--time-limit-s", 60);
+  if (!time_limit_s || *time_limit_s < 1) {
+    std::fprintf(stderr, "scalestudy query: --time-limit-s: expected a whole number of seconds\n");
+    return kExitUsage;
+  }
+  limits.time_limit_s = *time_limit_s;
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
   if (!database) {
     std::fprintf(stderr, "scalestudy query: %s\n", database.status().message().c_str());
     return kExitEnvironment;
   }
-  auto result = results::run_read_only_query(*database, parsed->positionals[1]);
-  if (!result) {
-    std::fprintf(stderr, "scalestudy query: %s\n", result.status().message().c_str());
-    return kExitFailure;
+  if (auto note = results::read_only_note(*database)) {
+    std::fprintf(stderr, "scalestudy query: %s\n", note->c_str());
   }
+  Status status = Status::ok();
   if (format == "json") {
-    std::fputs(results::query_json(*result).c_str(), stdout);
+    results::JsonQueryPrinter printer(stdout);
+    status = results::stream_read_only_query(*database, parsed->positionals[1], limits, printer);
+    printer.finish();
+  } else if (format == "csv") {
+    results::CsvQueryPrinter printer(stdout);
+    status = results::stream_read_only_query(*database, parsed->positionals[1], limits, printer);
   } else {
-    const auto table_format =
-        format == "csv" ? results::TableFormat::kCsv : results::TableFormat::kText;
-    std::fputs(results::render_table(results::query_table(*result), table_format).c_str(), stdout);
+    results::TableQueryCollector collector(kMaxTableRows);
+    status = results::stream_read_only_query(*database, parsed->positionals[1], limits, collector);
+    if (status) {
+      std::fputs(results::render_table(results::query_table(collector.result()),
+                                       results::TableFormat::kText)
+                     .c_str(),
+                 stdout);
+    }
+  }
+  if (!status) {
+    std::fprintf(stderr, "scalestudy query: %s\n", status.message().c_str());
+    return kExitFailure;
   }
   return kExitOk;
 }
@@ -60,10 +85,13 @@ int run_query(const std::vector<std::string>& args) {
 extern const Command kQueryCommand = {
     "query", "run read-only SQL or a named query on a study database",
     "usage: scalestudy query STUDY \"SQL\" | NAME [--format table|csv|json] [--results-dir DIR]\n"
+    "                        [--time-limit-s S]\n"
     "       scalestudy query --list\n\n"
     "Runs one SELECT on a read-only connection to STUDY's database (tables study, runs,\n"
     "attempts and the m_* measurements; see docs/study-database.md). Writes, ATTACH and\n"
-    "state-changing pragmas are refused. NAME is one of the named queries (--list).",
+    "state-changing pragmas are refused. NAME is one of the named queries (--list).\n"
+    "The query stops after --time-limit-s seconds (default 60). csv and json print rows\n"
+    "as they come; the table format holds at most 100000 rows.",
     run_query};
 
 }  // namespace scalestudy::cli

@@ -6,6 +6,8 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/workload_param_check.hpp"
+#include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/study/study.hpp"
 
 namespace scalestudy::cli {
@@ -14,7 +16,9 @@ namespace {
 const char kUsage[] =
     "usage: scalestudy validate STUDY.yaml...\n\n"
     "Reads, validates and expands each study file, as `plan` would, and prints every error\n"
-    "as file:line:column: field 'name': message. Nothing is written or submitted.\n\n"
+    "as file:line:column: field 'name': message, including workload parameters the\n"
+    "workload's own flag description (--describe-flags json) refuses. Nothing is written\n"
+    "or submitted.\n\n"
     "exit codes: 0 every study is valid; 1 at least one is not; 2 wrong arguments;\n"
     "3 a file cannot be read.";
 
@@ -36,7 +40,10 @@ int run_validate(const std::vector<std::string>& args) {
       continue;
     }
     Result<Study> study = load_study(path);
-    if (study) {
+    if (study && !report_workload_param_check(
+                     "validate", check_study_workload_params(*study, campaign::executable_dir()))) {
+      if (exit_code == kExitOk) exit_code = kExitFailure;
+    } else if (study) {
       std::printf("%s: ok (%zu runs)\n", path.c_str(), study->runs.size());
     } else {
       std::fprintf(stderr, "%s\n", study.status().message().c_str());

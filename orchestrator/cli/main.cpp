@@ -1,5 +1,7 @@
 // scalestudy: declare, submit, run and report distributed-training scaling studies.
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,21 @@ void print_help() {
       "\n`scalestudy COMMAND --help` describes one command.\n\n"
       "exit codes: 0 ok; 1 the command found a problem (invalid study, failed runs);\n"
       "            2 wrong arguments; 3 a dependency is missing or unreachable.\n");
+}
+
+// Runs one command; no exception escapes it. Commands report errors as values, so an
+// exception here is a defect or exhaustion (std::bad_alloc): it is named, not an abort.
+int run_guarded(const scalestudy::cli::Command& command, const std::vector<std::string>& args) {
+  try {
+    return command.run(args);
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "scalestudy %s: out of memory\n", command.name);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "scalestudy %s: internal error: %s\n", command.name, error.what());
+  } catch (...) {
+    std::fprintf(stderr, "scalestudy %s: internal error: unknown exception\n", command.name);
+  }
+  return scalestudy::cli::kExitFailure;
 }
 
 }  // namespace
@@ -46,7 +63,7 @@ int main(int argc, char** argv) {
           return kExitOk;
         }
       }
-      return command.run(rest);
+      return run_guarded(command, rest);
     }
     names.push_back(command.name);
   }

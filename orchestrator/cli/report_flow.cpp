@@ -98,6 +98,7 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
     for (const auto& failure : ingested->failures) {
       std::fprintf(stderr, "ingest: run failed %s\n", failure.c_str());
     }
+    for (const auto& kept : ingested->kept) std::fprintf(stderr, "ingest: %s\n", kept.c_str());
   }
   auto db = sqlite::Database::open(*database, sqlite::OpenMode::kReadOnly);
   if (!db) {

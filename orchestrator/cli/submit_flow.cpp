@@ -10,6 +10,7 @@
 #include "orchestrator/campaign/status_report.hpp"
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/study/budget.hpp"
 #include "orchestrator/study/interference_risk.hpp"
 
@@ -39,6 +40,11 @@ Result<std::optional<double>> max_gpu_hours_option(const ParsedArgs& parsed) {
 std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
                                                  const Study& study, const std::string& results_dir,
                                                  int& exit_code) {
+  if (!report_workload_param_check(command,
+                                   check_study_workload_params(study, campaign::executable_dir()))) {
+    exit_code = kExitFailure;
+    return std::nullopt;
+  }
   auto max_parallel = parsed.int_value_or("--max-parallel", 1);
   auto max_slots = parsed.int_value_or("--max-slots", 0);
   if (!max_parallel || !max_slots || *max_parallel < 1 || *max_slots < 0) {

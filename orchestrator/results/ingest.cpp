@@ -9,6 +9,7 @@
 #include "orchestrator/results/output_metrics.hpp"
 #include "orchestrator/results/output_metrics_store.hpp"
 #include "orchestrator/results/rank_database.hpp"
+#include "orchestrator/common/results_path.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -36,7 +37,10 @@ struct RunReading {
   std::vector<RankData> ranks;
   std::vector<OutputMetric> output_metrics;
   std::optional<std::string> failure;
+  bool files_missing = false;  // the failure is rank files (or the whole folder) gone
 };
+
+constexpr char kGoneKept[] = "run directory gone, measurements kept";
 
 std::string utc_now() {
   std::time_t now = std::time(nullptr);
@@ -126,6 +130,7 @@ RunReading read_run(const PlannedRun& run) {
     reading.failure = "missing run database" + std::string(missing.size() > 1 ? "s " : " ") +
                       names + " (rank" + (missing.size() > 1 ? "s " : " ") + ranks + " of " +
                       std::to_string(run.world_size) + ") in " + run.out_dir.string();
+    reading.files_missing = true;
     return reading;
   }
   for (int rank = 0; rank < run.world_size; ++rank) {
@@ -263,6 +268,21 @@ Result<std::optional<std::string>> stored_fingerprint(sqlite::Database& db,
   return std::optional<std::string>(sqlite::to_string(**value));
 }
 
+Result<bool> previously_ingested(sqlite::Database& db, const std::string& run_id) {
+  auto value = db.query_value("SELECT status FROM m_ingest WHERE run_id = ?", {run_id});
+  if (!value) return value.status();
+  return *value && sqlite::to_string(**value) == "ingested";
+}
+
+// Measurements once ingested live in the study database; a purged run folder only
+// changes the note beside them, never the run's state.
+Status keep_measurements(sqlite::Database& db, const PlannedRun& run, const std::string& print) {
+  auto statement = db.prepare("UPDATE m_ingest SET reason = ?, fingerprint = ? WHERE run_id = ?");
+  if (!statement) return statement.status();
+  statement->bind(1, kGoneKept).bind(2, print).bind(3, run.run_id);
+  return statement->run();
+}
+
 Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptions& options,
                   IngestOutcome& outcome) {
   const bool completed = common::parse_job_state(run.state) == common::JobState::kCompleted;
@@ -274,6 +294,14 @@ Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptio
     return Status::ok();
   }
   RunReading reading = read_run(run);
+  if (reading.files_missing) {
+    auto ingested_before = previously_ingested(db, run.run_id);
+    if (!ingested_before) return ingested_before.status();
+    if (*ingested_before) {
+      outcome.kept.push_back(run.run_id + ": " + kGoneKept);
+      return keep_measurements(db, run, print);
+    }
+  }
   // A run the scheduler did not report completed is taken only when its run databases
   // prove it (output alone cannot).
   if (!completed && (reading.failure || measured_by_output_only(run))) return Status::ok();
@@ -302,8 +330,9 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
     return Status::error(study_db.path() +
                          ": not a study database (no study/runs tables; submit the study first)");
   }
-  const fs::path base_dir =
-      options.base_dir.empty() ? fs::current_path() : fs::path(options.base_dir);
+  const fs::path base_dir = options.base_dir.empty()
+                                ? fs::path(common::results_path(study_db.path(), "."))
+                                : fs::path(options.base_dir);
   IngestOutcome outcome;
   Status status = sqlite::in_transaction(study_db, [&]() -> Status {
     if (Status schema = ensure_measurement_schema(study_db); !schema) return schema;

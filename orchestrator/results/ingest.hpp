@@ -3,7 +3,9 @@
 // the whole ingest, so a crash or an error leaves the study database as it was;
 // idempotent, because a run whose rank files are unchanged (sizes and mtimes) is skipped
 // and a changed one is replaced (delete + insert). A corrupt, truncated, foreign or
-// missing rank file marks that run FAILED with the reason and the rest is ingested.
+// missing rank file marks that run FAILED with the reason and the rest is ingested —
+// unless the run was ingested before: then the measurements stay, the run stays as it
+// was, and the outcome says "run directory gone, measurements kept" (a scratch purge).
 // A study with `metrics:` also reads each rank's captured output (output_metrics.hpp);
 // its runs may write no run database at all, and a pattern that matches nothing marks the
 // run FAILED with that reason.
@@ -21,7 +23,7 @@ namespace scalestudy::results {
 
 struct IngestOptions {
   // Relative runs.out_dir values are resolved against this directory; empty: the
-  // current directory.
+  // study database's folder (the results dir), where submit stores them relative to.
   std::string base_dir;
   // Also copy every step row into m_steps (phase aggregates are always stored).
   bool store_steps = false;
@@ -35,6 +37,9 @@ struct IngestOutcome {
   int unchanged = 0;                  // runs skipped because their rank files did not change
   int failed = 0;                     // runs marked FAILED by this ingest
   std::vector<std::string> failures;  // "<run_id>: <reason>"
+  // Runs ingested before whose rank files are gone: "<run_id>: run directory gone,
+  // measurements kept".
+  std::vector<std::string> kept;
 };
 
 // Ingests every run whose state is COMPLETED, and every run in a finished state whose

@@ -3,12 +3,15 @@
 #include <sqlite3.h>
 
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "orchestrator/results/read_only_open.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -54,6 +57,10 @@ int authorize(void* user_data, int action, const char* arg1, const char* arg2, c
     case SQLITE_INSERT:
       return refuse(std::string("INSERT into ") + (arg1 ? arg1 : "?"));
     case SQLITE_UPDATE:
+      // Preparing a table-valued pragma (SELECT * FROM pragma_table_info('runs')) asks
+      // for UPDATE of the schema table's columns; query_only, the read-only connection and
+      // the read-only statement check still stop any real write.
+      if (arg1 && std::string(arg1) == "sqlite_master") return SQLITE_OK;
       return refuse(std::string("UPDATE of ") + (arg1 ? arg1 : "?"));
     case SQLITE_DELETE:
       return refuse(std::string("DELETE from ") + (arg1 ? arg1 : "?"));
@@ -68,19 +75,54 @@ std::string refused(const std::string& path, const std::string& sql, const std::
          "); `scalestudy query --list` shows the named queries";
 }
 
-// Full precision for measured values (bytes, timings); integral values without ".0".
-std::string cell_text(const sqlite::Value& value) {
-  if (const auto* d = std::get_if<double>(&value)) {
-    char buffer[40];
-    if (std::floor(*d) == *d && std::fabs(*d) < 1e15) {
-      std::snprintf(buffer, sizeof buffer, "%.0f", *d);
-    } else {
-      std::snprintf(buffer, sizeof buffer, "%.10g", *d);
-    }
-    return buffer;
-  }
-  return sqlite::to_string(value);
+// Interrupts the statement once the deadline has passed; SQLite calls it every few
+// thousand virtual-machine instructions.
+struct Deadline {
+  std::chrono::steady_clock::time_point at;
+  bool expired = false;
+};
+
+int past_deadline(void* user_data) {
+  auto* deadline = static_cast<Deadline*>(user_data);
+  deadline->expired = std::chrono::steady_clock::now() >= deadline->at;
+  return deadline->expired ? 1 : 0;
 }
+
+constexpr int kProgressInstructions = 10'000;
+
+std::vector<sqlite::Value> current_row(sqlite3_stmt* statement) {
+  std::vector<sqlite::Value> row;
+  for (int c = 0; c < sqlite3_column_count(statement); ++c) {
+    switch (sqlite3_column_type(statement, c)) {
+      case SQLITE_INTEGER:
+        row.push_back(static_cast<int64_t>(sqlite3_column_int64(statement, c)));
+        break;
+      case SQLITE_FLOAT:
+        row.push_back(sqlite3_column_double(statement, c));
+        break;
+      case SQLITE_NULL:
+        row.push_back(std::monostate{});
+        break;
+      default:
+        row.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement, c)),
+                                  sqlite3_column_bytes(statement, c)));
+    }
+  }
+  return row;
+}
+
+class CollectingSink : public QueryRowSink {
+ public:
+  explicit CollectingSink(QueryResult& result) : result_(result) {}
+  void begin(const std::vector<std::string>& columns) override { result_.columns = columns; }
+  Status row(const std::vector<sqlite::Value>& values) override {
+    result_.rows.push_back(values);
+    return Status::ok();
+  }
+
+ private:
+  QueryResult& result_;
+};
 
 }  // namespace
 
@@ -123,8 +165,8 @@ const std::vector<NamedQuery>& named_queries() {
   return kQueries;
 }
 
-Result<QueryResult> run_read_only_query(const std::string& study_db_path,
-                                        const std::string& sql_or_name) {
+Status stream_read_only_query(const std::string& study_db_path, const std::string& sql_or_name,
+                              const QueryLimits& limits, QueryRowSink& sink) {
   if (!std::filesystem::exists(study_db_path)) {
     return Status::error(study_db_path + ": no such study database");
   }
@@ -132,11 +174,15 @@ Result<QueryResult> run_read_only_query(const std::string& study_db_path,
   for (const auto& named : named_queries()) {
     if (sql_or_name == named.name) sql = named.sql;
   }
-  auto db = sqlite::Database::open(study_db_path, sqlite::OpenMode::kReadOnly);
+  auto db = open_study_database_for_reading(study_db_path);
   if (!db) return db.status();
   if (Status status = db->exec("PRAGMA query_only = 1"); !status) return status;
   Refusal refusal;
   sqlite3_set_authorizer(db->handle(), authorize, &refusal);
+  Deadline deadline{std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(limits.time_limit_s))};
+  sqlite3_progress_handler(db->handle(), kProgressInstructions, past_deadline, &deadline);
 
   sqlite3_stmt* raw = nullptr;
   const char* tail = nullptr;
@@ -161,36 +207,50 @@ Result<QueryResult> run_read_only_query(const std::string& study_db_path,
   if (!sqlite3_stmt_readonly(raw)) {
     return Status::error(refused(study_db_path, sql, "the statement writes"));
   }
-  QueryResult result;
+  std::vector<std::string> columns;
   for (int c = 0; c < sqlite3_column_count(raw); ++c)
-    result.columns.push_back(sqlite3_column_name(raw, c));
+    columns.push_back(sqlite3_column_name(raw, c));
+  sink.begin(columns);
   while (true) {
     const int step = sqlite3_step(raw);
     if (step == SQLITE_DONE) break;
-    if (step != SQLITE_ROW) {
-      if (!refusal.what.empty()) return Status::error(refused(study_db_path, sql, refusal.what));
-      return Status::error(study_db_path + ": " + sqlite3_errmsg(db->handle()));
+    if (step == SQLITE_ROW) {
+      if (Status status = sink.row(current_row(raw)); !status) return status;
+      continue;
     }
-    std::vector<sqlite::Value> row;
-    for (int c = 0; c < sqlite3_column_count(raw); ++c) {
-      switch (sqlite3_column_type(raw, c)) {
-        case SQLITE_INTEGER:
-          row.push_back(static_cast<int64_t>(sqlite3_column_int64(raw, c)));
-          break;
-        case SQLITE_FLOAT:
-          row.push_back(sqlite3_column_double(raw, c));
-          break;
-        case SQLITE_NULL:
-          row.push_back(std::monostate{});
-          break;
-        default:
-          row.push_back(std::string(reinterpret_cast<const char*>(sqlite3_column_text(raw, c)),
-                                    sqlite3_column_bytes(raw, c)));
-      }
+    if (deadline.expired) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", limits.time_limit_s);
+      return Status::error(study_db_path + ": the query ran past its time limit of " + limit +
+                           " s and was stopped (--time-limit-s raises it)");
     }
-    result.rows.push_back(std::move(row));
+    if (!refusal.what.empty()) return Status::error(refused(study_db_path, sql, refusal.what));
+    return Status::error(study_db_path + ": " + sqlite3_errmsg(db->handle()));
+  }
+  return Status::ok();
+}
+
+Result<QueryResult> run_read_only_query(const std::string& study_db_path,
+                                        const std::string& sql_or_name, const QueryLimits& limits) {
+  QueryResult result;
+  CollectingSink sink(result);
+  if (Status status = stream_read_only_query(study_db_path, sql_or_name, limits, sink); !status) {
+    return status;
   }
   return result;
+}
+
+std::string query_cell_text(const sqlite::Value& value) {
+  if (const auto* d = std::get_if<double>(&value)) {
+    char buffer[40];
+    if (std::floor(*d) == *d && std::fabs(*d) < 1e15) {
+      std::snprintf(buffer, sizeof buffer, "%.0f", *d);
+    } else {
+      std::snprintf(buffer, sizeof buffer, "%.10g", *d);
+    }
+    return buffer;
+  }
+  return sqlite::to_string(value);
 }
 
 Table query_table(const QueryResult& result) {
@@ -198,29 +258,32 @@ Table query_table(const QueryResult& result) {
   table.headers = result.columns;
   for (const auto& row : result.rows) {
     std::vector<std::string> cells;
-    for (const auto& value : row) cells.push_back(cell_text(value));
+    for (const auto& value : row) cells.push_back(query_cell_text(value));
     table.rows.push_back(std::move(cells));
   }
   return table;
 }
 
+nlohmann::ordered_json query_row_json(const std::vector<std::string>& columns,
+                                      const std::vector<sqlite::Value>& row) {
+  nlohmann::ordered_json object = nlohmann::ordered_json::object();
+  for (size_t c = 0; c < row.size() && c < columns.size(); ++c) {
+    const auto& value = row[c];
+    if (const auto* i = std::get_if<int64_t>(&value))
+      object[columns[c]] = *i;
+    else if (const auto* d = std::get_if<double>(&value))
+      object[columns[c]] = *d;
+    else if (const auto* s = std::get_if<std::string>(&value))
+      object[columns[c]] = *s;
+    else
+      object[columns[c]] = nullptr;
+  }
+  return object;
+}
+
 std::string query_json(const QueryResult& result) {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const auto& row : result.rows) {
-    nlohmann::ordered_json object = nlohmann::ordered_json::object();
-    for (size_t c = 0; c < row.size() && c < result.columns.size(); ++c) {
-      const auto& value = row[c];
-      if (const auto* i = std::get_if<int64_t>(&value))
-        object[result.columns[c]] = *i;
-      else if (const auto* d = std::get_if<double>(&value))
-        object[result.columns[c]] = *d;
-      else if (const auto* s = std::get_if<std::string>(&value))
-        object[result.columns[c]] = *s;
-      else
-        object[result.columns[c]] = nullptr;
-    }
-    rows.push_back(std::move(object));
-  }
+  for (const auto& row : result.rows) rows.push_back(query_row_json(result.columns, row));
   return rows.dump(2) + "\n";
 }
 

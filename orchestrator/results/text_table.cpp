@@ -78,13 +78,8 @@ std::string render_markdown(const Table& table) {
 }
 
 std::string render_csv(const Table& table) {
-  auto line = [](const std::vector<std::string>& cells) {
-    std::string text;
-    for (size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + csv_field(cells[c]);
-    return text + "\n";
-  };
-  std::string out = line(table.headers);
-  for (const auto& row : table.rows) out += line(row);
+  std::string out = csv_line(table.headers);
+  for (const auto& row : table.rows) out += csv_line(row);
   return out;
 }
 
@@ -149,6 +144,12 @@ std::string render_table(const Table& table, TableFormat format) {
       break;
   }
   return render_text(table);
+}
+
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string text;
+  for (size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + csv_field(cells[c]);
+  return text + "\n";
 }
 
 }  // namespace scalestudy::results

@@ -18,6 +18,7 @@ enum class TableFormat { kText, kMarkdown, kCsv, kHtml };
 
 std::string render_table(const Table& table, TableFormat format);
 std::string csv_field(const std::string& text);
+std::string csv_line(const std::vector<std::string>& cells);  // fields, comma, newline
 std::string html_escape(const std::string& text);
 
 }  // namespace scalestudy::results

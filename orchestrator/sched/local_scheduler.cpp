@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
 
 extern char** environ;
@@ -31,6 +32,7 @@ struct RankProcess {
   pid_t pid = 0;
   bool done = false;
   int wait_status = 0;
+  bool launcher = false;  // scalestudy-launch, whose ranks are its children
 };
 
 struct ActiveRun {
@@ -79,8 +81,9 @@ std::vector<std::string> environment_with(const std::map<std::string, std::strin
   return entries;
 }
 
-// Forks one process into process group `group` (0: a new group led by it).
-Result<pid_t> spawn(const LocalProcess& process, pid_t group) {
+// Forks one process into process group `group` (0: a new group led by it); it execs
+// only once `gate` is released.
+Result<pid_t> spawn(const LocalProcess& process, pid_t group, const LaunchGate& gate) {
   std::vector<std::string> argv_storage = process.argv;
   std::vector<std::string> env_storage = environment_with(process.env_overrides);
   std::vector<char*> argv, envp;
@@ -103,6 +106,7 @@ Result<pid_t> spawn(const LocalProcess& process, pid_t group) {
     if (null_input >= 0) dup2(null_input, STDIN_FILENO);
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
+    if (!gate.wait_in_child()) _exit(127);
     execve(argv[0], argv.data(), envp.data());
     std::string message =
         std::string("scalestudy: cannot execute ") + argv[0] + ": " + std::strerror(errno) + "\n";
@@ -114,16 +118,9 @@ Result<pid_t> spawn(const LocalProcess& process, pid_t group) {
   return pid;
 }
 
-JobStatus rank_failure(size_t rank, int wait_status) {
+// A signal that ended a rank, from outside (scalestudy cancel, kill, a time limit) or not.
+JobStatus killed_by(const std::string& who, int signal_number) {
   JobStatus status;
-  std::string who = "rank " + std::to_string(rank);
-  if (WIFEXITED(wait_status)) {
-    status.state = JobState::kFailed;
-    status.exit_code = WEXITSTATUS(wait_status);
-    status.reason = who + " exited with code " + std::to_string(*status.exit_code);
-    return status;
-  }
-  int signal_number = WTERMSIG(wait_status);
   // SIGTERM/SIGKILL/SIGINT from outside (scalestudy cancel, kill) read as a cancellation.
   bool external_stop =
       signal_number == SIGTERM || signal_number == SIGKILL || signal_number == SIGINT;
@@ -132,6 +129,30 @@ JobStatus rank_failure(size_t rank, int wait_status) {
   status.reason = who + " killed by signal " + std::to_string(signal_number) + " (" +
                   strsignal(signal_number) + ")";
   return status;
+}
+
+// scalestudy-launch exits 128 + N when the first of its ranks to fail died of signal N.
+constexpr int kLauncherSignalBase = 128;
+constexpr int kLastSignal = 64;
+
+JobStatus rank_failure(size_t index, const RankProcess& process) {
+  const int wait_status = process.wait_status;
+  // A launcher is not a rank: its log names the rank that failed.
+  const std::string who = process.launcher ? "a rank under scalestudy-launch (see its log)"
+                                           : "rank " + std::to_string(index);
+  if (WIFEXITED(wait_status)) {
+    const int code = WEXITSTATUS(wait_status);
+    if (process.launcher && code > kLauncherSignalBase &&
+        code <= kLauncherSignalBase + kLastSignal) {
+      return killed_by(who, code - kLauncherSignalBase);
+    }
+    JobStatus status;
+    status.state = JobState::kFailed;
+    status.exit_code = code;
+    status.reason = who + " exited with code " + std::to_string(code);
+    return status;
+  }
+  return killed_by(who, WTERMSIG(wait_status));
 }
 
 void signal_group(ActiveRun& run, int signal_number) {
@@ -151,7 +172,7 @@ bool advance(ActiveRun& run) {
       process.done = true;
       bool clean_exit = WIFEXITED(process.wait_status) && WEXITSTATUS(process.wait_status) == 0;
       if (!clean_exit && !run.first_failure && !run.kill_at) {
-        run.first_failure = rank_failure(rank, process.wait_status);
+        run.first_failure = rank_failure(rank, process);
         signal_group(run, SIGTERM);
       }
       continue;
@@ -227,24 +248,40 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
         start_error = port.status();
         break;
       }
+      auto gate = LaunchGate::open();
+      if (!gate) {
+        start_error = gate.status();
+        break;
+      }
       ActiveRun started;
       started.slots = slots;
       started.master_port = *port;
       for (const LocalProcess& process : plan_local_launch(run, launcher_path_, *port)) {
-        auto pid = spawn(process, started.group);
+        auto pid = spawn(process, started.group, *gate);
         if (!pid) {
           start_error = pid.status().with_context("run " + run.spec.run_id);
           break;
         }
         if (started.group == 0) started.group = *pid;
-        started.ranks.push_back({*pid, false, 0});
+        started.ranks.push_back({*pid, false, 0, process.argv.front() == launcher_path_});
       }
-      if (!start_error.is_ok() && started.group != 0) signal_group(started, SIGKILL);
       if (started.group == 0) break;
+      started.submission = {run.spec.run_id, local_job_id(started.group)};
+      // The processes exist but wait at the gate: the run starts only once it is recorded.
+      if (start_error.is_ok() && callbacks.launching) {
+        if (Status recorded = callbacks.launching(started.submission); !recorded) {
+          start_error = recorded.with_context("run " + run.spec.run_id + " not started");
+        }
+      }
+      if (!start_error.is_ok()) {
+        signal_group(started, SIGKILL);
+        for (RankProcess& process : started.ranks) waitpid(process.pid, nullptr, 0);
+        break;
+      }
+      gate->release(static_cast<int>(started.ranks.size()));
       if (run.spec.slurm.time_limit_minutes > 0) {
         started.deadline = Clock::now() + std::chrono::minutes(run.spec.slurm.time_limit_minutes);
       }
-      started.submission = {run.spec.run_id, local_job_id(started.group)};
       submissions.push_back(started.submission);
       if (callbacks.submitted) callbacks.submitted(started.submission);
       ports_in_use.insert(started.master_port);

@@ -47,6 +47,10 @@ struct SubmitCallbacks {
   std::function<void(const Submission&)> submitted;
   // Only backends that run jobs to completion inside submit() (local) call this.
   std::function<void(const Submission&, const JobStatus&)> finished;
+  // Backends that can hold a run's processes between creating and starting them (local)
+  // call this before `submitted`, with the job id: the run starts only when it returns
+  // ok, so a run that cannot be recorded (disk full, lost claim) never executes.
+  std::function<Status(const Submission&)> launching;
 };
 
 struct SchedulerOptions {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/redact.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
 
@@ -69,11 +70,7 @@ SlurmRestScheduler::SlurmRestScheduler(const SchedulerOptions& options, std::str
 
 Status SlurmRestScheduler::scrubbed(const Status& status) const {
   if (status.is_ok() || token_.empty()) return status;
-  std::string message = status.message();
-  for (size_t at = message.find(token_); at != std::string::npos; at = message.find(token_, at)) {
-    message.replace(at, token_.size(), "<token>");
-  }
-  return Status::error(message);
+  return Status::error(redact(status.message(), token_, "<token>"));
 }
 
 Result<nlohmann::json> SlurmRestScheduler::call(const std::string& method, const std::string& path,

@@ -1,15 +1,38 @@
 #include "orchestrator/study/config_tree.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
+
+#include "orchestrator/study/diagnostics.hpp"
 
 namespace scalestudy {
 namespace {
 
+// A study is a few levels deep and a few thousand values large; these limits are far above
+// any real study and stop a few hundred bytes of nested aliases ("billion laughs") or
+// brackets from taking the machine's memory or stack.
+constexpr int kMaxNestingDepth = 64;
+constexpr size_t kMaxValues = 1'000'000;
+
+// The conversion's running totals, shared by the whole document.
+struct ConvertBudget {
+  size_t values_left = kMaxValues;
+  int depth = 0;
+};
+
 Status convert(const YAML::Node& node, const std::shared_ptr<const std::string>& file,
-               ConfigNode& out) {
+               ConvertBudget& budget, ConfigNode& out) {
   out.location = location_from_mark(file, node.Mark());
+  if (budget.values_left == 0) {
+    return Status::error(out.location.to_string() + ": the document expands to more than " +
+                         std::to_string(kMaxValues) +
+                         " values (YAML aliases repeating anchors?); a study needs far fewer");
+  }
+  --budget.values_left;
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -22,31 +45,44 @@ Status convert(const YAML::Node& node, const std::shared_ptr<const std::string>&
       out.quoted = node.Tag() == "!";
       return Status::ok();
     case YAML::NodeType::Sequence:
-      out.type = ConfigNode::Type::kSequence;
-      out.items.resize(node.size());
-      for (size_t i = 0; i < node.size(); ++i) {
-        if (Status status = convert(node[i], file, out.items[i]); !status) return status;
-      }
-      return Status::ok();
     case YAML::NodeType::Map:
-      out.type = ConfigNode::Type::kMap;
-      out.entries.reserve(node.size());
-      for (auto it = node.begin(); it != node.end(); ++it) {
-        SourceLocation key_location = location_from_mark(file, it->first.Mark());
-        if (!it->first.IsScalar()) {
-          return Status::error(key_location.to_string() + ": map keys must be plain words");
-        }
-        const std::string& key = it->first.Scalar();
-        if (out.find(key)) {
-          return Status::error(key_location.to_string() + ": field '" + key + "': duplicate key");
-        }
-        ConfigEntry entry{key, key_location, {}};
-        if (Status status = convert(it->second, file, entry.value); !status) return status;
-        out.entries.push_back(std::move(entry));
-      }
-      return Status::ok();
+      break;
   }
-  return Status::ok();
+  if (budget.depth >= kMaxNestingDepth) {
+    return Status::error(out.location.to_string() + ": lists and maps nest more than " +
+                         std::to_string(kMaxNestingDepth) + " levels deep here");
+  }
+  ++budget.depth;
+  Status status = Status::ok();
+  if (node.IsSequence()) {
+    out.type = ConfigNode::Type::kSequence;
+    out.items.resize(node.size());
+    for (size_t i = 0; i < node.size() && status; ++i) {
+      status = convert(node[i], file, budget, out.items[i]);
+    }
+  } else {
+    out.type = ConfigNode::Type::kMap;
+    out.entries.reserve(node.size());
+    std::unordered_set<std::string> keys;
+    for (auto it = node.begin(); it != node.end() && status; ++it) {
+      SourceLocation key_location = location_from_mark(file, it->first.Mark());
+      if (!it->first.IsScalar()) {
+        status = Status::error(key_location.to_string() + ": map keys must be plain words");
+        break;
+      }
+      const std::string& key = it->first.Scalar();
+      if (!keys.insert(key).second) {
+        status = Status::error(key_location.to_string() + ": field '" + printable_text(key) +
+                               "': duplicate key");
+        break;
+      }
+      ConfigEntry entry{key, key_location, {}};
+      status = convert(it->second, file, budget, entry.value);
+      out.entries.push_back(std::move(entry));
+    }
+  }
+  --budget.depth;
+  return status;
 }
 
 }  // namespace
@@ -91,12 +127,17 @@ Result<ConfigNode> parse_config(const std::string& yaml_text,
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
+  } catch (const YAML::DeepRecursion& error) {
+    SourceLocation where = location_from_mark(file, error.mark);
+    return Status::error(where.to_string() + ": invalid YAML: lists and maps nest more than " +
+                         std::to_string(error.depth()) + " levels deep");
   } catch (const YAML::Exception& error) {
     SourceLocation where = location_from_mark(file, error.mark);
-    return Status::error(where.to_string() + ": invalid YAML: " + error.msg);
+    return Status::error(where.to_string() + ": invalid YAML: " + printable_text(error.msg));
   }
   ConfigNode tree;
-  if (Status status = convert(root, file, tree); !status) return status;
+  ConvertBudget budget;
+  if (Status status = convert(root, file, budget, tree); !status) return status;
   return tree;
 }
 
@@ -105,9 +146,12 @@ void merge_config(ConfigNode& base, ConfigNode overlay) {
     base = std::move(overlay);
     return;
   }
+  std::unordered_map<std::string, size_t> base_index;
+  for (size_t i = 0; i < base.entries.size(); ++i) base_index.emplace(base.entries[i].key, i);
   for (auto& entry : overlay.entries) {
-    if (ConfigNode* existing = base.find(entry.key)) {
-      merge_config(*existing, std::move(entry.value));
+    auto existing = base_index.find(entry.key);
+    if (existing != base_index.end()) {
+      merge_config(base.entries[existing->second].value, std::move(entry.value));
     } else {
       base.entries.push_back(std::move(entry));
     }

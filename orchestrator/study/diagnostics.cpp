@@ -4,11 +4,26 @@
 
 namespace scalestudy {
 
+std::string printable_text(const std::string& text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 void Diagnostics::add(const SourceLocation& where, const std::string& field,
                       const std::string& message) {
   std::string text = where.to_string() + ": ";
   if (!field.empty()) text += "field '" + field + "': ";
-  text += message;
+  text = printable_text(text + message);
   if (seen_.insert(text).second) messages_.push_back(std::move(text));
 }
 

@@ -12,9 +12,13 @@
 
 namespace scalestudy {
 
+// Control bytes as \xNN: messages quote what a file says, and a file's bytes must never
+// reach a terminal raw.
+std::string printable_text(const std::string& text);
+
 class Diagnostics {
  public:
-  // Identical messages are kept once.
+  // Identical messages are kept once; control bytes are escaped (printable_text).
   void add(const SourceLocation& where, const std::string& field, const std::string& message);
   // As add(), with " (did you mean 'x'?)" appended when a candidate is close to `word`.
   void add_unknown(const SourceLocation& where, const std::string& field, const std::string& what,

@@ -1,7 +1,9 @@
 #include "orchestrator/study/expansion.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -61,6 +63,7 @@ class Expander {
   Study run() {
     size_t combinations = 1;
     for (const auto& dimension : dimensions_) combinations *= dimension.length;
+    if (!within_max_runs()) return std::move(study_);
     study_.runs.reserve(t_.scale.size() * combinations * t_.repeats);
     std::vector<size_t> index(dimensions_.size(), 0);
     for (const ScalePoint& point : t_.scale) {
@@ -84,6 +87,28 @@ class Expander {
   }
 
  private:
+  // The run count before filters (scale points x combinations x repeats), computed without
+  // overflow, against `max_runs`; an error names the count and its factors.
+  bool within_max_runs() {
+    std::vector<size_t> factors{t_.scale.size()};
+    for (const auto& dimension : dimensions_) factors.push_back(dimension.length);
+    factors.push_back(static_cast<size_t>(t_.repeats));
+    unsigned long long runs = 1;
+    bool overflowed = false;
+    std::string product;
+    for (size_t factor : factors) {
+      overflowed = overflowed || __builtin_mul_overflow(runs, factor, &runs);
+      product += (product.empty() ? "" : " x ") + std::to_string(factor);
+    }
+    if (!overflowed && runs <= t_.max_runs) return true;
+    std::string count = overflowed ? "more than 2^64" : std::to_string(runs);
+    diag_.add(t_.max_runs_location.value_or(t_.name_location), "max_runs",
+              "the study expands to " + count + " runs (" + product +
+                  ": scale points x matrix/zip lengths x repeats), more than max_runs " +
+                  std::to_string(t_.max_runs) + "; set `max_runs:` higher if that is meant");
+    return false;
+  }
+
   void expand_one(const ScalePoint& point, const std::vector<size_t>& index, int repeat) {
     // Parameters: the workload's, then the axes' values for this combination.
     for (const auto& [name, value] : t_.params) {
@@ -277,12 +302,31 @@ class Expander {
     return true;
   }
 
+  // sbatch splits a #SBATCH line at white space, so a value with a space would carry
+  // options of its own ("gpu --exclusive"); these fields take one word.
+  bool one_sbatch_word(const std::string& text, const char* field) {
+    if (std::none_of(text.begin(), text.end(),
+                     [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+      return true;
+    }
+    auto where = t_.field_locations.find(field);
+    diag_.add(where != t_.field_locations.end() ? where->second : t_.name_location, field,
+              "'" + text +
+                  "' has white space; an #SBATCH value is one word (options go in "
+                  "slurm.extra)");
+    return false;
+  }
+
   bool substitute_shared(RunSpec& spec) {
     bool ok = substitute_field(spec.workload, "workload.binary");
     ok = substitute_field(spec.slurm.partition, "slurm.partition") && ok;
     ok = substitute_field(spec.slurm.account, "slurm.account") && ok;
     ok = substitute_field(spec.slurm.qos, "slurm.qos") && ok;
     ok = substitute_field(spec.slurm.constraint, "slurm.constraint") && ok;
+    ok = one_sbatch_word(spec.slurm.partition, "slurm.partition") && ok;
+    ok = one_sbatch_word(spec.slurm.account, "slurm.account") && ok;
+    ok = one_sbatch_word(spec.slurm.qos, "slurm.qos") && ok;
+    ok = one_sbatch_word(spec.slurm.constraint, "slurm.constraint") && ok;
     for (size_t i = 0; i < spec.slurm.extra_options.size(); ++i) {
       ok = substitute_field(spec.slurm.extra_options[i], "slurm.extra", int(i)) && ok;
     }
@@ -363,6 +407,23 @@ class Expander {
   bool baseline_matched_ = false;
 };
 
+// Every value a workload parameter is given, fixed or on an axis, and where; the first
+// place a value is written wins.
+std::map<std::string, std::map<std::string, SourceLocation>> param_value_locations(
+    const StudyTemplate& t) {
+  std::map<std::string, std::map<std::string, SourceLocation>> locations;
+  for (const auto& [name, value] : t.params) locations[name].emplace(value.text, value.location);
+  auto add_axis = [&](const Axis& axis) {
+    if (!t.param_slots.count(axis.name)) return;
+    for (const auto& value : axis.values) locations[axis.name].emplace(value.text, value.location);
+  };
+  for (const auto& axis : t.matrix) add_axis(axis);
+  for (const auto& group : t.zips) {
+    for (const auto& axis : group) add_axis(axis);
+  }
+  return locations;
+}
+
 }  // namespace
 
 Study expand_study(StudyTemplate study_template, Diagnostics& diagnostics) {
@@ -370,6 +431,7 @@ Study expand_study(StudyTemplate study_template, Diagnostics& diagnostics) {
   Study info = std::move(study_template.info);
   info.runs = std::move(study.runs);
   info.varied_keys = std::move(study.varied_keys);
+  info.param_value_locations = param_value_locations(study_template);
   return info;
 }
 

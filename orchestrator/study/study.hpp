@@ -14,6 +14,7 @@
 
 #include "harness/core/status.hpp"
 #include "orchestrator/study/run_spec.hpp"
+#include "orchestrator/study/source_location.hpp"
 
 namespace scalestudy {
 
@@ -38,6 +39,9 @@ struct Study {
   std::vector<RunSpec> runs;
   // The keys of RunSpec::varied across all runs, in display order.
   std::vector<std::string> varied_keys;
+  // Where each workload parameter's values are written: parameter -> value -> its
+  // `workload:` entry or matrix/zip item, so a check of a run's parameters can point there.
+  std::map<std::string, std::map<std::string, SourceLocation>> param_value_locations;
 };
 
 Result<Study> load_study(const std::string& path);

@@ -19,7 +19,8 @@ const std::vector<std::string> kTopLevelKeys = {
     "per_gpu_batch", "matrix", "zip",          "exclude",        "where",     "repeats",
     "baseline",      "slurm",  "launcher",     "modules",        "container", "env",
     "profile",       "report", "max_attempts", "array_throttle", "extends",   "defaults",
-    "uneven_batch",  "metrics",      "budget"};
+    "uneven_batch",  "metrics",      "budget",
+    "max_runs"};
 const std::vector<std::string> kSlurmKeys = {
     "partition",     "account", "qos",           "constraint",     "time",
     "cpus_per_task", "mem",     "gpus_per_node", "ranks_per_node", "extra"};
@@ -684,6 +685,12 @@ class SchemaReader {
   void read_policy() {
     if (const ConfigNode* repeats = doc_.find("repeats")) {
       if (auto value = integer(*repeats, "repeats", 1)) t_.repeats = static_cast<int>(*value);
+    }
+    if (const ConfigNode* max_runs = doc_.find("max_runs")) {
+      if (auto value = integer(*max_runs, "max_runs", 1)) {
+        t_.max_runs = static_cast<size_t>(*value);
+        t_.max_runs_location = max_runs->location;
+      }
     }
     if (const ConfigNode* attempts = doc_.find("max_attempts")) {
       if (auto value = integer(*attempts, "max_attempts", 1)) {

@@ -65,6 +65,8 @@ enum BuiltinSlot : int {
   kBuiltinSlotCount
 };
 
+constexpr size_t kDefaultMaxRuns = 10000;
+
 struct StudyTemplate {
   Study info;  // everything but runs and varied_keys
   SourceLocation name_location;
@@ -87,6 +89,10 @@ struct StudyTemplate {
   std::vector<WhereFilter> wheres;
   int repeats = 1;
   std::optional<Selector> baseline;
+  // The most runs the study may expand to (`max_runs`), checked before expanding so a
+  // mistyped matrix is an error, not an exhausted machine.
+  size_t max_runs = kDefaultMaxRuns;
+  std::optional<SourceLocation> max_runs_location;
 
   // Variable names by slot: the builtins, then every parameter (sorted).
   std::vector<std::string> slot_names;

@@ -6,7 +6,8 @@
 
 #include <filesystem>
 
-using namespace scalestudy::campaign;
+#include "orchestrator/common/results_path.hpp"
+
 using namespace scalestudy::sched;
 namespace fs = std::filesystem;
 
@@ -152,4 +153,16 @@ TEST_CASE("runs dropped from the plan keep their history but leave the study's r
   auto old_row = state.database().query_value("SELECT planned FROM runs WHERE run_id = 'old'");
   REQUIRE(old_row.is_ok());
   CHECK(std::get<int64_t>(**old_row) == 0);
+}
+
+TEST_CASE("run directories stored relative to the results dir read back absolute") {
+  StudyState state = fresh_state("scalestudy_state_relative.sqlite");
+  REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 2}).is_ok());
+  PlannedRun relative = planned("r");
+  relative.out_dir = stored_run_dir("demo", "r");
+  CHECK(relative.out_dir == "demo/runs/r");
+  REQUIRE(state.plan_runs({relative, planned("a")}).is_ok());
+  CHECK(record_of(state, "r").out_dir ==
+        (fs::temp_directory_path() / "demo" / "runs" / "r").lexically_normal().string());
+  CHECK(record_of(state, "a").out_dir == "/tmp/demo/runs/a");
 }

@@ -212,6 +212,52 @@ TEST_CASE("missing rank files: the reason names the ranks") {
   CHECK(reason.find("rank1.sqlite, rank3.sqlite (ranks 1, 3 of 4)") != std::string::npos);
 }
 
+TEST_CASE("a purged run directory after ingest keeps the measurements and the run's state") {
+  StudyFixture study("ingest_purged", "strong");
+  add_three_runs(study);
+  ingest_ok(study);
+  const std::string measured = "SELECT count(*) FROM m_run WHERE run_id = 'aaaa000000000002'";
+  REQUIRE(scalar(study.db_path(), measured) == "2");
+  std::filesystem::remove_all(study.out_dir("aaaa000000000002"));
+
+  IngestOutcome purged = ingest_ok(study);
+  CHECK(purged.failed == 0);
+  CHECK(purged.failures.empty());
+  REQUIRE(purged.kept.size() == 1);
+  CHECK(purged.kept[0] == "aaaa000000000002: run directory gone, measurements kept");
+  CHECK(scalar(study.db_path(), measured) == "2");
+  CHECK(scalar(study.db_path(), "SELECT state FROM runs WHERE run_id = 'aaaa000000000002'") ==
+        "COMPLETED");
+  CHECK(scalar(study.db_path(), "SELECT reason FROM m_ingest WHERE run_id = 'aaaa000000000002'") ==
+        "run directory gone, measurements kept");
+
+  // Nothing changed since: the next ingest skips it and still keeps everything.
+  IngestOutcome again = ingest_ok(study);
+  CHECK(again.unchanged == 3);
+  CHECK(scalar(study.db_path(), measured) == "2");
+}
+
+TEST_CASE("run directories stored relative to the results dir: a copied folder ingests") {
+  StudyFixture study("ingest_relative", "strong");
+  add_three_runs(study);
+  {
+    auto db = sqlite::Database::open(study.db_path());
+    REQUIRE(db.is_ok());
+    REQUIRE(db->exec("UPDATE runs SET out_dir = 'runs/' || run_id").is_ok());
+  }
+  const std::filesystem::path copy = study.dir() + "-copy";
+  std::filesystem::remove_all(copy);
+  std::filesystem::copy(study.dir(), copy, std::filesystem::copy_options::recursive);
+  std::filesystem::remove_all(study.dir() + "/runs");  // only the copy has the run folders
+  const std::string copied_db = (copy / std::filesystem::path(study.db_path()).filename()).string();
+  auto outcome = ingest_study(copied_db);
+  REQUIRE_MESSAGE(outcome.is_ok(), outcome.status().message());
+  CHECK(outcome->ingested == 3);
+  CHECK(outcome->failures.empty());
+  CHECK(scalar(copied_db, "SELECT count(*) FROM m_run") == "5");
+  std::filesystem::remove_all(copy);
+}
+
 TEST_CASE("a rank whose record still says running after its job ended marks the run FAILED") {
   StudyFixture study("ingest_killed", "strong");
   FixtureRun run = run_at("abab000000000001", 2);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -127,6 +128,40 @@ TEST_CASE("a failing rank fails its run and stops the other ranks") {
   CHECK(status.exit_code == 3);
   CHECK(status.reason == "rank 1 exited with code 3");
   CHECK(elapsed_s < 10);
+}
+
+TEST_CASE("a launcher's report of a killed rank is a signal, not launcher rank 0's exit code") {
+  fs::path dir = test_dir("scalestudy_local_launcher_signal");
+  // Stands in for scalestudy-launch: exits as it does when its first failed rank died of a
+  // signal (128 + N), or with the rank's own exit code.
+  fs::path launcher = dir / "fake_launch.sh";
+  std::ofstream(launcher) << "#!/bin/sh\nexit \"$SCALESTUDY_FAKE_LAUNCH_EXIT\"\n";
+  fs::permissions(launcher, fs::perms::owner_all);
+  SchedulerOptions options;
+  options.launcher_path = launcher.string();
+  const struct {
+    const char* exit_code;
+    JobState state;
+    const char* reason;
+  } kCases[] = {
+      {"137", JobState::kCancelled, "killed by signal 9 (Killed)"},
+      {"143", JobState::kCancelled, "killed by signal 15 (Terminated)"},
+      {"139", JobState::kFailed, "killed by signal 11 (Segmentation fault)"},
+      {"3", JobState::kFailed, "exited with code 3"},
+  };
+  for (const auto& expected : kCases) {
+    CAPTURE(expected.exit_code);
+    setenv("SCALESTUDY_FAKE_LAUNCH_EXIT", expected.exit_code, 1);
+    LocalScheduler scheduler(options);
+    Recorder recorder;
+    PreparedRun run = run_of(dir, std::string("launched") + expected.exit_code, 2, 0);
+    REQUIRE(scheduler.submit({run}, recorder.callbacks()).is_ok());
+    const JobStatus& status = recorder.finished[run.spec.run_id];
+    CHECK(status.state == expected.state);
+    CHECK(status.reason ==
+          std::string("a rank under scalestudy-launch (see its log) ") + expected.reason);
+  }
+  unsetenv("SCALESTUDY_FAKE_LAUNCH_EXIT");
 }
 
 TEST_CASE("max_parallel_runs bounds concurrent runs, each with its own MASTER_PORT") {

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -143,6 +144,36 @@ TEST_CASE("usage errors exit 2, missing files 3, --help 0") {
   CHECK(help.exit_code == 0);
   CHECK(help.text.find("--emit-scripts DIR") != std::string::npos);
   CHECK(run("validate --help").exit_code == 0);
+}
+
+TEST_CASE("exhaustion inside a command is an error message and exit 1, never an abort") {
+  // max_runs lifted so expansion tries to hold a billion runs; the address space is
+  // capped so that attempt fails the same way on every machine.
+  fs::path study =
+      fs::temp_directory_path() / ("scalestudy-huge-" + std::to_string(getpid()) + ".yaml");
+  std::string matrix;
+  for (const char* axis : {"a", "b", "c"}) {
+    matrix += std::string("  ") + axis + ": [";
+    for (int i = 0; i < 1000; ++i) matrix += (i ? ", " : "") + std::to_string(i);
+    matrix += "]\n";
+  }
+  std::ofstream(study) << "study: huge\nkind: strong\nscale: [1]\nglobal_batch: 8\n"
+                          "workload: {model: small-cnn}\nmax_runs: 1000000000\nmatrix:\n"
+                       << matrix;
+  FILE* pipe = popen(("ulimit -v 1000000; '" + env("SCALESTUDY_BINARY_DIR") +
+                      "/bin/scalestudy' plan '" + study.string() + "' 2>&1")
+                         .c_str(),
+                     "r");
+  REQUIRE(pipe != nullptr);
+  std::string text;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  int status = pclose(pipe);
+  fs::remove(study);
+  CAPTURE(text);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  CHECK(text.find("scalestudy plan: out of memory") != std::string::npos);
 }
 
 }  // namespace

@@ -191,6 +191,34 @@ env: {OMP_NUM_THREADS: "1"}
   std::vector<std::string> argv = workload_argv(spec, "/usr/bin/python3", "/out");
   CHECK(std::find(argv.begin(), argv.end(), "--run_id") != argv.end());
   CHECK(std::find(argv.begin(), argv.end(), "--out_dir") != argv.end());
+
+TEST_CASE("a '%' in the results path is literal in #SBATCH --output and --error") {
+  RunSpec spec = load_first_run(kGpuStudy);
+  RenderContext context = context_for(spec);
+  context.out_dir = "/results/100%done/" + spec.run_id;
+  std::string script = render_sbatch_script(spec, context);
+  CAPTURE(script);
+  CHECK(has_line(script, "#SBATCH --output=/results/100%%done/" + spec.run_id + "/slurm-%j.out"));
+  CHECK(has_line(script, "#SBATCH --error=/results/100%%done/" + spec.run_id + "/slurm-%j.err"));
+}
+
+TEST_CASE("#SBATCH text fields with white space, which would carry options, are refused") {
+  for (const char* field : {"partition", "account", "qos", "constraint"}) {
+    CAPTURE(field);
+    std::string yaml = std::string("study: s\nkind: strong\nscale: [1]\nglobal_batch: 8\n") +
+                       "workload: {model: small-cnn}\nslurm: {" + field +
+                       ": \"gpu --exclusive\"}\n";
+    Result<Study> study = load_study_text(yaml, "sbatch.yaml");
+    REQUIRE_FALSE(study.is_ok());
+    CHECK(study.status().message().find(std::string("field 'slurm.") + field + "'") !=
+          std::string::npos);
+    CHECK(study.status().message().find("one word") != std::string::npos);
+  }
+  Result<Study> substituted = load_study_text(
+      "study: s\nkind: strong\nscale: [1]\nglobal_batch: 8\nworkload: {model: small-cnn, "
+      "part: \"a b\"}\nslurm: {partition: \"${part}\"}\n",
+      "sbatch.yaml");
+  CHECK_FALSE(substituted.is_ok());
 }
 
 TEST_CASE("render contexts with relative or multi-line paths are refused") {

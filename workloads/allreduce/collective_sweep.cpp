@@ -70,12 +70,14 @@ Result<SweepSettings> read_sweep_settings(const train::Flags& flags) {
 void CollectiveSweep::declare_flags(train::Flags& flags) const {
   flags.declare("min-bytes", "8", "smallest message in bytes (K, M, G: binary multiples)");
   flags.declare("max-bytes", "32M", "largest message in bytes (K, M, G: binary multiples)");
-  flags.declare("step-factor", "2", "each message is this many times the previous one");
-  flags.declare("iters", "20", "timed runs per size");
-  flags.declare("warmup-iters", "5", "untimed runs per size before the timed ones");
-  flags.declare("dtype", "float32",
-                "element type: float32, bfloat16 or float16, where the backend reduces it");
-  flags.declare("op", "sum", "reduction (sum)");
+  flags.declare("step-factor", "2", "each message is this many times the previous one").integer(2);
+  flags.declare("iters", "20", "timed runs per size").integer(1);
+  flags.declare("warmup-iters", "5", "untimed runs per size before the timed ones").integer(0);
+  flags
+      .declare("dtype", "float32",
+               "element type: float32, bfloat16 or float16, where the backend reduces it")
+      .one_of({"float32", "bfloat16", "float16"});
+  flags.declare("op", "sum", "reduction (sum)").one_of({"sum"});
   flags.declare("profile-steps", "",
                 "FROM:TO: timed runs FROM to TO-1, numbered across the sweep, between "
                 "cudaProfilerStart/Stop (nsys/ncu capture range); empty: none");

@@ -40,17 +40,21 @@ void read_int(Status& status, int64_t& target, const train::Flags& flags, const 
 }  // namespace
 
 void declare_ddpm_flags(train::Flags& flags) {
-  flags.declare("preset", "small",
-                "image size and default per-GPU batch: small 28px/2048 | medium 64px/384 | "
-                "large 96px/96 | xl 128px/32");
+  flags
+      .declare("preset", "small",
+               "image size and default per-GPU batch: small 28px/2048 | medium 64px/384 | "
+               "large 96px/96 | xl 128px/32")
+      .one_of({"small", "medium", "large", "xl"});
   flags.declare("dataset", "emnist-balanced", "fashion-mnist | mnist | emnist-<split>");
   train::declare_data_source_flags(flags);
-  flags.declare("base-channels", "64", "UNet width at full resolution (even)");
-  flags.declare("res-blocks", "2", "UNet residual blocks per resolution level");
-  flags.declare("attention-max-size", "16", "self-attention at levels with a side <= this");
-  flags.declare("timesteps", "1000", "diffusion steps T");
-  flags.declare("beta-schedule", "linear", "linear | cosine");
-  flags.declare("sample", "0", "generate N images into --sample-png instead of training");
+  flags.declare("base-channels", "64", "UNet width at full resolution (even)").integer(2);
+  flags.declare("res-blocks", "2", "UNet residual blocks per resolution level").integer(1);
+  flags.declare("attention-max-size", "16", "self-attention at levels with a side <= this")
+      .integer(0);
+  flags.declare("timesteps", "1000", "diffusion steps T").integer(2);
+  flags.declare("beta-schedule", "linear", "linear | cosine").one_of({"linear", "cosine"});
+  flags.declare("sample", "0", "generate N images into --sample-png instead of training")
+      .integer(0);
   flags.declare("sample-png", "samples.png", "the PNG grid --sample writes");
   flags.declare("checkpoint", "", "weights file: training saves it, --sample loads it");
 }

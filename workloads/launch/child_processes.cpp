@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <optional>
 
 namespace scalestudy::launch {
@@ -46,6 +47,18 @@ int exit_code_of(int wait_status) {
   return 1;
 }
 
+// The first failure, named in the launcher's log: its exit code alone cannot say which rank.
+void report_failure(size_t local_rank, pid_t pid, int wait_status) {
+  if (WIFSIGNALED(wait_status)) {
+    std::fprintf(stderr, "scalestudy-launch: local rank %zu (pid %d) killed by signal %d (%s)\n",
+                 local_rank, static_cast<int>(pid), WTERMSIG(wait_status),
+                 strsignal(WTERMSIG(wait_status)));
+  } else {
+    std::fprintf(stderr, "scalestudy-launch: local rank %zu (pid %d) exited with code %d\n",
+                 local_rank, static_cast<int>(pid), exit_code_of(wait_status));
+  }
+}
+
 }  // namespace
 
 Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace) {
@@ -55,12 +68,14 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
   sigprocmask(SIG_BLOCK, &watched, &original_mask);
 
   std::vector<pid_t> running;
+  std::map<pid_t, size_t> local_rank_of;
   for (const ChildSpec& child : children) {
     pid_t pid = spawn(child, original_mask);
     if (pid < 0) {
       for (pid_t started : running) kill(started, SIGTERM);
       return Status::error(std::string("fork failed: ") + std::strerror(errno));
     }
+    local_rank_of[pid] = running.size();
     running.push_back(pid);
   }
 
@@ -89,6 +104,7 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
       }
       int code = reaped < 0 ? 1 : exit_code_of(wait_status);
       if (code != 0 && !first_failure) {
+        if (reaped > 0) report_failure(local_rank_of[pid], pid, wait_status);
         first_failure = code;
         failed_at = Clock::now();
       }

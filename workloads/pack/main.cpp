@@ -18,13 +18,13 @@ namespace {
 
 void declare_flags(train::Flags& flags) {
   flags.declare("data-root", "", "folder holding train/ and val/ (or tiny-imagenet-200/)");
-  flags.declare("image-size", "64", "packed images are this many pixels square");
-  flags.declare("split", "all", "all | train | val");
+  flags.declare("image-size", "64", "packed images are this many pixels square").integer(1);
+  flags.declare("split", "all", "all | train | val").one_of({"all", "train", "val"});
   flags.declare("output-dir", "",
                 "where the packs go; default <root>/.scalestudy-pack (the cache)");
   flags.declare("output", "", "the pack file, with --split train or val");
-  flags.declare("threads", "0", "decode threads; 0: one per hardware thread");
-  flags.declare("force", "false", "decode even when the pack is current");
+  flags.declare("threads", "0", "decode threads; 0: one per hardware thread").integer(0);
+  flags.declare("force", "false", "decode even when the pack is current").boolean();
 }
 
 struct PackRequest {

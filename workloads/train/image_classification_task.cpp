@@ -17,16 +17,19 @@ bool is_character_data(const std::string& name) {
 }  // namespace
 
 void ImageClassificationTask::declare_flags(train::Flags& flags) const {
-  flags.declare("model", "small-cnn", "small-cnn | resnet18 | resnet50");
+  flags.declare("model", "small-cnn", "small-cnn | resnet18 | resnet50")
+      .one_of({"small-cnn", "resnet18", "resnet50"});
   flags.declare(
       "dataset", "synthetic",
       "fashion-mnist | mnist | emnist-<split> | cifar10 | imagefolder | tinyimagenet | synthetic");
   train::declare_data_source_flags(flags);
-  flags.declare("image-size", "64", "imagefolder, tinyimagenet: side of the packed images (px)");
+  flags.declare("image-size", "64", "imagefolder, tinyimagenet: side of the packed images (px)")
+      .integer(1);
   flags.declare("pack-dir", "",
                 "imagefolder, tinyimagenet: folder of the pack cache; default "
                 "<data root>/.scalestudy-pack");
-  flags.declare("augment", "false", "random crop (pad 4) and horizontal flip (not for digits)");
+  flags.declare("augment", "false", "random crop (pad 4) and horizontal flip (not for digits)")
+      .boolean();
 }
 
 Status ImageClassificationTask::validate(const train::Flags& flags) const {

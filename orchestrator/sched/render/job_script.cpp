@@ -62,6 +62,17 @@ std::string directive_path(const std::string& path) {
   return path.find(' ') == std::string::npos ? path : "\"" + path + "\"";
 }
 
+// sbatch expands %j, %x ... in --output and --error file names; a literal '%' (in the
+// results path) is written "%%".
+std::string literal_filename_pattern(const std::string& path) {
+  std::string escaped;
+  for (char c : path) {
+    if (c == '%') escaped += '%';
+    escaped += c;
+  }
+  return escaped;
+}
+
 std::string render_directives(const RunSpec& spec, const RenderContext& context) {
   const SlurmOptions& slurm = spec.slurm;
   std::string out;
@@ -80,8 +91,9 @@ std::string render_directives(const RunSpec& spec, const RenderContext& context)
   if (!slurm.account.empty()) directive(out, "--account", slurm.account);
   if (!slurm.qos.empty()) directive(out, "--qos", slurm.qos);
   if (!slurm.constraint.empty()) directive(out, "--constraint", slurm.constraint);
-  directive(out, "--output", directive_path(context.out_dir + "/slurm-%j.out"));
-  directive(out, "--error", directive_path(context.out_dir + "/slurm-%j.err"));
+  const std::string out_dir_pattern = literal_filename_pattern(context.out_dir);
+  directive(out, "--output", directive_path(out_dir_pattern + "/slurm-%j.out"));
+  directive(out, "--error", directive_path(out_dir_pattern + "/slurm-%j.err"));
   directive(out, "--signal",
             "TERM@" + std::to_string(term_signal_lead_seconds(slurm.time_limit_minutes)));
   for (const auto& option : slurm.extra_options) out.append("#SBATCH ").append(option).append("\n");

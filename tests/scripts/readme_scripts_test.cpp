@@ -1,0 +1,113 @@
+// scripts/quickstart.sh and scripts/test.sh, run for real (cmake, ninja, ctest) on a tiny
+// stand-in project that has the same option and target names as scalestudy but builds in
+// a second: quickstart must leave the build folder able to run the tests, and the test
+// command must fail when no test ran.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int exit_code;
+  std::string text;  // stdout and stderr
+};
+
+Output run_shell(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string text;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  REQUIRE(out.good());
+}
+
+// The stand-in: bin/scalestudy prints its arguments, the workloads are empty targets, and
+// with SCALESTUDY_TESTS (default ON, as in the real project) `registered_tests` tests.
+std::string stand_in_cmakelists(int registered_tests) {
+  std::string text =
+      "cmake_minimum_required(VERSION 3.22)\n"
+      "project(standin LANGUAGES NONE)\n"
+      "option(SCALESTUDY_TESTS \"tests\" ON)\n"
+      "file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/bin)\n"
+      "add_custom_target(scalestudy ALL COMMAND ${CMAKE_COMMAND} -E copy "
+      "${PROJECT_SOURCE_DIR}/fake-cli ${PROJECT_BINARY_DIR}/bin/scalestudy)\n"
+      "add_custom_target(scalestudy-launch)\n"
+      "add_custom_target(scalestudy-train)\n"
+      "if(SCALESTUDY_TESTS)\n"
+      "  enable_testing()\n";
+  for (int i = 0; i < registered_tests; ++i)
+    text += "  add_test(NAME standin_test_" + std::to_string(i) + " COMMAND true)\n";
+  return text + "endif()\n";
+}
+
+struct StandInProject {
+  fs::path root;
+
+  explicit StandInProject(int registered_tests) {
+    root = fs::temp_directory_path() / ("scalestudy-readme-" + std::to_string(getpid()));
+    fs::remove_all(root);
+    fs::create_directories(root / "scripts");
+    fs::path source_scripts = fs::path(std::getenv("SCALESTUDY_SOURCE_DIR")) / "scripts";
+    for (const char* script : {"quickstart.sh", "test.sh"})
+      fs::copy_file(source_scripts / script, root / "scripts" / script);
+    write_file(root / "scripts" / "install-deps.sh", "exit 0\n");
+    write_file(root / "fake-cli", "#!/bin/sh\necho \"fake scalestudy $*\"\n");
+    fs::permissions(root / "fake-cli", fs::perms::owner_all, fs::perm_options::add);
+    write_file(root / "CMakeLists.txt", stand_in_cmakelists(registered_tests));
+  }
+  ~StandInProject() { fs::remove_all(root); }
+
+  Output script(const std::string& name) const {
+    return run_shell("cd '" + root.string() + "' && bash scripts/" + name);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("test.sh after quickstart.sh in the same build folder runs the tests") {
+  StandInProject project(2);
+  Output quickstart = project.script("quickstart.sh");
+  INFO(quickstart.text);
+  REQUIRE(quickstart.exit_code == 0);
+  CHECK(quickstart.text.find("fake scalestudy run studies/quickstart.yaml") != std::string::npos);
+
+  Output test = project.script("test.sh");
+  INFO(test.text);
+  CHECK(test.exit_code == 0);
+  CHECK(test.text.find("tests passed, 0 tests failed out of 2") != std::string::npos);
+}
+
+TEST_CASE("test.sh turns tests back on in a build folder configured without them") {
+  StandInProject project(1);
+  Output off = run_shell("cmake -S '" + project.root.string() + "' -B '" +
+                         (project.root / "build").string() + "' -G Ninja -DSCALESTUDY_TESTS=OFF");
+  REQUIRE(off.exit_code == 0);
+  Output test = project.script("test.sh");
+  INFO(test.text);
+  CHECK(test.exit_code == 0);
+  CHECK(test.text.find("out of 1") != std::string::npos);
+}
+
+TEST_CASE("test.sh fails when no test ran") {
+  StandInProject project(0);
+  Output test = project.script("test.sh");
+  INFO(test.text);
+  CHECK(test.exit_code != 0);
+  CHECK(test.text.find("No tests were found") != std::string::npos);
+}
