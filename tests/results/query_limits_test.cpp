@@ -13,7 +13,7 @@
 #include "orchestrator/results/query.hpp"
 #include "orchestrator/results/query_printer.hpp"
 #include "orchestrator/results/read_only_open.hpp"
-#include "orchestrator/results/study_locator.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/results/text_table.hpp"
 #include "tests/results/fixture.hpp"
 
@@ -134,7 +134,7 @@ TEST_CASE("a 0-byte study database is refused, not initialised") {
   StudyFixture study("query_empty_db", "strong");
   const std::string empty_path = study.dir() + "/empty.sqlite";
   std::ofstream(empty_path).close();
-  auto located = locate_study_database(empty_path, study.dir());
+  auto located = campaign::locate_study_database(empty_path, study.dir());
   REQUIRE_FALSE(located.is_ok());
   CHECK(located.status().message().find("empty (0 bytes)") != std::string::npos);
   CHECK(fs::file_size(empty_path) == 0);
