@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "orchestrator/common/results_path.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
+#include "orchestrator/common/results_path.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 
 namespace scalestudy::campaign {
@@ -78,12 +78,12 @@ Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options
     for (const RunRecord* run : members) {
       auto found = states->find(run->job_id);
       if (found == states->end()) continue;
-      JobStatus status = found->second;
+      common::JobStatus status = found->second;
       // A run whose end nobody saw (an interrupted local submitter) may have finished
       // well: its directory says so, and it must not run again.
-      if (!status.exit_code && status.state == JobState::kFailed &&
+      if (!status.exit_code && status.state == common::JobState::kFailed &&
           run_directory_shows_completed(run->out_dir, run->world_size)) {
-        status = {JobState::kCompleted, 0, "completed while no scalestudy was watching"};
+        status = {common::JobState::kCompleted, 0, "completed while no scalestudy was watching"};
       }
       if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {
         return recorded;

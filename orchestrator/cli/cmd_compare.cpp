@@ -89,7 +89,8 @@ int run_compare(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy compare: %s\n", format.status().message().c_str());
     return kExitUsage;
   }
-  const std::string results_dir = parsed->value_or("--results-dir", campaign::default_results_dir());
+  const std::string results_dir =
+      parsed->value_or("--results-dir", campaign::default_results_dir());
   results::Report reports[2];
   for (int side = 0; side < 2; ++side) {
     bool missing = false;

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
-#include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/study/study.hpp"
 
 namespace scalestudy::cli {

@@ -40,8 +40,8 @@ Result<std::optional<double>> max_gpu_hours_option(const ParsedArgs& parsed) {
 std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
                                                  const Study& study, const std::string& results_dir,
                                                  int& exit_code) {
-  if (!report_workload_param_check(command,
-                                   check_study_workload_params(study, campaign::executable_dir()))) {
+  if (!report_workload_param_check(
+          command, check_study_workload_params(study, campaign::executable_dir()))) {
     exit_code = kExitFailure;
     return std::nullopt;
   }

@@ -5,11 +5,11 @@
 #include <optional>
 
 #include "orchestrator/common/job_state.hpp"
+#include "orchestrator/common/results_path.hpp"
 #include "orchestrator/results/measurement_schema.hpp"
 #include "orchestrator/results/output_metrics.hpp"
 #include "orchestrator/results/output_metrics_store.hpp"
 #include "orchestrator/results/rank_database.hpp"
-#include "orchestrator/common/results_path.hpp"
 
 namespace scalestudy::results {
 namespace {

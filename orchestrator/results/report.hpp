@@ -14,10 +14,10 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/results/bottleneck.hpp"
 #include "orchestrator/results/comm_model.hpp"
-#include "orchestrator/results/run_measurements.hpp"
 #include "orchestrator/results/interference.hpp"
 #include "orchestrator/results/projection.hpp"
 #include "orchestrator/results/rank_memory.hpp"
+#include "orchestrator/results/run_measurements.hpp"
 #include "orchestrator/results/significance.hpp"
 #include "orchestrator/results/statistics.hpp"
 

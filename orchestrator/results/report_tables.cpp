@@ -387,8 +387,6 @@ std::vector<Table> report_tables(const Report& report) {
     tables.push_back(memory_table(report));
     Table printed = output_metrics_table(report);
     if (!printed.rows.empty()) tables.push_back(std::move(printed));
-}
-
     for (const auto& projection : report.projections) {
       tables.push_back(projection_table(report, projection));
     }

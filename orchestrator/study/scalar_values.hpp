@@ -32,4 +32,10 @@ std::string canonical_scalar(const std::string& text, bool quoted);
 // True when `text` reads as a number (integer or floating point).
 bool looks_numeric(std::string_view text);
 
+// True for a C-style identifier: a letter or '_', then letters, digits and '_'.
+bool is_identifier(std::string_view text);
+
+// True when `text` holds a control byte (below 0x20, or DEL).
+bool has_control_character(std::string_view text);
+
 }  // namespace scalestudy

@@ -15,12 +15,11 @@ namespace scalestudy {
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {
-    "study",         "kind",   "description",  "workload",       "scale",     "global_batch",
-    "per_gpu_batch", "matrix", "zip",          "exclude",        "where",     "repeats",
-    "baseline",      "slurm",  "launcher",     "modules",        "container", "env",
-    "profile",       "report", "max_attempts", "array_throttle", "extends",   "defaults",
-    "uneven_batch",  "metrics",      "budget",
-    "max_runs"};
+    "study",         "kind",    "description",  "workload",       "scale",     "global_batch",
+    "per_gpu_batch", "matrix",  "zip",          "exclude",        "where",     "repeats",
+    "baseline",      "slurm",   "launcher",     "modules",        "container", "env",
+    "profile",       "report",  "max_attempts", "array_throttle", "extends",   "defaults",
+    "uneven_batch",  "metrics", "budget",       "max_runs"};
 const std::vector<std::string> kSlurmKeys = {
     "partition",     "account", "qos",           "constraint",     "time",
     "cpus_per_task", "mem",     "gpus_per_node", "ranks_per_node", "extra"};
@@ -36,20 +35,6 @@ const std::set<std::string> kReservedParams = {"batch_size", "run_id", "out_dir"
 const char* const kBuiltinNames[kBuiltinSlotCount] = {
     "world_size",    "nodes",  "tasks_per_node", "gpus_per_node", "global_batch",
     "per_gpu_batch", "repeat", "study",          "kind",          "binary"};
-
-bool is_identifier(const std::string& text) {
-  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) {
-    return false;
-  }
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
-bool has_control_character(const std::string& text) {
-  return std::any_of(text.begin(), text.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
 
 class SchemaReader {
  public:

@@ -11,20 +11,6 @@ namespace {
 const std::vector<std::string> kInvocationKeys = {"args", "flag_style", "env_params", "run_flags"};
 const std::vector<std::string> kFlagStyles = {"dashes", "underscores"};
 
-bool is_identifier(const std::string& text) {
-  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) {
-    return false;
-  }
-  return std::all_of(text.begin(), text.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
-bool has_control_character(const std::string& text) {
-  return std::any_of(text.begin(), text.end(),
-                     [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
-
 void read_args(const ConfigNode& node, WorkloadInvocation& invocation, Diagnostics& diagnostics) {
   if (!node.is_sequence()) {
     diagnostics.add(node.location, "workload.args",

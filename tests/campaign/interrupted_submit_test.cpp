@@ -14,9 +14,9 @@
 #include <thread>
 
 #include "harness/core/sqlite.hpp"
-#include "orchestrator/sched/local_scheduler.hpp"
 #include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/campaign/submit.hpp"
+#include "orchestrator/sched/local_scheduler.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::sched;

@@ -8,6 +8,7 @@
 
 #include "orchestrator/common/results_path.hpp"
 
+using namespace scalestudy::campaign;
 using namespace scalestudy::sched;
 namespace fs = std::filesystem;
 
@@ -159,7 +160,7 @@ TEST_CASE("run directories stored relative to the results dir read back absolute
   StudyState state = fresh_state("scalestudy_state_relative.sqlite");
   REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 2}).is_ok());
   PlannedRun relative = planned("r");
-  relative.out_dir = stored_run_dir("demo", "r");
+  relative.out_dir = common::stored_run_dir("demo", "r");
   CHECK(relative.out_dir == "demo/runs/r");
   REQUIRE(state.plan_runs({relative, planned("a")}).is_ok());
   CHECK(record_of(state, "r").out_dir ==

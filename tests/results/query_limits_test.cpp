@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <fstream>
 
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/query.hpp"
 #include "orchestrator/results/query_printer.hpp"
 #include "orchestrator/results/read_only_open.hpp"
-#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/results/text_table.hpp"
 #include "tests/results/fixture.hpp"
 

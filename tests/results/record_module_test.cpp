@@ -12,10 +12,10 @@
 #include <sstream>
 #include <string>
 
-#include "harness/core/sqlite.hpp"
 #include "harness/core/run_schema.hpp"
-#include "orchestrator/results/rank_database.hpp"
+#include "harness/core/sqlite.hpp"
 #include "orchestrator/common/process_runner.hpp"
+#include "orchestrator/results/rank_database.hpp"
 
 namespace scalestudy::results {
 namespace {

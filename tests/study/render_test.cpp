@@ -191,6 +191,7 @@ env: {OMP_NUM_THREADS: "1"}
   std::vector<std::string> argv = workload_argv(spec, "/usr/bin/python3", "/out");
   CHECK(std::find(argv.begin(), argv.end(), "--run_id") != argv.end());
   CHECK(std::find(argv.begin(), argv.end(), "--out_dir") != argv.end());
+}
 
 TEST_CASE("a '%' in the results path is literal in #SBATCH --output and --error") {
   RunSpec spec = load_first_run(kGpuStudy);
