@@ -8,6 +8,7 @@
 
 #include "orchestrator/common/results_path.hpp"
 
+using namespace scalestudy;
 using namespace scalestudy::campaign;
 using namespace scalestudy::sched;
 namespace fs = std::filesystem;

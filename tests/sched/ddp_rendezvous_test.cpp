@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <thread>
 
-#include "sched_test_support.hpp"
+#include "tests/support/cli_test_support.hpp"
 
-using namespace scalestudy::sched;
-using namespace scalestudy::sched::testing;
+using namespace scalestudy::common;
+using namespace scalestudy::testing;
 namespace fs = std::filesystem;
 
 namespace {

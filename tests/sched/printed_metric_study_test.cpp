@@ -9,11 +9,11 @@
 #include <fstream>
 
 #include "harness/core/sqlite.hpp"
-#include "sched_test_support.hpp"
+#include "tests/support/cli_test_support.hpp"
 
 using namespace scalestudy;
-using namespace scalestudy::sched;
-using namespace scalestudy::sched::testing;
+using namespace scalestudy::common;
+using namespace scalestudy::testing;
 namespace fs = std::filesystem;
 
 namespace {

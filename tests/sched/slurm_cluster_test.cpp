@@ -20,7 +20,6 @@
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
 
-using namespace scalestudy::sched;
 using namespace scalestudy::common;
 using namespace scalestudy::testing;
 namespace fs = std::filesystem;
