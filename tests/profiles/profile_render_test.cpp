@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -75,15 +76,18 @@ struct FakeCluster {
   }
   ~FakeCluster() { fs::remove_all(root); }
 
-  // Runs the launch line after `srun` on one rank; returns the recorded calls.
+  // Runs what one srun task runs on one rank: the command after scalestudy-launch's "--"
+  // (the launcher only sets the torchrun variables, RANK here); returns the recorded calls.
   std::string run_rank(const RunSpec& spec, int rank) {
     fs::remove(calls);
     std::vector<std::string> words = launch_command(spec, context);
     REQUIRE(words.size() > 2);
     REQUIRE(words[0] == "srun");
+    auto separator = std::find(words.begin(), words.end(), "--");
+    REQUIRE(separator != words.end());
     std::string line =
         "RANK=" + std::to_string(rank) + " PATH='" + (root / "tools").string() + "':\"$PATH\"";
-    for (size_t i = 2; i < words.size(); ++i) line += " " + shell_quote(words[i]);
+    for (auto word = separator + 1; word != words.end(); ++word) line += " " + shell_quote(*word);
     REQUIRE(std::system(line.c_str()) == 0);
     return read_text(calls);
   }
@@ -106,8 +110,10 @@ TEST_CASE("nsys: rendered script, and the profiler on rank 0 only") {
   cluster.context.profile_wrapper = wrapper_of("nsys");
   std::string script = render_sbatch_script(spec, cluster.context);
   CAPTURE(script);
-  CHECK(script.find("srun --kill-on-bad-exit=1 bash -c 'rank=\"${RANK:-${SLURM_PROCID:-0}}\"") !=
-        std::string::npos);
+  // Every srun task runs under scalestudy-launch, which sets the torchrun variables.
+  CHECK(script.find("srun --kill-on-bad-exit=1 scalestudy-launch --srun-task --rank-log-dir " +
+                    cluster.context.out_dir +
+                    " -- bash -c 'rank=\"${RANK:-${SLURM_PROCID:-0}}\"") != std::string::npos);
   CHECK(script.find(" scalestudy-profile 0 nsys profile --trace=cuda,nvtx,osrt,cudnn,cublas "
                     "--capture-range=cudaProfilerApi --capture-range-end=stop '--output=" +
                     cluster.context.out_dir + "/nsys-" + spec.run_id +
