@@ -3,10 +3,42 @@
 # machine pick suites: unit, integration, slurm, gpu, benchmark.
 find_package(doctest REQUIRED)
 
+# Whether `target` links scalestudy_harness, directly or through other project libraries.
+function(_scalestudy_links_harness target out)
+  set(${out} FALSE PARENT_SCOPE)
+  if(target STREQUAL "scalestudy_harness")
+    set(${out} TRUE PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT TARGET ${target})
+    return()
+  endif()
+  get_target_property(links ${target} LINK_LIBRARIES)
+  if(NOT links)
+    return()
+  endif()
+  foreach(link ${links})
+    _scalestudy_links_harness("${link}" found)
+    if(found)
+      set(${out} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+endfunction()
+
 function(scalestudy_add_doctest name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE scalestudy_doctest_main doctest::doctest ${ARG_LIBS})
+  # torch/torch.h is most of a torch test's compile time: reuse the harness's precompiled
+  # header instead of parsing it again in every suite.
+  foreach(lib ${ARG_LIBS})
+    _scalestudy_links_harness("${lib}" links_torch)
+    if(links_torch)
+      target_precompile_headers(${name} REUSE_FROM scalestudy_harness)
+      break()
+    endif()
+  endforeach()
   add_test(NAME ${name} COMMAND ${name} --force-colors=0)
   set_tests_properties(${name} PROPERTIES
     LABELS "${ARG_LABELS}"
