@@ -8,6 +8,7 @@
 #include <torch/version.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace scalestudy::compat {
@@ -92,3 +93,45 @@ inline void foreach_sub_scaled_(at::TensorList params, at::TensorList updates,
 
 }  // namespace scalestudy::compat
 // ---- end multi-tensor update -------------------------------------------------------------
+
+// ---- fused optimizer kernels (owned by harness/gpu) --------------------------------------
+// PyTorch 2.4 has fused SGD and AdamW kernels on CPU and CUDA that read the learning rate
+// and fp16's found-inf flag from device tensors: an optimizer step without a host
+// synchronisation, skipped on the device when a gradient overflowed. LibTorch 1.13 has
+// neither; callers test kHasFusedOptimizers and take their multi-tensor path instead (the
+// wrappers below fail loudly if called there).
+namespace scalestudy::compat {
+
+inline constexpr bool kHasFusedOptimizers = SCALESTUDY_TORCH_AT_LEAST(2, 4);
+
+// `found_inf` undefined: always step.
+inline void fused_sgd_(at::TensorList params, at::TensorList grads, at::TensorList momentum_buffers,
+                       double weight_decay, double momentum, const at::Tensor& lr, double dampening,
+                       bool nesterov, bool is_first_step, const at::Tensor& found_inf) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  at::_fused_sgd_(params, grads, momentum_buffers, weight_decay, momentum, lr, dampening, nesterov,
+                  /*maximize=*/false, is_first_step, /*grad_scale=*/std::nullopt,
+                  found_inf.defined() ? std::optional<at::Tensor>(found_inf) : std::nullopt);
+#else
+  TORCH_CHECK(false, "fused SGD needs LibTorch 2.4 or newer");
+#endif
+}
+
+// `steps`: one float tensor per parameter, already counting this step (the kernel reads
+// them for bias correction and does not advance them).
+inline void fused_adamw_(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                         at::TensorList exp_avg_sqs, at::TensorList steps, const at::Tensor& lr,
+                         double beta1, double beta2, double weight_decay, double eps,
+                         const at::Tensor& found_inf) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, lr, beta1,
+                    beta2, weight_decay, eps, /*amsgrad=*/false, /*maximize=*/false,
+                    /*grad_scale=*/std::nullopt,
+                    found_inf.defined() ? std::optional<at::Tensor>(found_inf) : std::nullopt);
+#else
+  TORCH_CHECK(false, "fused AdamW needs LibTorch 2.4 or newer");
+#endif
+}
+
+}  // namespace scalestudy::compat
+// ---- end fused optimizer kernels ---------------------------------------------------------

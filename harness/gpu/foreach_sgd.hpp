@@ -1,19 +1,17 @@
 // ForeachSgd: SGD with momentum, dampening, weight decay and Nesterov — the update rule of
-// torch::optim::SGD — applied to all parameters at once with multi-tensor (_foreach_*)
-// kernels: on CUDA a step is four or five fused launches instead of several per
-// parameter, and nothing in it allocates after the first step or synchronises with the
-// host, so it can be captured in a CUDA graph. zero_grad() zeroes gradients in place
-// (never frees them), keeping their addresses stable for graphs and gradient buckets.
+// torch::optim::SGD — applied to all parameters at once: with LibTorch ≥ 2.4 one fused
+// kernel (_fused_sgd_) per step, otherwise a few multi-tensor (_foreach_*) kernels. Nothing
+// in a step allocates after the first one or synchronises with the host, so it can be
+// captured in a CUDA graph (rate and zeroing: MultiTensorOptimizer).
 // Parameters without a gradient in a step are left alone, as torch::optim::SGD does.
-// The learning rate lives in a one-element tensor on the parameters' device: set_lr()
-// overwrites it in place (a device write, no allocation), so a captured CUDA graph reads
-// the new rate on its next replay instead of being captured again.
 // Used by the training thread only.
 #pragma once
 
 #include <torch/torch.h>
 
 #include <vector>
+
+#include "harness/gpu/multi_tensor_optimizer.hpp"
 
 namespace scalestudy::gpu {
 
@@ -25,21 +23,20 @@ struct ForeachSgdOptions {
   bool nesterov = false;
 };
 
-class ForeachSgd {
+class ForeachSgd : public MultiTensorOptimizer {
  public:
   ForeachSgd(std::vector<torch::Tensor> parameters, ForeachSgdOptions options);
 
-  void step();
-  void zero_grad();
-  void set_lr(double lr);
-  double lr() const { return options_.lr; }
-  // The rate the kernels read; its storage never changes.
-  const torch::Tensor& lr_tensor() const { return lr_tensor_; }
+  using MultiTensorOptimizer::step;
+  void step_unless(const torch::Tensor& found_inf) override;
 
  private:
-  std::vector<torch::Tensor> parameters_;
-  ForeachSgdOptions options_;
-  torch::Tensor lr_tensor_;
+  void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
+                  const std::vector<size_t>& positions, const torch::Tensor& found_inf);
+  void foreach_step(const std::vector<torch::Tensor>& params,
+                    const std::vector<torch::Tensor>& grads, const std::vector<size_t>& positions);
+
+  ForeachSgdOptions options_;                    // its lr is the initial rate only
   std::vector<torch::Tensor> momentum_buffers_;  // parallel to parameters_; undefined until used
 };
 

@@ -2,59 +2,88 @@
 
 namespace scalestudy::gpu {
 
-LossScaler::LossScaler(LossScalerOptions options)
-    : options_(options), scale_(options.initial_scale) {}
+LossScaler::LossScaler(LossScalerOptions options) : options_(options) {}
 
-torch::Tensor LossScaler::scale(const torch::Tensor& loss) const {
+void LossScaler::ensure_state(const torch::Device& device) {
+  if (scale_.defined()) return;
+  const auto on_device = torch::TensorOptions().device(device);
+  scale_ = torch::full({}, options_.initial_scale, on_device.dtype(torch::kFloat));
+  growth_tracker_ = torch::zeros({}, on_device.dtype(torch::kInt));
+  skipped_steps_ = torch::zeros({}, on_device.dtype(torch::kFloat));
+}
+
+torch::Tensor LossScaler::scale(const torch::Tensor& loss) {
+  ensure_state(loss.device());
   return loss * scale_;
 }
 
-bool LossScaler::unscale_and_check(const std::vector<torch::Tensor>& gradients) const {
+torch::Tensor LossScaler::unscale(const std::vector<torch::Tensor>& gradients) {
   std::vector<torch::Tensor> defined;
   defined.reserve(gradients.size());
   for (const torch::Tensor& gradient : gradients) {
     if (gradient.defined()) defined.push_back(gradient);
   }
-  if (defined.empty()) return false;
-  const torch::Device device = defined.front().device();
-  const auto flag_options = torch::TensorOptions().dtype(torch::kFloat).device(device);
-  torch::Tensor found_non_finite = torch::zeros({1}, flag_options);
+  const torch::Device device =
+      defined.empty() ? (scale_.defined() ? scale_.device() : torch::Device(torch::kCPU))
+                      : defined.front().device();
+  ensure_state(device);
   torch::NoGradGuard no_grad;
+  torch::Tensor found_non_finite = torch::zeros({1}, scale_.options());
+  if (defined.empty()) return found_non_finite;
+  const torch::Tensor inverse_scale = scale_.reciprocal().reshape({1});
   if (device.is_cuda()) {
-    // Both ops have CUDA kernels in LibTorch 1.13 and 2.x; CPU kernels came only in 2.3.
-    const torch::Tensor inverse_scale = torch::full({1}, 1.0 / scale_, flag_options);
+    // CUDA kernels in LibTorch 1.13 and 2.x; CPU kernels came only in 2.3.
     at::_amp_foreach_non_finite_check_and_unscale_(defined, found_non_finite, inverse_scale);
   } else {
     for (const torch::Tensor& gradient : defined) {
       found_non_finite.logical_or_(torch::isfinite(gradient).all().logical_not());
     }
-    torch::_foreach_mul_(defined, 1.0 / scale_);
+    for (const torch::Tensor& gradient : defined) gradient.mul_(inverse_scale);
   }
-  return found_non_finite.item<float>() != 0.0f;
+  return found_non_finite;
 }
 
-void LossScaler::update(bool found_non_finite) {
-  if (found_non_finite) {
-    scale_ *= options_.backoff_factor;
-    growth_tracker_ = 0;
+void LossScaler::update(const torch::Tensor& found_inf) {
+  ensure_state(found_inf.device());
+  torch::NoGradGuard no_grad;
+  skipped_steps_.add_(found_inf.reshape({}));
+  if (scale_.is_cuda()) {
+    at::_amp_update_scale_(scale_, growth_tracker_, found_inf, options_.growth_factor,
+                           options_.backoff_factor, options_.growth_interval);
     return;
   }
-  if (++growth_tracker_ == options_.growth_interval) {
-    scale_ *= options_.growth_factor;
-    growth_tracker_ = 0;
-  }
+  // _amp_update_scale_'s rule in composite ops.
+  const torch::Tensor found = found_inf.reshape({}).ne(0);
+  const torch::Tensor clean_run = growth_tracker_ + 1;
+  const torch::Tensor grow =
+      clean_run.eq(options_.growth_interval).logical_and(found.logical_not());
+  const torch::Tensor new_scale =
+      torch::where(found, scale_ * options_.backoff_factor,
+                   torch::where(grow, scale_ * options_.growth_factor, scale_));
+  scale_.copy_(new_scale);
+  growth_tracker_.copy_(
+      torch::where(found.logical_or(grow), torch::zeros_like(clean_run), clean_run));
 }
 
 bool LossScaler::step(const std::vector<torch::Tensor>& gradients,
                       const std::function<void()>& optimizer_step) {
-  const bool found_non_finite = unscale_and_check(gradients);
-  if (found_non_finite) {
-    ++skipped_steps_;
-  } else {
-    optimizer_step();
-  }
-  update(found_non_finite);
-  return !found_non_finite;
+  const torch::Tensor found_inf = unscale(gradients);
+  const bool clean = found_inf.item<float>() == 0.0f;
+  if (clean) optimizer_step();
+  update(found_inf);
+  return clean;
+}
+
+double LossScaler::scale_value() const {
+  return scale_.defined() ? scale_.item<double>() : options_.initial_scale;
+}
+
+int64_t LossScaler::growth_tracker() const {
+  return growth_tracker_.defined() ? growth_tracker_.item<int64_t>() : 0;
+}
+
+int64_t LossScaler::skipped_steps() const {
+  return skipped_steps_.defined() ? static_cast<int64_t>(skipped_steps_.item<double>()) : 0;
 }
 
 }  // namespace scalestudy::gpu

@@ -7,7 +7,7 @@ MixedPrecision::MixedPrecision(gpu::Precision precision, c10::DeviceType device_
   if (gpu::needs_loss_scaling(precision)) scaler_.emplace();
 }
 
-void MixedPrecision::backward(const torch::Tensor& loss) const {
+void MixedPrecision::backward(const torch::Tensor& loss) {
   if (scaler_) {
     scaler_->scale(loss).backward();
   } else {
@@ -15,16 +15,36 @@ void MixedPrecision::backward(const torch::Tensor& loss) const {
   }
 }
 
+namespace {
+
+std::vector<torch::Tensor> gradients_of(const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> gradients;
+  gradients.reserve(parameters.size());
+  for (const torch::Tensor& parameter : parameters) gradients.push_back(parameter.grad());
+  return gradients;
+}
+
+}  // namespace
+
 bool MixedPrecision::step(const std::vector<torch::Tensor>& parameters,
                           const std::function<void()>& optimizer_step) {
   if (!scaler_) {
     optimizer_step();
     return true;
   }
-  std::vector<torch::Tensor> gradients;
-  gradients.reserve(parameters.size());
-  for (const torch::Tensor& parameter : parameters) gradients.push_back(parameter.grad());
-  return scaler_->step(gradients, optimizer_step);
+  return scaler_->step(gradients_of(parameters), optimizer_step);
+}
+
+void MixedPrecision::step_on_device(
+    const std::vector<torch::Tensor>& parameters,
+    const std::function<void(const torch::Tensor&)>& optimizer_step_unless) {
+  if (!scaler_) {
+    optimizer_step_unless(torch::Tensor());
+    return;
+  }
+  const torch::Tensor found_inf = scaler_->unscale(gradients_of(parameters));
+  optimizer_step_unless(found_inf);
+  scaler_->update(found_inf);
 }
 
 std::map<std::string, double> MixedPrecision::summary() const {

@@ -2,7 +2,9 @@
 // and backward so a TrainingTask gets them without writing any: autocast of the forward
 // pass and the loss (fp16 / bf16 on the run's device type; nothing for fp32 / tf32) and,
 // for fp16, dynamic loss scaling — backward on the scaled loss, then, after the gradient
-// all-reduce, unscaling, skip-on-inf/NaN and the scale update of gpu::LossScaler.
+// all-reduce, unscaling, skip-on-inf/NaN and the scale update of gpu::LossScaler: decided
+// on the device when the optimizer can skip itself there (fused kernels), so an fp16 step
+// never waits for the host, and on the host otherwise.
 // Used by the training thread only.
 #pragma once
 
@@ -30,12 +32,17 @@ class MixedPrecision {
     return gpu::AutocastScope(precision_, device_type_, cache_casts);
   }
   // Backward on the loss, scaled when loss scaling is on.
-  void backward(const torch::Tensor& loss) const;
+  void backward(const torch::Tensor& loss);
   // Runs `optimizer_step` unless loss scaling found an inf/NaN gradient among
   // `parameters` (call after the all-reduce, so every rank decides alike); returns
-  // whether it ran.
+  // whether it ran. Reads the decision on the host.
   bool step(const std::vector<torch::Tensor>& parameters,
             const std::function<void()>& optimizer_step);
+  // The same without a host synchronisation: `optimizer_step_unless` receives the
+  // overflow flag as a device tensor (undefined without loss scaling) and must skip itself
+  // when it is non-zero.
+  void step_on_device(const std::vector<torch::Tensor>& parameters,
+                      const std::function<void(const torch::Tensor&)>& optimizer_step_unless);
   // "loss_scale" and "loss_scale_skipped_steps" with loss scaling; nothing otherwise.
   std::map<std::string, double> summary() const;
 

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "harness/compat/torch_compat.hpp"
+#include "harness/gpu/foreach_adamw.hpp"
 #include "harness/gpu/foreach_sgd.hpp"
 
 namespace scalestudy::train {
@@ -20,6 +22,10 @@ class LoopOptimizer : public TrainingOptimizer {
     }
   }
   void step() override { optimizer_->step(); }
+  void step_unless(const torch::Tensor& found_inf) override {
+    TORCH_CHECK(!found_inf.defined(), "torch::optim cannot skip a step on the device");
+    step();
+  }
 
  private:
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
@@ -27,15 +33,36 @@ class LoopOptimizer : public TrainingOptimizer {
 
 class ForeachOptimizer : public TrainingOptimizer {
  public:
-  ForeachOptimizer(const std::vector<torch::Tensor>& parameters, gpu::ForeachSgdOptions options)
-      : sgd_(parameters, options) {}
-  void set_lr(double lr) override { sgd_.set_lr(lr); }
-  void zero_grad() override { sgd_.zero_grad(); }
-  void step() override { sgd_.step(); }
+  explicit ForeachOptimizer(std::unique_ptr<gpu::MultiTensorOptimizer> optimizer)
+      : optimizer_(std::move(optimizer)) {}
+  void set_lr(double lr) override { optimizer_->set_lr(lr); }
+  void zero_grad() override { optimizer_->zero_grad(); }
+  void step() override { optimizer_->step(); }
+  bool skips_on_device() const override { return compat::kHasFusedOptimizers; }
+  void step_unless(const torch::Tensor& found_inf) override { optimizer_->step_unless(found_inf); }
 
  private:
-  gpu::ForeachSgd sgd_;
+  std::unique_ptr<gpu::MultiTensorOptimizer> optimizer_;
 };
+
+std::unique_ptr<gpu::MultiTensorOptimizer> make_multi_tensor_optimizer(
+    const std::vector<torch::Tensor>& parameters, const optim::OptimizerConfig& config) {
+  if (config.kind == optim::OptimizerKind::kAdamW) {
+    gpu::ForeachAdamWOptions options;
+    options.lr = config.lr;
+    options.beta1 = config.beta1;
+    options.beta2 = config.beta2;
+    options.eps = config.eps;
+    options.weight_decay = config.weight_decay;
+    return std::make_unique<gpu::ForeachAdamW>(parameters, options);
+  }
+  gpu::ForeachSgdOptions options;
+  options.lr = config.lr;
+  options.momentum = config.momentum;
+  options.weight_decay = config.weight_decay;
+  options.nesterov = config.nesterov;
+  return std::make_unique<gpu::ForeachSgd>(parameters, options);
+}
 
 }  // namespace
 
@@ -59,12 +86,10 @@ const char* optimizer_impl_name(OptimizerImpl impl) {
   return "auto";
 }
 
-OptimizerImpl resolve_optimizer_impl(OptimizerImpl requested, optim::OptimizerKind kind,
-                                     bool cuda_graph, const torch::Device& device) {
+OptimizerImpl resolve_optimizer_impl(OptimizerImpl requested, bool cuda_graph,
+                                     const torch::Device& device) {
   if (requested != OptimizerImpl::kAuto) return requested;
-  const bool foreach_pays = cuda_graph || device.is_cuda();
-  return kind == optim::OptimizerKind::kSgd && foreach_pays ? OptimizerImpl::kForeach
-                                                            : OptimizerImpl::kLoop;
+  return cuda_graph || device.is_cuda() ? OptimizerImpl::kForeach : OptimizerImpl::kLoop;
 }
 
 Result<std::unique_ptr<TrainingOptimizer>> make_training_optimizer(
@@ -77,16 +102,8 @@ Result<std::unique_ptr<TrainingOptimizer>> make_training_optimizer(
     return std::unique_ptr<TrainingOptimizer>(
         std::make_unique<LoopOptimizer>(std::move(*optimizer)));
   }
-  if (config.kind != optim::OptimizerKind::kSgd) {
-    return Status::error("--optimizer-impl foreach implements sgd only");
-  }
-  gpu::ForeachSgdOptions options;
-  options.lr = config.lr;
-  options.momentum = config.momentum;
-  options.weight_decay = config.weight_decay;
-  options.nesterov = config.nesterov;
   return std::unique_ptr<TrainingOptimizer>(
-      std::make_unique<ForeachOptimizer>(parameters, options));
+      std::make_unique<ForeachOptimizer>(make_multi_tensor_optimizer(parameters, config)));
 }
 
 }  // namespace scalestudy::train

@@ -1,8 +1,10 @@
 // TrainingOptimizer: the optimizer as the training loop drives it — rate, zeroing, update —
 // over two implementations (--optimizer-impl): `loop`, torch::optim's SGD or AdamW (a few
-// kernels per parameter), and `foreach`, gpu::ForeachSgd (SGD in a few multi-tensor kernels
-// over all parameters, gradients zeroed in place; capture-safe, so --cuda-graph needs it).
-// `auto` picks foreach for SGD on a CUDA device or with --cuda-graph, loop otherwise.
+// kernels per parameter), and `foreach`, gpu::ForeachSgd / gpu::ForeachAdamW (one fused
+// kernel, or a few multi-tensor ones, over all parameters; gradients zeroed in place;
+// capture-safe, so --cuda-graph needs it; with the fused kernels of LibTorch ≥ 2.4 it also
+// skips fp16 overflow steps on the device). `auto` picks foreach on a CUDA device or with
+// --cuda-graph, loop otherwise.
 // Used by the training thread only.
 #pragma once
 
@@ -21,8 +23,8 @@ enum class OptimizerImpl { kAuto, kForeach, kLoop };
 // "auto" | "foreach" | "loop".
 Result<OptimizerImpl> parse_optimizer_impl(std::string_view text);
 const char* optimizer_impl_name(OptimizerImpl impl);
-OptimizerImpl resolve_optimizer_impl(OptimizerImpl requested, optim::OptimizerKind kind,
-                                     bool cuda_graph, const torch::Device& device);
+OptimizerImpl resolve_optimizer_impl(OptimizerImpl requested, bool cuda_graph,
+                                     const torch::Device& device);
 
 class TrainingOptimizer {
  public:
@@ -31,9 +33,15 @@ class TrainingOptimizer {
   // Before a backward whose gradients are not the bucketer's (one rank).
   virtual void zero_grad() = 0;
   virtual void step() = 0;
+  // Whether step_unless() decides on the device (fused kernels): fp16 steps then need no
+  // host synchronisation.
+  virtual bool skips_on_device() const { return false; }
+  // The step, skipped on the device when the one-element `found_inf` is non-zero; a defined
+  // flag needs skips_on_device().
+  virtual void step_unless(const torch::Tensor& found_inf) = 0;
 };
 
-// `impl` is resolved (foreach or loop); foreach takes SGD only.
+// `impl` is resolved (foreach or loop).
 Result<std::unique_ptr<TrainingOptimizer>> make_training_optimizer(
     const std::vector<torch::Tensor>& parameters, const optim::OptimizerConfig& config,
     OptimizerImpl impl);

@@ -118,8 +118,8 @@ class TrainingRun {
       archive.save_to(config_.dump_initial_state_path);
     }
     parameters_ = module.parameters();
-    const OptimizerImpl optimizer_impl = resolve_optimizer_impl(
-        config_.optimizer_impl, config_.optimizer.kind, config_.cuda_graph, device_);
+    const OptimizerImpl optimizer_impl =
+        resolve_optimizer_impl(config_.optimizer_impl, config_.cuda_graph, device_);
     auto optimizer = make_training_optimizer(parameters_, config_.optimizer, optimizer_impl);
     if (!optimizer) return optimizer.status();
     optimizer_ = std::move(*optimizer);
@@ -326,7 +326,13 @@ class TrainingRun {
       }
     }
     metrics::PhaseTimer timer = instruments_.time(Phase::kOptimizer, global_step_);
-    precision_.step(parameters_, [this] { optimizer_->step(); });
+    if (optimizer_->skips_on_device()) {
+      precision_.step_on_device(parameters_, [this](const torch::Tensor& found_inf) {
+        optimizer_->step_unless(found_inf);
+      });
+    } else {
+      precision_.step(parameters_, [this] { optimizer_->step(); });
+    }
     return Status::ok();
   }
 

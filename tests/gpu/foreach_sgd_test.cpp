@@ -1,5 +1,6 @@
 #include "harness/gpu/foreach_sgd.hpp"
 
+#include "harness/compat/torch_compat.hpp"
 #include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
@@ -49,6 +50,22 @@ TEST_CASE("foreach SGD matches torch::optim::SGD") {
   SUBCASE("dampening") {
     check_matches_torch_sgd({0.05, 0.9, 0.3, 0.0, false});
   }
+}
+
+TEST_CASE("a flagged overflow leaves SGD's parameters and momentum as they were") {
+  if (!compat::kHasFusedOptimizers) {
+    MESSAGE("skipped: device-side skipping needs LibTorch >= 2.4's fused kernels");
+    return;
+  }
+  torch::Tensor parameter = torch::ones({3}, torch::requires_grad());
+  ForeachSgd sgd({parameter}, ForeachSgdOptions{0.1, 0.9, 0.0, 0.0, false});
+  parameter.mutable_grad() = torch::ones({3});
+  sgd.step_unless(torch::ones({1}));
+  CHECK(torch::equal(parameter, torch::ones({3})));
+  sgd.step_unless(torch::zeros({1}));
+  CHECK(torch::allclose(parameter, torch::full({3}, 0.9)));
+  sgd.step_unless(torch::zeros({1}));  // momentum 0.9 * 1 + 1
+  CHECK(torch::allclose(parameter, torch::full({3}, 0.9 - 0.19)));
 }
 
 TEST_CASE("zero_grad zeroes gradients in place") {

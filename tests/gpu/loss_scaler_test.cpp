@@ -62,6 +62,26 @@ TEST_CASE("an overflow resets the run of clean steps") {
   CHECK(scaler.scale_value() == 8.0);
 }
 
+TEST_CASE("unscale and update keep the decision on the device") {
+  LossScaler scaler(LossScalerOptions{4.0, 2.0, 0.5, 2});
+  torch::Tensor gradient = torch::full({2}, 8.0f);
+  torch::Tensor found_inf = scaler.unscale({gradient});
+  CHECK(found_inf.device() == gradient.device());
+  CHECK(found_inf.item<float>() == 0.0f);
+  CHECK(torch::equal(gradient, torch::full({2}, 2.0f)));
+  scaler.update(found_inf);
+  CHECK(scaler.growth_tracker() == 1);
+  scaler.update(scaler.unscale({gradient}));
+  CHECK(scaler.scale_value() == 8.0);  // two clean steps: grown
+  torch::Tensor overflow = torch::tensor({std::numeric_limits<float>::infinity()});
+  found_inf = scaler.unscale({overflow});
+  CHECK(found_inf.item<float>() == 1.0f);
+  scaler.update(found_inf);
+  CHECK(scaler.scale_value() == 4.0);
+  CHECK(scaler.growth_tracker() == 0);
+  CHECK(scaler.skipped_steps() == 1);
+}
+
 TEST_CASE("scale multiplies the loss and keeps it differentiable") {
   LossScaler scaler(LossScalerOptions{16.0, 2.0, 0.5, 2000});
   torch::Tensor weight = torch::full({1}, 3.0f, torch::requires_grad());

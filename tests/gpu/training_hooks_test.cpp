@@ -49,8 +49,33 @@ TEST_CASE("fp16 loss scaling scales backward, unscales before the update, skips 
   CHECK(ran);
 }
 
-// Three SGD steps with momentum, Nesterov and weight decay on a small regression.
-std::vector<torch::Tensor> train_three_steps(OptimizerImpl impl) {
+TEST_CASE("fp16 on the device: the optimizer gets the overflow flag instead of a host decision") {
+  MixedPrecision precision(gpu::Precision::kFp16, c10::kCPU);
+  torch::Tensor weight = torch::ones({3}, torch::requires_grad());
+  precision.backward((weight * 2).sum());
+  std::vector<float> flags;
+  auto record_flag = [&](const torch::Tensor& found_inf) {
+    REQUIRE(found_inf.defined());
+    flags.push_back(found_inf.item<float>());
+  };
+  precision.step_on_device({weight}, record_flag);
+  CHECK(torch::allclose(weight.grad(), torch::full({3}, 2.0)));  // unscaled in place
+  weight.mutable_grad()[0] = std::numeric_limits<float>::quiet_NaN();
+  precision.step_on_device({weight}, record_flag);
+  CHECK(flags == std::vector<float>{0.0f, 1.0f});
+  std::map<std::string, double> summary = precision.summary();
+  CHECK(summary.at("loss_scale") == 32768.0);
+  CHECK(summary.at("loss_scale_skipped_steps") == 1.0);
+
+  MixedPrecision bf16(gpu::Precision::kBf16, c10::kCPU);
+  bool undefined_flag = false;
+  bf16.step_on_device(
+      {weight}, [&](const torch::Tensor& found_inf) { undefined_flag = !found_inf.defined(); });
+  CHECK(undefined_flag);
+}
+
+// Three SGD (momentum, Nesterov, weight decay) or AdamW steps on a small regression.
+std::vector<torch::Tensor> train_three_steps(OptimizerImpl impl, optim::OptimizerKind kind) {
   torch::manual_seed(3);
   torch::nn::Linear model(5, 2);
   torch::Tensor input = torch::randn({8, 5});
@@ -60,6 +85,7 @@ std::vector<torch::Tensor> train_three_steps(OptimizerImpl impl) {
   config.momentum = 0.9;
   config.nesterov = true;
   config.weight_decay = 0.01;
+  config.kind = kind;
   auto optimizer = make_training_optimizer(model->parameters(), config, impl);
   REQUIRE(optimizer.is_ok());
   for (double lr : {0.05, 0.1, 0.02}) {
@@ -71,36 +97,25 @@ std::vector<torch::Tensor> train_three_steps(OptimizerImpl impl) {
   return {model->weight.detach().clone(), model->bias.detach().clone()};
 }
 
-TEST_CASE("--optimizer-impl foreach and loop take the same SGD steps") {
-  std::vector<torch::Tensor> loop = train_three_steps(OptimizerImpl::kLoop);
-  std::vector<torch::Tensor> foreach = train_three_steps(OptimizerImpl::kForeach);
-  for (size_t i = 0; i < loop.size(); ++i) {
-    CHECK(torch::allclose(loop[i], foreach[i], 1e-6, 1e-7));
+TEST_CASE("--optimizer-impl foreach and loop take the same SGD and AdamW steps") {
+  for (optim::OptimizerKind kind : {optim::OptimizerKind::kSgd, optim::OptimizerKind::kAdamW}) {
+    CAPTURE(static_cast<int>(kind));
+    std::vector<torch::Tensor> loop = train_three_steps(OptimizerImpl::kLoop, kind);
+    std::vector<torch::Tensor> foreach = train_three_steps(OptimizerImpl::kForeach, kind);
+    for (size_t i = 0; i < loop.size(); ++i) {
+      CHECK(torch::allclose(loop[i], foreach[i], 1e-6, 1e-7));
+    }
+    torch::manual_seed(3);
+    CHECK_FALSE(torch::allclose(loop[0], torch::nn::Linear(5, 2)->weight));  // it did train
   }
-  torch::manual_seed(3);
-  CHECK_FALSE(torch::allclose(loop[0], torch::nn::Linear(5, 2)->weight));  // it did train
 }
 
-TEST_CASE("--optimizer-impl auto picks foreach for SGD on CUDA or in a graph, else loop") {
+TEST_CASE("--optimizer-impl auto picks foreach on CUDA or in a graph, else loop") {
   const torch::Device cpu(torch::kCPU), cuda(torch::kCUDA, 0);
-  using optim::OptimizerKind;
-  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, OptimizerKind::kSgd, false, cpu) ==
-        OptimizerImpl::kLoop);
-  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, OptimizerKind::kSgd, false, cuda) ==
-        OptimizerImpl::kForeach);
-  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, OptimizerKind::kSgd, true, cpu) ==
-        OptimizerImpl::kForeach);
-  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, OptimizerKind::kAdamW, false, cuda) ==
-        OptimizerImpl::kLoop);
-  CHECK(resolve_optimizer_impl(OptimizerImpl::kLoop, OptimizerKind::kSgd, false, cuda) ==
-        OptimizerImpl::kLoop);
-
-  optim::OptimizerConfig adamw;
-  adamw.kind = OptimizerKind::kAdamW;
-  torch::nn::Linear model(2, 2);
-  auto refused = make_training_optimizer(model->parameters(), adamw, OptimizerImpl::kForeach);
-  REQUIRE_FALSE(refused.is_ok());
-  CHECK(refused.status().message() == "--optimizer-impl foreach implements sgd only");
+  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, false, cpu) == OptimizerImpl::kLoop);
+  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, false, cuda) == OptimizerImpl::kForeach);
+  CHECK(resolve_optimizer_impl(OptimizerImpl::kAuto, true, cpu) == OptimizerImpl::kForeach);
+  CHECK(resolve_optimizer_impl(OptimizerImpl::kLoop, false, cuda) == OptimizerImpl::kLoop);
 }
 
 data::ImageSplit small_split() {

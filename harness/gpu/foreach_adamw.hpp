@@ -1,0 +1,56 @@
+// ForeachAdamW: AdamW (decoupled weight decay, bias-corrected moments) — the update rule of
+// torch::optim::AdamW — applied to all parameters at once: with LibTorch ≥ 2.4 one fused
+// kernel (_fused_adamw_) per step that reads the learning rate, the step counts and fp16's
+// overflow flag from device tensors (no host synchronisation, skippable on the device);
+// otherwise a few multi-tensor (_foreach_*) kernels (rate and zeroing:
+// MultiTensorOptimizer). Parameters without a gradient in a step are left alone and keep
+// their step count, as torch::optim::AdamW does.
+// Used by the training thread only.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "harness/gpu/multi_tensor_optimizer.hpp"
+
+namespace scalestudy::gpu {
+
+struct ForeachAdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 1e-2;
+};
+
+class ForeachAdamW : public MultiTensorOptimizer {
+ public:
+  ForeachAdamW(std::vector<torch::Tensor> parameters, ForeachAdamWOptions options);
+
+  using MultiTensorOptimizer::step;
+  void step_unless(const torch::Tensor& found_inf) override;
+
+ private:
+  // The moments and step count of one parameter, created at its first gradient.
+  struct State {
+    torch::Tensor exp_avg;
+    torch::Tensor exp_avg_sq;
+    torch::Tensor step;     // fused kernels: a float tensor on the parameter's device
+    int64_t host_step = 0;  // multi-tensor path
+  };
+  // The parameters that have a gradient this step, with their state.
+  struct Selection {
+    std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
+    std::vector<State*> states;
+  };
+  Selection select();
+  void fused_step(const Selection& selected, const torch::Tensor& found_inf);
+  void foreach_step(const Selection& selected);
+
+  ForeachAdamWOptions options_;  // its lr is the initial rate only
+  std::vector<State> states_;    // parallel to parameters()
+};
+
+}  // namespace scalestudy::gpu

@@ -1,0 +1,34 @@
+#include "harness/gpu/multi_tensor_optimizer.hpp"
+
+#include "harness/compat/torch_compat.hpp"
+
+namespace scalestudy::gpu {
+
+MultiTensorOptimizer::MultiTensorOptimizer(std::vector<torch::Tensor> parameters, double lr)
+    : parameters_(std::move(parameters)),
+      lr_(lr),
+      lr_tensor_(torch::full({}, lr,
+                             parameters_.empty() ? torch::TensorOptions(torch::kFloat)
+                                                 : parameters_.front().options())) {}
+
+void MultiTensorOptimizer::set_lr(double lr) {
+  if (lr == lr_) return;
+  lr_ = lr;
+  torch::NoGradGuard no_grad;
+  lr_tensor_.fill_(lr);
+}
+
+void MultiTensorOptimizer::zero_grad() {
+  std::vector<torch::Tensor> grads;
+  for (const torch::Tensor& parameter : parameters_) {
+    if (parameter.grad().defined()) grads.push_back(parameter.grad());
+  }
+  if (!grads.empty()) torch::_foreach_zero_(grads);
+}
+
+void MultiTensorOptimizer::check_device_skip_supported(const torch::Tensor& found_inf) {
+  TORCH_CHECK(!found_inf.defined() || compat::kHasFusedOptimizers,
+              "a device-side skip needs the fused optimizer kernels (LibTorch 2.4 or newer)");
+}
+
+}  // namespace scalestudy::gpu
