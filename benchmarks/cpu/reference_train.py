@@ -14,6 +14,10 @@ Launched by scalestudy-launch like the C++ side; intra-op threads = cores / loca
 unless --threads. --initial-state loads the C++ side's --dump-initial-state file, so both
 start from the same weights.
 
+--device cuda runs the same step on one GPU (the resident split and its permutation on the
+device, fp32 without TF32, cuDNN autotuning off): benchmarks/gpu/side_by_side.py uses it to
+cross-check the C++ GPU path's first losses from shared weights.
+
 Prints one JSON line on rank 0: images_per_s (all ranks' samples over the slowest rank's
 wall-clock time of the measured steps), losses (rank 0's, every step), threads.
 """
@@ -80,24 +84,26 @@ def channel_stats(images):
 
 
 class ResidentBatches:
-    """harness/gpu/device_loader.cpp without augmentation, on the CPU."""
+    """harness/gpu/device_loader.cpp without augmentation, on the split's device."""
 
     def __init__(self, images, labels, mean, stddev, global_batch, rank, world, seed):
         self.images, self.labels = images, labels
+        device = images.device
         self.global_batch, self.rank, self.world = global_batch, rank, world
         self.per_rank_batch = global_batch // world
         self.batches_per_epoch = labels.size(0) // global_batch
         channels = images.size(1)
         mean = torch.tensor(mean, dtype=torch.float64)
         stddev = torch.tensor(stddev, dtype=torch.float64)
-        self.scale = (1.0 / (255.0 * stddev)).float().view(1, channels, 1, 1)
-        self.shift = (mean / stddev).float().view(1, channels, 1, 1)
+        self.scale = (1.0 / (255.0 * stddev)).float().view(1, channels, 1, 1).to(device)
+        self.shift = (mean / stddev).float().view(1, channels, 1, 1).to(device)
         self.seed = seed
-        self.generator = torch.Generator()
+        self.generator = torch.Generator(device=device)
 
     def start_epoch(self, epoch):
         self.generator.manual_seed(mix_seed(self.seed ^ mix_seed(epoch)))
-        self.permutation = torch.randperm(self.labels.size(0), generator=self.generator)
+        self.permutation = torch.randperm(self.labels.size(0), generator=self.generator,
+                                          device=self.labels.device)
 
     def batch(self, index):
         samples = self.permutation.narrow(0, index * self.global_batch, self.global_batch)
@@ -117,7 +123,15 @@ def main():
                         help="intra-op threads per rank; 0: cores / local ranks")
     parser.add_argument("--initial-state", default="",
                         help="the C++ side's --dump-initial-state file")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     args = parser.parse_args()
+    device = torch.device(args.device)
+    if device.type == "cuda":
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1 or args.model == "ddpm":
+            parser.error("--device cuda takes one rank and small-cnn or resnet18")
+        torch.backends.cudnn.benchmark = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
 
     rank = int(os.environ.get("RANK", "0"))
     world = int(os.environ.get("WORLD_SIZE", "1"))
@@ -141,8 +155,10 @@ def main():
             mean, stddev = [0.5], [0.5]
             model = reference_models.UNet()
     if args.initial_state:
-        state = torch.jit.load(args.initial_state).state_dict()
+        state = torch.jit.load(args.initial_state, map_location="cpu").state_dict()
         model.load_state_dict(state, strict=True)
+    model.to(device)
+    images, labels = images.to(device), labels.to(device)
     if world > 1:
         model = torch.nn.parallel.DistributedDataParallel(
             model, bucket_cap_mb=25, gradient_as_bucket_view=True, broadcast_buffers=False)
@@ -163,8 +179,8 @@ def main():
     noise_generator = torch.Generator()
     noise_generator.manual_seed(ddpm_stream_seed(args.seed, 0, rank))
 
-    loss_sum = torch.zeros((), dtype=torch.float64)
-    correct_sum = torch.zeros((), dtype=torch.float64)
+    loss_sum = torch.zeros((), dtype=torch.float64, device=device)
+    correct_sum = torch.zeros((), dtype=torch.float64, device=device)
     losses = []
     started = time.perf_counter()
     for step in range(total_steps):
@@ -189,6 +205,8 @@ def main():
             if correct is not None:
                 correct_sum.add_(correct)
         losses.append(loss.item())
+    if device.type == "cuda":
+        torch.cuda.synchronize()
     elapsed_s = time.perf_counter() - started
 
     elapsed = torch.tensor([elapsed_s], dtype=torch.float64)

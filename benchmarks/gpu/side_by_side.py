@@ -10,9 +10,13 @@ synthetic training split has 10,000 samples, so a run spans as many epochs as it
 need (cpp_schedule); it reports wall-clock images/s over its measured steps. Each cell is
 the median of --repeats runs, the two sides interleaved (A B A B ...), so drift of clocks
 or temperature hits both alike. --cuda-graph pairs the C++ --cuda-graph with a Python
-torch.cuda.graph variant (bf16/fp32 only). A loss cross-check compares the two sides'
-mean training loss over the first epoch (equal seeds; different initial weights, so it
-catches divergence, not bit differences).
+torch.cuda.graph variant (bf16/fp32 only).
+
+Before timing, a numerical cross-check: the C++ side trains CROSS_CHECK_STEPS steps of
+ResNet-18 in fp32 (no TF32, cuDNN autotuning off, SGD lr 0.1 momentum 0.9) and dumps its
+initial weights (--dump-initial-state); benchmarks/cpu/reference_train.py --device cuda
+trains the same steps from those weights on the same resident data and permutation, and
+every loss must agree within --loss-tolerance (relative). A miss stops the script.
 
 MFU = images/s x 3 x forward FLOPs / peak, with training FLOPs ~ 3 x forward (backward ~
 2 x forward) and 2 FLOPs per multiply-accumulate; the peak comes from the table below by
@@ -35,6 +39,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+CPU_REFERENCE = os.path.join(HERE, "..", "cpu", "reference_train.py")
+CROSS_CHECK_STEPS = 10
+CROSS_CHECK_BATCH = 32
 SYNTHETIC_TRAIN_SAMPLES = 10000  # harness/data/synthetic_dataset.hpp: train_size
 SEED = 0
 OPTIMIZER = {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 5e-4}
@@ -83,8 +90,7 @@ def run_python(batch, precision, compile_mode, steps, warmup, cuda_graph):
     command = [sys.executable, os.path.join(HERE, "reference_train.py"),
                "--batch-size", str(batch), "--precision", precision, "--channels-last", "true",
                "--compile", compile_mode, "--steps", str(steps), "--warmup-steps", str(warmup),
-               "--seed", str(SEED), "--samples", str(SYNTHETIC_TRAIN_SAMPLES),
-               "--loss-steps", str(cpp_schedule(batch, steps, warmup)[1])]
+               "--seed", str(SEED), "--samples", str(SYNTHETIC_TRAIN_SAMPLES)]
     if cuda_graph:
         command.append("--cuda-graph")
     return json.loads(run(command, "python reference").strip().splitlines()[-1])
@@ -112,9 +118,49 @@ def run_cpp(binary, batch, precision, steps, warmup, cuda_graph, extra_flags):
         with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
             (rate,) = db.execute(
                 "SELECT value FROM summary WHERE name = 'samples_per_s'").fetchone()
-            (first_loss,) = db.execute(
-                "SELECT train_loss FROM epochs ORDER BY epoch LIMIT 1").fetchone()
-    return {"images_per_s": rate, "first_epoch_loss": first_loss}
+    return {"images_per_s": rate}
+
+
+def cross_check_commands(binary, out_dir):
+    """The C++ and Python commands of the cross-check: equal seeds, weights, data, steps."""
+    state = os.path.join(out_dir, "initial_state.pt")
+    cpp = [binary, "--dataset", "synthetic", "--model", "resnet18", "--augment", "false",
+           "--device", "cuda", "--data-on-device", "true", "--channels-last", "false",
+           "--cudnn-benchmark", "false", "--precision", "fp32", "--optimizer", "sgd",
+           "--lr", "0.1", "--momentum", "0.9", "--seed", str(SEED),
+           "--batch-size", str(CROSS_CHECK_BATCH), "--epochs", "1",
+           "--steps-per-epoch", str(CROSS_CHECK_STEPS), "--measure-warmup-steps", "0",
+           "--val-samples", "10", "--log-interval", "0", "--dump-initial-state", state,
+           "--out-dir", out_dir]
+    python = [sys.executable, CPU_REFERENCE, "--model", "resnet18", "--device", "cuda",
+              "--batch-size", str(CROSS_CHECK_BATCH), "--warmup-steps", "0",
+              "--steps", str(CROSS_CHECK_STEPS), "--seed", str(SEED), "--initial-state", state]
+    return cpp, python
+
+
+def losses_agree(cpp_losses, python_losses, tolerance):
+    """(ok, worst relative difference) of two loss sequences of CROSS_CHECK_STEPS steps."""
+    pairs = list(zip(cpp_losses, python_losses))
+    if len(pairs) != CROSS_CHECK_STEPS or len(cpp_losses) != len(python_losses):
+        return False, math.inf
+    worst = max(abs(c - p) / max(abs(p), 1e-12) for c, p in pairs)
+    return worst <= tolerance, worst
+
+
+def cross_check(binary, tolerance):
+    with tempfile.TemporaryDirectory() as out_dir:
+        cpp_command_line, python_command_line = cross_check_commands(binary, out_dir)
+        run(cpp_command_line, "C++ cross-check")
+        with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
+            cpp_losses = [row[0] for row in db.execute("SELECT loss FROM steps ORDER BY global_step")]
+        python_losses = json.loads(
+            run(python_command_line, "Python cross-check").strip().splitlines()[-1])["losses"]
+    ok, worst = losses_agree(cpp_losses, python_losses, tolerance)
+    print(f"cross-check resnet18 fp32 batch {CROSS_CHECK_BATCH}: first {CROSS_CHECK_STEPS} losses "
+          f"max relative difference {worst:.2e} (tolerance {tolerance:.0e}) "
+          f"{'ok' if ok else 'MISMATCH'}", flush=True)
+    if not ok:
+        raise SystemExit(f"cross-check failed:\n  C++    {cpp_losses}\n  Python {python_losses}")
 
 
 def interleaved(repeats, first, second):
@@ -140,17 +186,18 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cuda-graph", action="store_true",
                         help="C++ --cuda-graph against the Python CUDA-graph variant")
-    parser.add_argument("--loss-tolerance", type=float, default=0.25,
-                        help="largest accepted difference of the first-epoch mean losses")
+    parser.add_argument("--loss-tolerance", type=float, default=1e-3,
+                        help="largest accepted relative difference of the cross-check's losses")
     parser.add_argument("--cpp-flags", default="", help="extra flags for the C++ side")
     parser.add_argument("--markdown", default="", help="also write the table here (markdown)")
     args = parser.parse_args()
 
+    cross_check(args.binary, args.loss_tolerance)
     compile_modes = [mode for mode in args.compile.split(",") if mode]
     columns = ["batch", "precision", "python img/s", "C++ img/s", "C++/py"]
     columns += [f"compile-{m} img/s" for m in compile_modes] + [f"C++/compile-{m}" for m in compile_modes]
-    columns += ["MFU C++", "MFU py", "loss C++", "loss py"]
-    rows, diverged = [], []
+    columns += ["MFU C++", "MFU py"]
+    rows = []
     for batch in (int(b) for b in args.batches.split(",")):
         for precision in args.precisions.split(","):
             graph = args.cuda_graph and precision != "fp16"
@@ -170,9 +217,6 @@ def main():
             train_flops_per_image = 3 * 2 * python["forward_macs"]
             row += [f"{100 * rate * train_flops_per_image / (peak * 1e12):.1f}%" if peak else "n/a"
                     for rate in (cpp["images_per_s"], python["images_per_s"])]
-            row += [f"{cpp['first_epoch_loss']:.3f}", f"{python['first_epoch_loss']:.3f}"]
-            if abs(cpp["first_epoch_loss"] - python["first_epoch_loss"]) > args.loss_tolerance:
-                diverged.append(f"batch {batch} {precision}")
             rows.append(row)
             print(" | ".join(row), flush=True)
     note = (f"device: {python['device']}; torch {python['torch_version']}; forward MACs/image: "
@@ -186,9 +230,6 @@ def main():
             for row in rows:
                 table.write("| " + " | ".join(row) + " |\n")
             table.write(f"\n{note}\n")
-    if diverged:
-        raise SystemExit("first-epoch losses differ by more than "
-                         f"{args.loss_tolerance}: {', '.join(diverged)}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Unit tests of benchmarks/gpu/side_by_side.py's device-free logic: the C++ side's epoch
 arithmetic (every measured step must lie past warm-up, whatever the batch), the command
-both sides agree on, and the interleaved medians. Runs without torch or a GPU."""
+both sides agree on, the loss cross-check's commands and verdict, and the interleaved
+medians. Runs without torch or a GPU."""
 import os
 import sys
 import unittest
@@ -41,6 +42,37 @@ class CommandTest(unittest.TestCase):
         self.assertEqual(flags["--steps-per-epoch"], "19")
         self.assertEqual(flags["--measure-warmup-steps"], "20")
         self.assertEqual(flags["--cuda-graph"], "true")
+
+
+class CrossCheckTest(unittest.TestCase):
+    def test_both_sides_start_from_the_dumped_weights_with_equal_settings(self):
+        cpp, python = side_by_side.cross_check_commands("bin", "/tmp/x")
+        cpp_flags = dict(zip(cpp[1::2], cpp[2::2]))
+        python_flags = dict(zip(python[2::2], python[3::2]))
+        self.assertEqual(cpp_flags["--dump-initial-state"], python_flags["--initial-state"])
+        self.assertEqual(cpp_flags["--seed"], python_flags["--seed"])
+        self.assertEqual(cpp_flags["--batch-size"], python_flags["--batch-size"])
+        self.assertEqual(cpp_flags["--steps-per-epoch"], python_flags["--steps"])
+        self.assertEqual(cpp_flags["--measure-warmup-steps"], python_flags["--warmup-steps"])
+        self.assertEqual(python_flags["--device"], "cuda")
+        # The settings the Python twin hard-codes: fp32 without autotuning, SGD 0.1 / 0.9.
+        self.assertEqual(cpp_flags["--precision"], "fp32")
+        self.assertEqual(cpp_flags["--cudnn-benchmark"], "false")
+        self.assertEqual((cpp_flags["--lr"], cpp_flags["--momentum"]), ("0.1", "0.9"))
+
+    def test_losses_agree_within_a_relative_tolerance(self):
+        steps = side_by_side.CROSS_CHECK_STEPS
+        python = [2.0 + 0.1 * i for i in range(steps)]
+        close = [value * (1 + 5e-4) for value in python]
+        self.assertTrue(side_by_side.losses_agree(close, python, 1e-3)[0])
+        far = close[:-1] + [python[-1] * 1.01]
+        ok, worst = side_by_side.losses_agree(far, python, 1e-3)
+        self.assertFalse(ok)
+        self.assertAlmostEqual(worst, 0.01, places=6)
+
+    def test_missing_steps_fail(self):
+        python = [1.0] * side_by_side.CROSS_CHECK_STEPS
+        self.assertFalse(side_by_side.losses_agree(python[:-1], python, 1e-3)[0])
 
 
 class InterleavedTest(unittest.TestCase):
