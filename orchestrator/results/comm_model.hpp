@@ -21,6 +21,7 @@ struct BandwidthCurve {
   std::string source;  // run id or file it was measured in
   int world_size = 0;
   std::vector<BandwidthPoint> points;  // ascending bytes
+  int hosts = 0;  // distinct hosts its ranks ran on; 0: not recorded (a lone rank database)
 };
 
 // Bus bandwidth at `bytes`, linear in log(bytes) between measured sizes and clamped to

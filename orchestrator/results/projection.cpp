@@ -26,14 +26,19 @@ double overlap_fraction(double exposed_comm_ms, double gradient_bytes, double bu
   return std::clamp(1 - exposed_comm_ms / modelled_ms, 0.0, 1.0);
 }
 
+const BandwidthCurve& curve_for(const ProjectionModel& model, int world_size) {
+  const bool spans_nodes = model.ranks_per_node > 0 && world_size > model.ranks_per_node;
+  return spans_nodes && model.inter_node_curve ? *model.inter_node_curve : model.curve;
+}
+
 ProjectedPoint project(const ProjectionModel& model, int world_size) {
   ProjectedPoint point;
   point.world_size = world_size;
   point.per_rank_batch =
       model.strong ? static_cast<double>(model.global_batch) / world_size : model.per_rank_batch;
   point.compute_ms = model.compute_ms_per_sample * point.per_rank_batch;
-  point.allreduce_ms =
-      bucketed_allreduce_ms(model.gradient_bytes, model.bucket_bytes, world_size, model.curve);
+  point.allreduce_ms = bucketed_allreduce_ms(model.gradient_bytes, model.bucket_bytes, world_size,
+                                             curve_for(model, world_size));
   point.exposed_comm_ms = (1 - model.overlap_fraction) * point.allreduce_ms;
   point.step_ms = point.compute_ms + point.exposed_comm_ms;
   if (point.step_ms <= 0) return point;

@@ -1,7 +1,8 @@
 // Scaling projection beyond the measured scales (docs/projection.md has the model, its
 // assumptions and a worked example). From the largest measured point of a series (its
 // compute time per step, exposed all-reduce time, gradient bytes and bucket size) and a
-// measured all-reduce bus-bandwidth curve, a ring all-reduce model predicts step time,
+// measured all-reduce bus-bandwidth curve (within a node; across nodes too when one was
+// measured on several hosts), a ring all-reduce model predicts step time,
 // throughput and efficiency at other world sizes; where a scale was also measured, the
 // model's error is given. Pure functions over values; thread-safe.
 #pragma once
@@ -24,7 +25,11 @@ struct ProjectionModel {
   double gradient_bytes = 0;
   double bucket_bytes = 0;      // the bucket cap (the whole gradient when larger or unknown)
   double overlap_fraction = 0;  // share of the all-reduce hidden behind backward
-  BandwidthCurve curve;         // busbw by message size
+  // busbw by message size within a node (or the only curve measured), and across nodes
+  // when an all-reduce ran on several hosts: a world larger than ranks_per_node uses it.
+  BandwidthCurve curve;
+  std::optional<BandwidthCurve> inter_node_curve;
+  int ranks_per_node = 0;  // of the anchor; 0: unknown (every world uses `curve`)
   // The series' baseline, for efficiency.
   int base_world_size = 1;
   double base_throughput_samples_per_s = 0, base_step_ms = 0;
@@ -52,6 +57,9 @@ double bucketed_allreduce_ms(double gradient_bytes, double bucket_bytes, int ran
 // anchor has one rank (nothing to overlap).
 double overlap_fraction(double exposed_comm_ms, double gradient_bytes, double bucket_bytes,
                         int ranks, const BandwidthCurve& curve);
+
+// The curve a world of `world_size` ranks runs its all-reduce over.
+const BandwidthCurve& curve_for(const ProjectionModel& model, int world_size);
 
 ProjectedPoint project(const ProjectionModel& model, int world_size);
 

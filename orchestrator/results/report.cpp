@@ -303,11 +303,20 @@ void set_memory_ratio(ReportPoint& point, const ReportPoint& base) {
       ratio(point.memory.cpu_rss_peak_bytes, base.memory.cpu_rss_peak_bytes);
 }
 
-const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, int world_size) {
+// Which all-reduce curves a choice considers: those measured on one host (or whose hosts
+// were not recorded), those measured across several, or all.
+enum class CurveSpan { kAny, kOneHost, kSeveralHosts };
+
+const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, int world_size,
+                                    CurveSpan span = CurveSpan::kAny) {
   const BandwidthCurve* best = nullptr;
   for (const auto& curve : curves) {
     // One rank has no bus: its curve's busbw is 0 by definition and says nothing.
     if (curve.points.empty() || curve.world_size < 2) continue;
+    if ((span == CurveSpan::kOneHost && curve.hosts > 1) ||
+        (span == CurveSpan::kSeveralHosts && curve.hosts < 2)) {
+      continue;
+    }
     if (!best ||
         std::abs(curve.world_size - world_size) < std::abs(best->world_size - world_size)) {
       best = &curve;
@@ -321,7 +330,10 @@ void predict_communication(PointWork& work, const PointWork& base,
   ReportPoint& point = work.point;
   if (point.run_ids.empty() || base.point.run_ids.empty() || !work.gradient_bytes) return;
   if (base.point.per_gpu_batch <= 0 || point.per_gpu_batch <= 0) return;
-  const BandwidthCurve* curve = nearest_curve(curves, point.world_size);
+  // A run on several nodes is compared with an all-reduce across hosts when there is one.
+  const BandwidthCurve* curve = nearest_curve(
+      curves, point.world_size, point.nodes > 1 ? CurveSpan::kSeveralHosts : CurveSpan::kOneHost);
+  if (!curve) curve = nearest_curve(curves, point.world_size);
   if (!curve) return;
   // A bucket holds at most the cap, and no more than all the gradients.
   const double message_bytes =
@@ -386,7 +398,8 @@ void judge_significance(const Summary& reference, const Summary& best,
 
 // The model of one series from its largest measured point with gradient sizes.
 std::optional<SeriesProjection> project_series(const std::vector<const PointWork*>& series,
-                                               const BandwidthCurve& curve, bool strong,
+                                               const BandwidthCurve& curve,
+                                               const BandwidthCurve* inter_node_curve, bool strong,
                                                const std::vector<int>& targets) {
   const PointWork* anchor = nullptr;
   const PointWork* base = nullptr;
@@ -399,6 +412,11 @@ std::optional<SeriesProjection> project_series(const std::vector<const PointWork
   SeriesProjection projection;
   projection.config_label = anchor->point.config_label;
   projection.curve_source = curve.source + " (world size " + std::to_string(curve.world_size) + ")";
+  if (inter_node_curve) {
+    projection.curve_source += "; across nodes " + inter_node_curve->source + " (world size " +
+                               std::to_string(inter_node_curve->world_size) + ", " +
+                               std::to_string(inter_node_curve->hosts) + " hosts)";
+  }
   ProjectionModel& model = projection.model;
   model.strong = strong;
   model.global_batch = anchor->point.global_batch;
@@ -409,8 +427,12 @@ std::optional<SeriesProjection> project_series(const std::vector<const PointWork
   model.gradient_bytes = *anchor->gradient_bytes;
   model.bucket_bytes = anchor->bucket_cap_mb ? *anchor->bucket_cap_mb * 1024 * 1024 : 0;
   model.curve = curve;
-  model.overlap_fraction = overlap_fraction(anchor->comm_exposed_ms, model.gradient_bytes,
-                                            model.bucket_bytes, model.anchor_world_size, curve);
+  if (inter_node_curve) model.inter_node_curve = *inter_node_curve;
+  if (anchor->point.nodes > 0)
+    model.ranks_per_node = anchor->point.world_size / anchor->point.nodes;
+  model.overlap_fraction =
+      overlap_fraction(anchor->comm_exposed_ms, model.gradient_bytes, model.bucket_bytes,
+                       model.anchor_world_size, curve_for(model, model.anchor_world_size));
   model.base_world_size = base->point.world_size;
   model.base_throughput_samples_per_s = base->point.throughput_samples_per_s.median;
   model.base_step_ms = base->point.step_ms.median;
@@ -435,8 +457,12 @@ void add_projections(const std::vector<PointWork>& points,
     report.warnings.push_back("--project: only strong and weak studies are projected");
     return;
   }
-  const BandwidthCurve* curve =
-      nearest_curve(curves, *std::max_element(targets.begin(), targets.end()));
+  const int largest_target = *std::max_element(targets.begin(), targets.end());
+  const BandwidthCurve* one_host = nearest_curve(curves, largest_target, CurveSpan::kOneHost);
+  const BandwidthCurve* several_hosts =
+      nearest_curve(curves, largest_target, CurveSpan::kSeveralHosts);
+  const BandwidthCurve* curve = one_host ? one_host : several_hosts;
+  const BandwidthCurve* inter_node_curve = one_host ? several_hosts : nullptr;
   if (!curve) {
     report.warnings.push_back(
         "--project: no all-reduce bandwidth curve; run an all-reduce sweep "
@@ -448,7 +474,16 @@ void add_projections(const std::vector<PointWork>& points,
     if (!work.point.run_ids.empty()) series[work.point.config_label].push_back(&work);
   }
   for (const auto& [label, members] : series) {
-    auto projection = project_series(members, *curve, report.kind == "strong", targets);
+    auto projection =
+        project_series(members, *curve, inter_node_curve, report.kind == "strong", targets);
+    if (projection && !several_hosts && projection->model.ranks_per_node > 0 &&
+        largest_target > projection->model.ranks_per_node) {
+      report.warnings.push_back(
+          "--project: series " + label +
+          " is projected across nodes with an all-reduce "
+          "measured on one host: inter-node links are assumed as fast as intra-node ones "
+          "(measure an all-reduce on 2+ nodes to ground it)");
+    }
     if (projection) {
       report.projections.push_back(std::move(*projection));
     } else {

@@ -193,7 +193,7 @@ BandwidthCurve curve_from_rows(const std::string& source, int world_size, const 
   for (const auto& row : rows) {
     by_bytes[static_cast<int64_t>(as_double(row[0]))].push_back(as_double(row[1]));
   }
-  BandwidthCurve curve{source, world_size, {}};
+  BandwidthCurve curve{source, world_size, {}, 0};
   for (const auto& [bytes, values] : by_bytes) curve.points.push_back({bytes, median(values)});
   return curve;
 }
@@ -269,7 +269,9 @@ Result<std::vector<BandwidthCurve>> load_bandwidth_curves(sqlite::Database& stud
   std::vector<BandwidthCurve> curves;
   if (!*has_collectives) return curves;
   auto runs = study_db.query(
-      "SELECT DISTINCT c.run_id, m.world_size FROM m_collectives c JOIN m_run m "
+      "SELECT DISTINCT c.run_id, m.world_size, "
+      "(SELECT COUNT(DISTINCT h.host) FROM m_run h WHERE h.run_id = c.run_id) "
+      "FROM m_collectives c JOIN m_run m "
       "ON m.run_id = c.run_id AND m.rank = c.rank WHERE c.op = 'allreduce' AND c.rank = 0 "
       "ORDER BY c.run_id");
   if (!runs) return runs.status();
@@ -281,6 +283,7 @@ Result<std::vector<BandwidthCurve>> load_bandwidth_curves(sqlite::Database& stud
         {run_id});
     if (!rows) return rows.status();
     curves.push_back(curve_from_rows(run_id, as_int(run[1]), *rows));
+    curves.back().hosts = as_int(run[2]);
   }
   return curves;
 }

@@ -111,12 +111,14 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
   REQUIRE(db.exec(run_schema::kCreateSql).is_ok());
   REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(run_schema::kVersion)).is_ok());
   REQUIRE(db.exec("BEGIN").is_ok());
-  exec_or_fail(db, "INSERT INTO run VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, 'completed', NULL)",
-               {run.run_id, run.workload, int64_t{rank}, int64_t{rank % run.tasks_per_node},
-                int64_t{run.world_size}, run.host, run.gpus_per_node ? "cuda:0" : "cpu",
-                run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none",
-                run.started_at.empty() ? "2025-01-01T00:00:00Z" : run.started_at,
-                run.finished_at.empty() ? "2025-01-01T00:10:00Z" : run.finished_at});
+  exec_or_fail(
+      db, "INSERT INTO run VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, 'completed', NULL)",
+      {run.run_id, run.workload, int64_t{rank}, int64_t{rank % run.tasks_per_node},
+       int64_t{run.world_size}, run.rank_hosts.empty() ? run.host : run.rank_hosts.at(rank),
+       run.gpus_per_node ? "cuda:0" : "cpu",
+       run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none",
+       run.started_at.empty() ? "2025-01-01T00:00:00Z" : run.started_at,
+       run.finished_at.empty() ? "2025-01-01T00:10:00Z" : run.finished_at});
   exec_or_fail(db, "INSERT INTO provenance VALUES ('git_commit', ?), ('hostname', 'host0')",
                {run.git_commit});
   const int steps = run.warmup_steps + run.measured_steps;

@@ -48,6 +48,7 @@ struct FixtureRun {
   // Where and when every rank ran; StudyFixture::add_run gives runs without times
   // consecutive, non-overlapping 10-minute windows.
   std::string host = "host0";
+  std::vector<std::string> rank_hosts;  // per rank; empty: every rank on `host`
   std::string started_at, finished_at;  // "2025-01-01T00:00:00Z"
 };
 

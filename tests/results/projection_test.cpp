@@ -91,6 +91,20 @@ TEST_CASE("projection: the worked example of docs/projection.md") {
   CHECK(large.efficiency == doctest::Approx(0.411387));
 }
 
+TEST_CASE("projection: worlds larger than a node use the all-reduce measured across nodes") {
+  ProjectionModel model = worked_example();
+  model.ranks_per_node = 4;
+  model.inter_node_curve = BandwidthCurve{"ar-2-hosts", 8, {{1'000'000, 5}, {100'000'000, 5}}, 2};
+  CHECK(&curve_for(model, 4) == &model.curve);
+  CHECK(&curve_for(model, 16) == &*model.inter_node_curve);
+  CHECK(project(model, 4).step_ms == doctest::Approx(201.68));  // the anchor, within a node
+  const ProjectedPoint sixteen = project(model, 16);
+  CHECK(sixteen.allreduce_ms == doctest::Approx(16.8));  // half the busbw: twice the time
+  CHECK(sixteen.step_ms == doctest::Approx(50 + 0.25 * 16.8));
+  model.ranks_per_node = 0;  // unknown: one curve for every world
+  CHECK(project(model, 16).allreduce_ms == doctest::Approx(8.4));
+}
+
 TEST_CASE("projection: weak scaling keeps the per-rank batch") {
   ProjectionModel model = worked_example();
   model.strong = false;
@@ -143,6 +157,56 @@ TEST_CASE("report --project: the worked example from measured runs, with the mod
   const std::string table = render_report(*report, ReportFormat::kTable);
   CHECK(table.find("Projection (ring all-reduce model") != std::string::npos);
   CHECK(table.find("overlap 75.0%") != std::string::npos);
+}
+
+namespace {
+
+FixtureRun allreduce_run(const std::string& id, std::vector<std::string> rank_hosts,
+                         double busbw_gbps) {
+  FixtureRun run;
+  run.run_id = id;
+  run.workload = "allreduce";
+  run.world_size = static_cast<int>(rank_hosts.size());
+  run.tasks_per_node = run.world_size;
+  run.rank_hosts = std::move(rank_hosts);
+  run.collectives = {{1'000'000, busbw_gbps}, {100'000'000, busbw_gbps}};
+  return run;
+}
+
+bool has_warning(const Report& report, const std::string& text) {
+  for (const auto& warning : report.warnings) {
+    if (warning.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("report --project: an all-reduce on several hosts grounds the worlds beyond a node") {
+  for (bool across_hosts : {false, true}) {
+    CAPTURE(across_hosts);
+    StudyFixture study(across_hosts ? "projection_hosts" : "projection_one_host", "strong");
+    study.add_run(strong_run("p1", 1, 800, 0));
+    study.add_run(strong_run("p4", 4, 201.68, 1.68));
+    study.add_run(allreduce_run("ar", {"a", "a", "a", "a"}, 10));
+    if (across_hosts) study.add_run(allreduce_run("ar2", {"a", "a", "b", "b"}, 5));
+    REQUIRE(ingest_study(study.db_path()).is_ok());
+    auto db = sqlite::Database::open(study.db_path());
+    REQUIRE(db.is_ok());
+    ReportOptions options;
+    options.project_world_sizes = {16};
+    auto report = build_report(*db, options);
+    REQUIRE_MESSAGE(report.is_ok(), report.status().message());
+    REQUIRE(report->projections.size() == 1);
+    const SeriesProjection& projection = report->projections[0];
+    CHECK(projection.model.ranks_per_node == 4);
+    CHECK(projection.model.overlap_fraction == doctest::Approx(0.75));  // anchor: one node
+    const ProjectedPoint& sixteen = projection.points.back();
+    REQUIRE(sixteen.world_size == 16);
+    CHECK(sixteen.allreduce_ms == doctest::Approx(across_hosts ? 16.8 : 8.4));
+    CHECK(has_warning(*report, "inter-node links are assumed as fast") == !across_hosts);
+    CHECK((projection.curve_source.find("across nodes ar2") != std::string::npos) == across_hosts);
+  }
 }
 
 TEST_CASE("report --project without an all-reduce curve says what is missing") {
