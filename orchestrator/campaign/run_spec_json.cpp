@@ -1,6 +1,7 @@
 #include "orchestrator/campaign/run_spec_json.hpp"
 
 #include "orchestrator/study/run_spec_names.hpp"
+#include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy::campaign {
 
@@ -17,7 +18,7 @@ nlohmann::json run_spec_to_json(const RunSpec& spec) {
       {"global_batch", spec.global_batch},
       {"per_gpu_batch", spec.per_gpu_batch},
       {"workload", spec.workload},
-      {"params", spec.params},
+      {"params", workload_params(spec)},
       {"invocation",
        {{"args", spec.invocation.args},
         {"flag_style", flag_style_name(spec.invocation.flag_style)},

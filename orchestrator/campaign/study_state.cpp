@@ -14,6 +14,7 @@
 #include "orchestrator/campaign/study_state_schema.hpp"
 #include "orchestrator/common/empty_database_check.hpp"
 #include "orchestrator/common/results_path.hpp"
+#include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy::campaign {
 namespace {
@@ -147,7 +148,7 @@ Status StudyState::plan_runs(const std::vector<PlannedRun>& runs) {
           .bind(7, spec.global_batch)
           .bind(8, spec.per_gpu_batch)
           .bind(9, nlohmann::json(spec.varied).dump())
-          .bind(10, nlohmann::json(spec.params).dump())
+          .bind(10, nlohmann::json(workload_params(spec)).dump())
           .bind(11, run_spec_to_json(spec).dump())
           .bind(12, spec.profile == "none" ? 0 : 1)
           .bind(13, run.out_dir);

@@ -9,6 +9,7 @@
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/study/run_id.hpp"
+#include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy::profiling {
 namespace {
@@ -129,8 +130,8 @@ Result<ProfiledSubmission> submit_profiled_run(campaign::StudyState& state, cons
         {spec.run_id, int64_t{spec.repeat}, int64_t{spec.nodes}, int64_t{spec.tasks_per_node},
          int64_t{spec.world_size}, int64_t{spec.slurm.gpus_per_node}, int64_t{spec.global_batch},
          int64_t{spec.per_gpu_batch}, nlohmann::json(spec.varied).dump(),
-         nlohmann::json(spec.params).dump(), campaign::run_spec_to_json(spec).dump(), out_dir,
-         token, campaign::utc_now_iso8601()});
+         nlohmann::json(workload_params(spec)).dump(), campaign::run_spec_to_json(spec).dump(),
+         out_dir, token, campaign::utc_now_iso8601()});
     return upsert.status();
   });
   if (!claimed) return claimed.with_context("registering profiled run " + spec.run_id);

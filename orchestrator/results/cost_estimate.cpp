@@ -8,6 +8,7 @@
 #include "harness/core/sqlite.hpp"
 #include "orchestrator/results/statistics.hpp"
 #include "orchestrator/study/budget.hpp"
+#include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -32,7 +33,7 @@ std::string configuration_key(const std::string& workload, std::string params_js
 }
 
 std::string configuration_key(const RunSpec& run) {
-  return configuration_key(run.workload, nlohmann::json(run.params).dump(), run.nodes,
+  return configuration_key(run.workload, nlohmann::json(workload_params(run)).dump(), run.nodes,
                            run.world_size, run.slurm.gpus_per_node);
 }
 

@@ -189,9 +189,6 @@ class Expander {
     spec.workload = values_[kSlotBinary];
     for (const auto& [name, slot] : t_.param_slots)
       spec.params.emplace_hint(spec.params.end(), name, values_[slot]);
-    if (t_.batch_given != StudyTemplate::BatchGiven::kNone) {
-      spec.params["batch_size"] = std::to_string(per_gpu_batch);
-    }
     if (!substitute_shared(spec)) return;
     if (t_.baseline && matches(*t_.baseline)) baseline_matched_ = true;
 
@@ -373,7 +370,6 @@ class Expander {
                                     [&](long long b) { return b != given_batches_.front(); });
     if (batch_varies) keys.push_back(batch_field_);
     for (const auto& [name, value] : first.params) {
-      if (name == "batch_size") continue;
       auto value_of = [&name](const RunSpec& r) -> const std::string& { return r.params.at(name); };
       if (differs(value_of)) keys.push_back(name);
     }

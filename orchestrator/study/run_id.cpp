@@ -1,6 +1,7 @@
 #include "orchestrator/study/run_id.hpp"
 
 #include "orchestrator/study/run_spec_names.hpp"
+#include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy {
 namespace {
@@ -52,7 +53,7 @@ std::string canonical_run_serialization(const RunSpec& spec) {
   s.field("global_batch", spec.global_batch);
   s.field("per_gpu_batch", spec.per_gpu_batch);
   s.field("workload", spec.workload);
-  s.map("params", spec.params);
+  s.map("params", workload_params(spec));  // batch_size hashed as it always was
   s.field("slurm.partition", spec.slurm.partition);
   s.field("slurm.account", spec.slurm.account);
   s.field("slurm.qos", spec.slurm.qos);

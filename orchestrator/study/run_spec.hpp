@@ -43,7 +43,8 @@ struct RunSpec {
   int per_gpu_batch = 0;  // per rank on CPU runs
 
   // The workload binary (name resolved next to the CLI, or a path) and its parameters,
-  // passed as `--key value` flags in sorted key order (see WorkloadInvocation).
+  // passed as `--key value` flags in sorted key order (see WorkloadInvocation); the batch
+  // is not among them: workload_params() adds batch_size from per_gpu_batch.
   std::string workload;
   std::map<std::string, std::string> params;
   // Leading arguments, flag spelling, parameters passed as environment variables.

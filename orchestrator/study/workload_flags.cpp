@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "orchestrator/study/workload_params.hpp"
+
 namespace scalestudy {
 namespace {
 
@@ -77,7 +79,7 @@ void check_workload_params(const Study& study, const std::string& workload_binar
   std::set<std::pair<std::string, std::string>> checked;  // (param, value)
   for (const RunSpec& run : study.runs) {
     if (run.workload != workload_binary) continue;
-    for (const auto& [param, value] : run.params) {
+    for (const auto& [param, value] : workload_params(run)) {
       if (!checked.emplace(param, value).second) continue;
       const std::string field = "workload." + param;
       const SourceLocation where = location_of(study, param, value);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 
+#include "orchestrator/study/workload_params.hpp"
 #include "study_test_util.hpp"
 
 namespace scalestudy {
@@ -35,7 +36,8 @@ slurm: {gpus_per_node: 4}
     per_gpu.push_back(run.per_gpu_batch);
     CHECK(run.world_size == run.nodes * run.tasks_per_node);
     CHECK(run.global_batch == 480);
-    CHECK(run.params.at("batch_size") == std::to_string(run.per_gpu_batch));
+    CHECK(run.params.count("batch_size") == 0);  // one home: per_gpu_batch
+    CHECK(workload_params(run).at("batch_size") == std::to_string(run.per_gpu_batch));
   }
   CHECK(nodes == std::vector<int>{1, 1, 1, 2, 3});
   CHECK(tasks == std::vector<int>{1, 2, 4, 4, 4});
@@ -59,7 +61,7 @@ slurm: {ranks_per_node: 2}
   CHECK(study.runs[2].nodes == 2);
   CHECK(study.runs[2].tasks_per_node == 2);
   CHECK(study.runs[2].slurm.gpus_per_node == 0);
-  CHECK(study.runs[0].params.at("batch_size") == "32");
+  CHECK(workload_params(study.runs[0]).at("batch_size") == "32");
 }
 
 TEST_CASE("uneven_batch: round_down runs floor(global / ranks) per rank") {

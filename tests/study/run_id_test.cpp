@@ -105,7 +105,9 @@ TEST_CASE("golden run id: a change of the hash or serialisation is noticed") {
   spec.global_batch = 512;
   spec.per_gpu_batch = 64;
   spec.workload = "scalestudy-train";
-  spec.params = {{"batch_size", "64"}, {"lr", "0.1"}, {"model", "resnet18"}};
+  // batch_size is not stored in params (workload_params() derives it from per_gpu_batch):
+  // the id must be the one computed when it was.
+  spec.params = {{"lr", "0.1"}, {"model", "resnet18"}};
   spec.slurm.partition = "gpu";
   spec.slurm.time_limit_minutes = 30;
   spec.slurm.gpus_per_node = 4;

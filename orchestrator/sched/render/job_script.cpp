@@ -9,6 +9,7 @@
 #include "orchestrator/sched/render/shell_quote.hpp"
 #include "orchestrator/sched/render/text_template.hpp"
 #include "orchestrator/study/scalar_values.hpp"
+#include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy {
 namespace {
@@ -154,8 +155,9 @@ Status check_render_context(const RenderContext& context) {
 std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
                                        const std::string& out_dir) {
   const WorkloadInvocation& invocation = spec.invocation;
+  const std::map<std::string, std::string> params = workload_params(spec);
   std::vector<std::string> argv;
-  argv.reserve(5 + invocation.args.size() + 2 * spec.params.size());
+  argv.reserve(5 + invocation.args.size() + 2 * params.size());
   argv.push_back(binary_path);
   argv.insert(argv.end(), invocation.args.begin(), invocation.args.end());
   if (invocation.run_flags) {
@@ -164,7 +166,7 @@ std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& b
     argv.push_back(flag_name("out_dir", invocation.flag_style));
     argv.push_back(out_dir);
   }
-  for (const auto& [key, value] : spec.params) {  // std::map: sorted by key
+  for (const auto& [key, value] : params) {  // std::map: sorted by key
     if (invocation.env_params.count(key)) continue;
     argv.push_back(flag_name(key, invocation.flag_style));
     argv.push_back(value);
@@ -174,8 +176,9 @@ std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& b
 
 std::map<std::string, std::string> workload_environment(const RunSpec& spec) {
   std::map<std::string, std::string> environment = spec.env;
+  const std::map<std::string, std::string> params = workload_params(spec);
   for (const auto& [param, variable] : spec.invocation.env_params) {
-    if (auto value = spec.params.find(param); value != spec.params.end()) {
+    if (auto value = params.find(param); value != params.end()) {
       environment[variable] = value->second;
     }
   }
