@@ -98,6 +98,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
   };
+  common::FaultInjector faults = options.faults;
   SubmitReport report;
   report.database_path = study_database_path(plan.results_dir, plan.study.name);
   auto state = StudyState::open(report.database_path);
@@ -131,6 +132,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     auto claim = state->claim_runs(plan.study.max_attempts, token);
     if (!claim) return claim.status();
     claimed = std::move(*claim);
+    faults.reached("submit.claimed");
   }
 
   std::vector<sched::PreparedRun> prepared;
@@ -148,6 +150,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     }
     prepared.push_back(std::move(*run));
   }
+  if (!options.dry_run) faults.reached("submit.prepared");
 
   if (!options.dry_run && !prepared.empty()) {
     log("submitting " + std::to_string(prepared.size()) + " run(s) with " + scheduler.name());
@@ -158,6 +161,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     callbacks.launching = [&](const sched::Submission& submission) {
       Status recorded = state->record_submission(submission, scheduler.name(), token);
       if (recorded) recorded_before_launch.insert(submission.run_id);
+      if (recorded) faults.reached("submit.recorded");
       return recorded;
     };
     callbacks.submitted = [&](const sched::Submission& submission) {
@@ -166,14 +170,17 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
       if (recorded_before_launch.count(submission.run_id) == 0) {
         Status recorded = state->record_submission(submission, scheduler.name(), token);
         if (!recorded && record_error.is_ok()) record_error = recorded;
+        if (recorded) faults.reached("submit.recorded");
       }
       log("  " + submission.run_id + " -> " + submission.job_id);
+      faults.reached("submit.launched");
     };
     callbacks.finished = [&](const sched::Submission& submission, const common::JobStatus& status) {
       Status recorded = state->record_job_status(submission.run_id, submission.job_id, status);
       if (!recorded && record_error.is_ok()) record_error = recorded;
       log("  " + submission.run_id + " " + to_string(status.state) +
           (status.reason.empty() ? "" : ": " + status.reason));
+      faults.reached("submit.finished");
     };
     auto submitted = scheduler.submit(prepared, callbacks);
     for (const sched::PreparedRun& run : prepared) {

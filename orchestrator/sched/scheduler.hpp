@@ -77,6 +77,9 @@ class Scheduler {
   virtual std::string name() const = 0;
   // True when submit() runs the jobs to completion before it returns (local).
   virtual bool runs_inside_submit() const { return false; }
+  // Whether the scheduler answers at all (slurmrestd's ping, sbatch on PATH), asked before
+  // anything is claimed or submitted; an error names what is missing.
+  virtual Status check_reachable() { return Status::ok(); }
 
   // Submits every run (the backend may batch them, e.g. into job arrays), calling
   // callbacks.submitted for each as its job id becomes known. An error stops the batch;
