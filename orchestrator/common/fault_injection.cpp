@@ -10,7 +10,7 @@ namespace scalestudy::common {
 namespace {
 
 constexpr std::array<std::string_view, 7> kPoints = {
-    "submit.claimed",  "submit.prepared",    "submit.recorded", "submit.launched",
+    "submit.claimed",  "submit.prepared",    "submit.recorded",  "submit.launched",
     "submit.finished", "ingest.run_written", "ingest.committed",
 };
 
@@ -32,7 +32,8 @@ Result<FaultInjector> FaultInjector::parse(const std::string& text) {
   }
   if (std::find(kPoints.begin(), kPoints.end(), injector.point_) == kPoints.end()) {
     std::string known;
-    for (std::string_view point : kPoints) known += (known.empty() ? "" : ", ") + std::string(point);
+    for (std::string_view point : kPoints)
+      known += (known.empty() ? "" : ", ") + std::string(point);
     return Status::error("SCALESTUDY_FAULT=" + text + ": unknown point (known: " + known + ")");
   }
   return injector;

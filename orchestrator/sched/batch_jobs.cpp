@@ -96,8 +96,8 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
     // The caller records the error as the reason of every run not submitted: it names no
     // run, so no run's reason quotes another's id.
     if (!job_id) {
-      return job.is_array ? job_id.status().with_context(
-                                "array job of " + std::to_string(job.runs.size()) + " runs")
+      return job.is_array ? job_id.status().with_context("array job of " +
+                                                         std::to_string(job.runs.size()) + " runs")
                           : job_id.status();
     }
     previous_job_id = *job_id;

@@ -33,8 +33,9 @@ Result<std::string> SlurmScheduler::run_command(const std::vector<std::string>& 
 
 Status SlurmScheduler::check_reachable() {
   if (common::find_on_path("sbatch")) return Status::ok();
-  return Status::error("slurm: sbatch is not on PATH (install SLURM's client commands or choose "
-                       "--scheduler local)");
+  return Status::error(
+      "slurm: sbatch is not on PATH (install SLURM's client commands or choose "
+      "--scheduler local)");
 }
 
 Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<PreparedRun>& runs,
