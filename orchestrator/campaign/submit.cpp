@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "orchestrator/campaign/job_directory.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
 #include "orchestrator/common/results_path.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
@@ -138,17 +139,26 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
   std::vector<sched::PreparedRun> prepared;
   for (const std::string& run_id : claimed) {
     const std::string out_dir = run_out_dir(plan.results_dir, plan.study.name, run_id);
-    std::error_code error;
-    std::filesystem::create_directories(out_dir, error);
-    Result<sched::PreparedRun> run =
-        error ? Result<sched::PreparedRun>(Status::error(out_dir + ": " + error.message()))
-              : options.prepare(*spec_of.at(run_id), out_dir);
+    Status directory = prepare_job_directory(out_dir, scheduler.job_user());
+    Result<sched::PreparedRun> run = directory ? options.prepare(*spec_of.at(run_id), out_dir)
+                                               : Result<sched::PreparedRun>(directory);
     if (!run) {
       report.errors.push_back("run " + run_id + ": " + run.status().message());
       if (!options.dry_run) state->release_claim(run_id, token, run.status().message());
       continue;
     }
     prepared.push_back(std::move(*run));
+  }
+  // Job arrays write their wrapper's output next to the wrapper.
+  const std::string& array_dir = options.scheduler_options.array_script_dir;
+  if (!options.dry_run && !prepared.empty() && !array_dir.empty()) {
+    if (Status ready = prepare_job_directory(array_dir, scheduler.job_user()); !ready) {
+      for (const sched::PreparedRun& run : prepared) {
+        state->release_claim(run.spec.run_id, token, ready.message());
+        report.errors.push_back("run " + run.spec.run_id + ": " + ready.message());
+      }
+      prepared.clear();
+    }
   }
   if (!options.dry_run) faults.reached("submit.prepared");
 

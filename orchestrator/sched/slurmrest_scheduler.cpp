@@ -60,6 +60,7 @@ Result<std::unique_ptr<SlurmRestScheduler>> SlurmRestScheduler::create(
 SlurmRestScheduler::SlurmRestScheduler(const SchedulerOptions& options, std::string url,
                                        std::string user, std::string token)
     : options_(options),
+      user_(user),
       token_(token),
       http_(std::move(url),
             token.empty()
