@@ -291,3 +291,20 @@ TEST_CASE("two concurrent submits of one study run every run exactly once") {
   CHECK(integer(*db, "SELECT COUNT(*) FROM attempts") == integer(*db, "SELECT COUNT(*) FROM runs"));
   check_invariants(dir, study, results);
 }
+
+TEST_CASE("an unreachable slurmrestd is refused before anything is claimed: exit 3") {
+  fs::path dir = scratch_dir("fault_unreachable_slurmrestd");
+  const std::string study_yaml = write_study(dir, "unreachable", "[1]");
+  const std::string results = (dir / "results").string();
+  const std::map<std::string, std::string> environment = {
+      {"SCALESTUDY_SLURMRESTD", "unix:" + (dir / "no-such.sock").string()}};
+  for (const char* command : {"submit", "run"}) {
+    CAPTURE(command);
+    ProcessResult refused = run_cli_with(
+        {command, study_yaml, "--scheduler", "slurmrest", "--results-dir", results}, environment);
+    INFO(refused.stdout_text << refused.stderr_text);
+    CHECK(refused.exit_code == 3);
+    CHECK(refused.stderr_text.find("slurmrestd unreachable") != std::string::npos);
+    CHECK_FALSE(fs::exists(results + "/unreachable.sqlite"));
+  }
+}
