@@ -170,8 +170,10 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     std::set<std::string> recorded_before_launch;
     callbacks.launching = [&](const sched::Submission& submission) {
       Status recorded = state->record_submission(submission, scheduler.name(), token);
-      if (recorded) recorded_before_launch.insert(submission.run_id);
-      if (recorded) faults.reached("submit.recorded");
+      if (recorded) {
+        recorded_before_launch.insert(submission.run_id);
+        faults.reached("submit.recorded");
+      }
       return recorded;
     };
     callbacks.submitted = [&](const sched::Submission& submission) {

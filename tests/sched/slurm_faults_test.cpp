@@ -153,12 +153,29 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
     for (pid_t pid : processes_mentioning(text)) kill(pid, SIGKILL);
   }
 
-  // slurmctld notices the silent node (SlurmdTimeout), requeues the job, which waits for
-  // its new begin time and runs again elsewhere; the node comes back with its slurmd.
-  ProcessResult waited =
-      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "2", "--timeout", "400"},
-              450'000);
+  // slurmctld notices the silent node (SlurmdTimeout, 30 s here) and requeues the job, which
+  // then waits for a begin time two minutes on (SLURM's credential lifetime): once `wait`
+  // has seen it pending, it is started at once, on another node.
+  ProcessResult waited;
+  std::thread waiter([&] {
+    waited = run_cli(
+        {"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "300"},
+        360'000);
+  });
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
+  bool started_again = false;
+  while (!started_again && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    auto queued = run_process({{"squeue", "-h", "-j", job_id, "-o", "%T"}, {}, 10'000});
+    if (!queued || queued->stdout_text.rfind("PENDING", 0) != 0) continue;
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    started_again =
+        run_process({{"scontrol", "update", "JobId=" + job_id, "StartTime=now"}, {}, 10'000})
+            ->succeeded();
+  }
+  waiter.join();
   INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(started_again);
   CHECK(cluster.restart_missing_daemons());
   CHECK(waited.exit_code == 0);
   status = status_of(study, results);
