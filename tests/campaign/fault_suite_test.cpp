@@ -4,8 +4,9 @@
 // every case the same invariants hold: every run completed exactly once (one COMPLETED
 // attempt, one execution of each rank), the study database passes PRAGMA integrity_check,
 // every rank database's measurements are in the study database, and no process of the
-// study is left running. The workload is the all-reduce benchmark on a few KiB behind a
-// wrapper that counts its executions.
+// study is left running. An unreachable slurmrestd is refused before anything is claimed.
+// The workload is the all-reduce benchmark on a few KiB behind a wrapper that counts its
+// executions. The SLURM cluster's faults are in tests/sched/slurm_faults_test.cpp.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/mount.h>
