@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <ctime>
 #include <filesystem>
@@ -227,28 +228,60 @@ Status StudyState::release_claim(const std::string& run_id, const std::string& c
 Status StudyState::record_job_status(const std::string& run_id, const std::string& job_id,
                                      const common::JobStatus& status) {
   return sqlite::in_transaction(db_, [&]() -> Status {
-    auto current = db_.query("SELECT state, job_id FROM runs WHERE run_id = ?", {run_id});
+    auto current = db_.query(
+        "SELECT state, job_id, (SELECT COUNT(*) FROM attempts WHERE run_id = runs.run_id AND "
+        "job_id = runs.job_id) FROM runs WHERE run_id = ?",
+        {run_id});
     if (!current) return current.status();
     if (current->empty() || text_of((*current)[0][1]) != job_id) return Status::ok();
-    auto previous = common::parse_job_state(text_of((*current)[0][0]));
+    const std::string previous_name = text_of((*current)[0][0]);
+    auto previous = common::parse_job_state(previous_name);
+    // A job the scheduler started again under the same id (SLURM requeues a batch job whose
+    // node failed): its restart count says so, or a running job seen pending again.
+    const int recorded_restarts = int_of((*current)[0][2]) - 1;
+    int restarts = status.restarts;
+    if (previous == common::JobState::kRunning && status.state == common::JobState::kPending) {
+      restarts = std::max(restarts, recorded_restarts + 1);
+    }
+    const bool requeued = restarts > recorded_restarts;
     bool terminal = common::is_terminal(status.state);
-    if (previous && common::is_terminal(*previous) && !terminal) return Status::ok();
+    if (!requeued && previous && common::is_terminal(*previous) && !terminal) return Status::ok();
     std::string now = utc_now_iso8601();
+    for (int restart = recorded_restarts; restart < restarts; ++restart) {
+      if (Status closed = close_requeued_attempt(run_id, now); !closed) return closed;
+    }
     Value reason = status.reason.empty() ? Value() : Value(status.reason);
     Value finished = terminal ? Value(now) : Value();
     auto updated = db_.query(
         "UPDATE runs SET state = ?, reason = ?, "
         "started_at = CASE WHEN ? AND started_at IS NULL THEN ? ELSE started_at END, "
-        "finished_at = COALESCE(finished_at, ?) WHERE run_id = ?",
+        "finished_at = CASE WHEN ? THEN COALESCE(finished_at, ?) END WHERE run_id = ?",
         {to_string(status.state), reason, int64_t{status.state != common::JobState::kPending}, now,
-         finished, run_id});
+         int64_t{terminal}, finished, run_id});
     if (!updated) return updated.status();
     auto attempt = db_.query(
         "UPDATE attempts SET state = ?, reason = ?, finished_at = COALESCE(finished_at, ?) "
-        "WHERE run_id = ? AND job_id = ?",
-        {to_string(status.state), reason, finished, run_id, job_id});
+        "WHERE run_id = ? AND attempt = (SELECT attempts FROM runs WHERE run_id = ?)",
+        {to_string(status.state), reason, finished, run_id, run_id});
     return attempt.status();
   });
+}
+
+Status StudyState::close_requeued_attempt(const std::string& run_id, const std::string& now) {
+  auto closed = db_.query(
+      "UPDATE attempts SET state = 'REQUEUED', finished_at = ?, "
+      "reason = 'requeued by the scheduler (e.g. its node failed); started again under the "
+      "same job id' WHERE run_id = ? AND attempt = (SELECT attempts FROM runs WHERE run_id = ?)",
+      {now, run_id, run_id});
+  if (!closed) return closed.status();
+  auto opened = db_.query(
+      "INSERT INTO attempts(run_id, attempt, scheduler, job_id, state, submitted_at) "
+      "SELECT run_id, attempts + 1, scheduler, job_id, 'PENDING', ? FROM runs WHERE run_id = ?",
+      {now, run_id});
+  if (!opened) return opened.status();
+  auto counted = db_.query(
+      "UPDATE runs SET attempts = attempts + 1, finished_at = NULL WHERE run_id = ?", {run_id});
+  return counted.status();
 }
 
 Result<std::vector<RunRecord>> StudyState::runs() {

@@ -85,6 +85,8 @@ class StudyState {
                        const std::string& reason);
   // A poll (or the local executor) learned the state of `job_id`. Ignored when the run has
   // moved on to another job, or when a stale non-terminal state would overwrite a final one.
+  // A requeue (status.restarts above the attempts recorded for the job, or a running job
+  // pending again) closes the current attempt as REQUEUED and opens the next (attempts + 1).
   Status record_job_status(const std::string& run_id, const std::string& job_id,
                            const common::JobStatus& status);
 
@@ -97,6 +99,8 @@ class StudyState {
  private:
   explicit StudyState(sqlite::Database db) : db_(std::move(db)) {}
   static Result<StudyState> initialise(Result<sqlite::Database> db);
+  // Inside a transaction: the run's current attempt ends REQUEUED, the next one begins.
+  Status close_requeued_attempt(const std::string& run_id, const std::string& now);
   sqlite::Database db_;
 };
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "orchestrator/campaign/job_directory.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
 #include "orchestrator/common/results_path.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
@@ -98,6 +99,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
   };
+  common::FaultInjector faults = options.faults;
   SubmitReport report;
   report.database_path = study_database_path(plan.results_dir, plan.study.name);
   auto state = StudyState::open(report.database_path);
@@ -131,16 +133,15 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     auto claim = state->claim_runs(plan.study.max_attempts, token);
     if (!claim) return claim.status();
     claimed = std::move(*claim);
+    faults.reached("submit.claimed");
   }
 
   std::vector<sched::PreparedRun> prepared;
   for (const std::string& run_id : claimed) {
     const std::string out_dir = run_out_dir(plan.results_dir, plan.study.name, run_id);
-    std::error_code error;
-    std::filesystem::create_directories(out_dir, error);
-    Result<sched::PreparedRun> run =
-        error ? Result<sched::PreparedRun>(Status::error(out_dir + ": " + error.message()))
-              : options.prepare(*spec_of.at(run_id), out_dir);
+    Status directory = prepare_job_directory(out_dir, scheduler.job_user());
+    Result<sched::PreparedRun> run = directory ? options.prepare(*spec_of.at(run_id), out_dir)
+                                               : Result<sched::PreparedRun>(directory);
     if (!run) {
       report.errors.push_back("run " + run_id + ": " + run.status().message());
       if (!options.dry_run) state->release_claim(run_id, token, run.status().message());
@@ -148,6 +149,18 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     }
     prepared.push_back(std::move(*run));
   }
+  // Job arrays write their wrapper's output next to the wrapper.
+  const std::string& array_dir = options.scheduler_options.array_script_dir;
+  if (!options.dry_run && !prepared.empty() && !array_dir.empty()) {
+    if (Status ready = prepare_job_directory(array_dir, scheduler.job_user()); !ready) {
+      for (const sched::PreparedRun& run : prepared) {
+        state->release_claim(run.spec.run_id, token, ready.message());
+        report.errors.push_back("run " + run.spec.run_id + ": " + ready.message());
+      }
+      prepared.clear();
+    }
+  }
+  if (!options.dry_run) faults.reached("submit.prepared");
 
   if (!options.dry_run && !prepared.empty()) {
     log("submitting " + std::to_string(prepared.size()) + " run(s) with " + scheduler.name());
@@ -157,7 +170,10 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     std::set<std::string> recorded_before_launch;
     callbacks.launching = [&](const sched::Submission& submission) {
       Status recorded = state->record_submission(submission, scheduler.name(), token);
-      if (recorded) recorded_before_launch.insert(submission.run_id);
+      if (recorded) {
+        recorded_before_launch.insert(submission.run_id);
+        faults.reached("submit.recorded");
+      }
       return recorded;
     };
     callbacks.submitted = [&](const sched::Submission& submission) {
@@ -166,14 +182,17 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
       if (recorded_before_launch.count(submission.run_id) == 0) {
         Status recorded = state->record_submission(submission, scheduler.name(), token);
         if (!recorded && record_error.is_ok()) record_error = recorded;
+        if (recorded) faults.reached("submit.recorded");
       }
       log("  " + submission.run_id + " -> " + submission.job_id);
+      faults.reached("submit.launched");
     };
     callbacks.finished = [&](const sched::Submission& submission, const common::JobStatus& status) {
       Status recorded = state->record_job_status(submission.run_id, submission.job_id, status);
       if (!recorded && record_error.is_ok()) record_error = recorded;
       log("  " + submission.run_id + " " + to_string(status.state) +
           (status.reason.empty() ? "" : ": " + status.reason));
+      faults.reached("submit.finished");
     };
     auto submitted = scheduler.submit(prepared, callbacks);
     for (const sched::PreparedRun& run : prepared) {

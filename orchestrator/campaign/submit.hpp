@@ -15,6 +15,7 @@
 
 #include "harness/core/status.hpp"
 #include "orchestrator/campaign/study_state.hpp"
+#include "orchestrator/common/fault_injection.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/study/study.hpp"
 
@@ -42,6 +43,7 @@ struct SubmitOptions {
   sched::SchedulerOptions scheduler_options;  // for polling runs of another scheduler
   PrepareRun prepare;
   std::function<void(const std::string& line)> log;  // progress lines; may be empty
+  common::FaultInjector faults;  // the submit.* points; passes counted per submit_study call
 };
 
 struct SubmitReport {

@@ -22,7 +22,13 @@ int run_ingest(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy ingest: %s\n", database.status().message().c_str());
     return kExitEnvironment;
   }
+  auto faults = common::FaultInjector::from_environment();
+  if (!faults) {
+    std::fprintf(stderr, "scalestudy ingest: %s\n", faults.status().message().c_str());
+    return kExitUsage;
+  }
   results::IngestOptions options;
+  options.faults = *faults;
   options.store_steps = parsed->has("--steps");
   auto outcome = results::ingest_study(*database, options);
   if (!outcome) {

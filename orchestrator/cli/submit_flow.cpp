@@ -67,7 +67,14 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
     exit_code = kExitFailure;
     return std::nullopt;
   }
+  auto faults = common::FaultInjector::from_environment();
+  if (!faults) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, faults.status().message().c_str());
+    exit_code = kExitUsage;
+    return std::nullopt;
+  }
   SubmitSession session;
+  session.options.faults = *faults;
   sched::SchedulerOptions& options = session.options.scheduler_options;
   options.max_parallel_runs = *max_parallel;
   options.max_slots = *max_slots;
@@ -88,12 +95,19 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
     return std::nullopt;
   }
   session.scheduler = std::move(*scheduler);
+  session.options.dry_run = parsed.has("--dry-run");
+  if (!session.options.dry_run) {
+    if (Status reachable = session.scheduler->check_reachable(); !reachable) {
+      std::fprintf(stderr, "scalestudy %s: %s\n", command, reachable.message().c_str());
+      exit_code = kExitEnvironment;
+      return std::nullopt;
+    }
+  }
   for (const auto& risk :
        interference_risks(study, {session.scheduler_name, options.max_parallel_runs,
                                   static_cast<int>(std::thread::hardware_concurrency())})) {
     std::fprintf(stderr, "warning: %s\n", risk.c_str());
   }
-  session.options.dry_run = parsed.has("--dry-run");
   const char* profiles_dir = std::getenv("SCALESTUDY_PROFILES_DIR");
   session.options.prepare = campaign::make_run_preparer(
       {campaign::executable_dir(),

@@ -25,11 +25,14 @@ enum class JobState {
 
 // What a poll learns about one job. exit_code is the job's (or the first failing rank's)
 // exit status where the scheduler reports one; reason is the scheduler's explanation
-// ("TimeLimit", "rank 1 exited with code 3", ...), empty when it gave none.
+// ("TimeLimit", "rank 1 exited with code 3", ...), empty when it gave none. restarts counts
+// the times the scheduler requeued the job under the same id (SLURM's restart_cnt after a
+// node failure), 0 when it does not say.
 struct JobStatus {
   JobState state = JobState::kPending;
   std::optional<int> exit_code;
   std::string reason;
+  int restarts = 0;
 };
 
 // "PENDING", "OUT_OF_MEMORY", ...: the names stored in the study database.

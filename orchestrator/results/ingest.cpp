@@ -333,6 +333,7 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
   const fs::path base_dir = options.base_dir.empty()
                                 ? fs::path(common::results_path(study_db.path(), "."))
                                 : fs::path(options.base_dir);
+  common::FaultInjector faults = options.faults;
   IngestOutcome outcome;
   Status status = sqlite::in_transaction(study_db, [&]() -> Status {
     if (Status schema = ensure_measurement_schema(study_db); !schema) return schema;
@@ -343,6 +344,7 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
       if (Status ingested = ingest_run(study_db, run, options, outcome); !ingested) {
         return ingested.with_context("ingesting run " + run.run_id);
       }
+      faults.reached("ingest.run_written");
       if (options.after_run) {
         if (Status hook = options.after_run(run.run_id); !hook) return hook;
       }
@@ -350,6 +352,7 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
     return Status::ok();
   });
   if (!status) return status.with_context("ingest of " + study_db.path() + " rolled back");
+  faults.reached("ingest.committed");
   return outcome;
 }
 

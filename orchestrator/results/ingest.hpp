@@ -18,6 +18,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
+#include "orchestrator/common/fault_injection.hpp"
 
 namespace scalestudy::results {
 
@@ -30,6 +31,7 @@ struct IngestOptions {
   // Called inside the transaction after each run was written; an error aborts the whole
   // ingest and rolls it back (progress reporting, cancellation, failure-injection tests).
   std::function<Status(const std::string& run_id)> after_run;
+  common::FaultInjector faults;  // the ingest.* points; passes counted per ingest_study call
 };
 
 struct IngestOutcome {

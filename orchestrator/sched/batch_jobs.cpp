@@ -93,10 +93,12 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
       submit_options.push_back("--dependency=afterany:" + previous_job_id);
     }
     auto job_id = submit_one(job, submit_options);
+    // The caller records the error as the reason of every run not submitted: it names no
+    // run, so no run's reason quotes another's id.
     if (!job_id) {
-      return job_id.status().with_context(
-          "run " + job.runs.front()->spec.run_id +
-          (job.is_array ? " (array of " + std::to_string(job.runs.size()) + " runs)" : ""));
+      return job.is_array ? job_id.status().with_context("array job of " +
+                                                         std::to_string(job.runs.size()) + " runs")
+                          : job_id.status();
     }
     previous_job_id = *job_id;
     for (size_t task = 0; task < job.runs.size(); ++task) {

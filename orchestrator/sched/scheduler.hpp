@@ -77,6 +77,12 @@ class Scheduler {
   virtual std::string name() const = 0;
   // True when submit() runs the jobs to completion before it returns (local).
   virtual bool runs_inside_submit() const { return false; }
+  // Whether the scheduler answers at all (slurmrestd's ping, sbatch on PATH), asked before
+  // anything is claimed or submitted; an error names what is missing.
+  virtual Status check_reachable() { return Status::ok(); }
+  // The account the jobs run as when it is not necessarily the submitter's (slurmrest: the
+  // token's user); empty when jobs run as the submitting user.
+  virtual std::string job_user() const { return ""; }
 
   // Submits every run (the backend may batch them, e.g. into job arrays), calling
   // callbacks.submitted for each as its job id becomes known. An error stops the batch;

@@ -31,6 +31,13 @@ Result<std::string> SlurmScheduler::run_command(const std::vector<std::string>& 
   return std::move(result->stdout_text);
 }
 
+Status SlurmScheduler::check_reachable() {
+  if (common::find_on_path("sbatch")) return Status::ok();
+  return Status::error(
+      "slurm: sbatch is not on PATH (install SLURM's client commands or choose "
+      "--scheduler local)");
+}
+
 Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<PreparedRun>& runs,
                                                        const SubmitCallbacks& callbacks) {
   auto jobs = plan_batch_jobs(runs, options_);

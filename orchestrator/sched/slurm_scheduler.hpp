@@ -14,6 +14,7 @@ class SlurmScheduler : public Scheduler {
   explicit SlurmScheduler(const SchedulerOptions& options) : options_(options) {}
 
   std::string name() const override { return "slurm"; }
+  Status check_reachable() override;
   Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
                                          const SubmitCallbacks& callbacks) override;
   Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;

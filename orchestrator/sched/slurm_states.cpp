@@ -92,6 +92,9 @@ std::optional<JobStatus> make_slurm_status(const std::string& state, std::option
     cleaned = cleaned.empty() ? code : code + " (" + cleaned + ")";
   }
   if (status.state == JobState::kTimeout && cleaned.empty()) cleaned = "TimeLimit";
+  // A completed job needs no reason; what SLURM still shows is stale (a requeued job keeps
+  // the "BeginTime" it waited for before its second start).
+  if (status.state == JobState::kCompleted) cleaned.clear();
   status.reason = cleaned;
   return status;
 }

@@ -129,6 +129,47 @@ std::optional<int> optional_int(const json& value) {
   return std::nullopt;
 }
 
+// sbatch's file name patterns as SLURM expands them for one job: %j, %A, %a, %u, %%.
+std::string expand_file_pattern(const std::string& pattern, const json& job) {
+  std::string expanded;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%' || i + 1 == pattern.size()) {
+      expanded += pattern[i];
+      continue;
+    }
+    switch (pattern[++i]) {
+      case 'j':
+        expanded += std::to_string(job.value("job_id", 0LL));
+        break;
+      case 'A':
+        expanded += std::to_string(job.value("array_job_id", 0LL));
+        break;
+      case 'a':
+        expanded += std::to_string(job.value("array_task_id", 0LL));
+        break;
+      case 'u':
+        expanded += job.value("user_name", "");
+        break;
+      default:
+        expanded += pattern.substr(i - 1, 2);
+    }
+  }
+  return expanded;
+}
+
+// A batch job SLURM could not start. Its exit code (4021, or signal 53 in accounting)
+// means nothing to a user; what usually failed is creating the output file as the job's
+// user, so the reason names both.
+std::string launch_failure_reason(const json& job) {
+  const std::string user = job.value("user_name", "");
+  const std::string output = expand_file_pattern(job.value("standard_output", ""), job);
+  std::string reason = "JobLaunchFailure: SLURM could not start the batch script";
+  if (!user.empty()) reason += " as user " + user;
+  if (!output.empty())
+    reason += " (can " + (user.empty() ? "its user" : user) + " create " + output + "?)";
+  return reason;
+}
+
 }  // namespace
 
 Result<std::vector<std::pair<std::string, std::string>>> parse_sbatch_options(
@@ -220,6 +261,11 @@ std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
         make_slurm_status(job.value("job_state", ""), optional_int(job.value("exit_code", json())),
                           job.value("state_reason", ""));
     if (!status) continue;
+    status->restarts = optional_int(job.value("restart_cnt", json())).value_or(0);
+    if (job.value("state_reason", "") == "JobLaunchFailure") {
+      status->exit_code.reset();
+      status->reason = launch_failure_reason(job);
+    }
     std::string job_id = std::to_string(job.value("job_id", 0LL));
     auto task = optional_int(job.value("array_task_id", json()));
     std::string pending_tasks = job.value("array_task_string", "");

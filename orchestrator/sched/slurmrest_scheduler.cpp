@@ -60,6 +60,7 @@ Result<std::unique_ptr<SlurmRestScheduler>> SlurmRestScheduler::create(
 SlurmRestScheduler::SlurmRestScheduler(const SchedulerOptions& options, std::string url,
                                        std::string user, std::string token)
     : options_(options),
+      user_(user),
       token_(token),
       http_(std::move(url),
             token.empty()
@@ -86,6 +87,15 @@ Result<nlohmann::json> SlurmRestScheduler::call(const std::string& method, const
   return answer;
 }
 
+Status SlurmRestScheduler::check_reachable() {
+  auto answer = call("GET", "/slurm/" + options_.rest_api_version + "/ping");
+  if (!answer) return answer.status().with_context("slurmrestd unreachable");
+  if (std::string errors = rest_errors(*answer); !errors.empty()) {
+    return scrubbed(Status::error("slurmrestd answered the ping with errors: " + errors));
+  }
+  return Status::ok();
+}
+
 Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<PreparedRun>& runs,
                                                            const SubmitCallbacks& callbacks) {
   auto jobs = plan_batch_jobs(runs, options_);
@@ -102,7 +112,7 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
                                         ? job.script_path.substr(0, job.script_path.rfind('/'))
                                         : job.runs.front()->out_dir;
     auto body = rest_submit_body(script.str(), submit_options, environment, working_directory);
-    if (!body) return body.status().with_context(job.script_path);
+    if (!body) return body.status();
     auto answer = call("POST", path, body->dump());
     if (!answer) return answer.status();
     auto job_id = parse_rest_submit_response(*answer);

@@ -21,6 +21,9 @@ class SlurmRestScheduler : public Scheduler {
   static Result<std::unique_ptr<SlurmRestScheduler>> create(const SchedulerOptions& options);
 
   std::string name() const override { return "slurmrest"; }
+  // GET /slurm/<version>/ping: an error when slurmrestd does not answer or slurmctld is down.
+  Status check_reachable() override;
+  std::string job_user() const override { return user_; }
   Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
                                          const SubmitCallbacks& callbacks) override;
   Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
@@ -37,6 +40,7 @@ class SlurmRestScheduler : public Scheduler {
   Status scrubbed(const Status& status) const;
 
   SchedulerOptions options_;
+  std::string user_;
   std::string token_;
   HttpClient http_;
 };

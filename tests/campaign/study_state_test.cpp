@@ -168,3 +168,42 @@ TEST_CASE("run directories stored relative to the results dir read back absolute
         (fs::temp_directory_path() / "demo" / "runs" / "r").lexically_normal().string());
   CHECK(record_of(state, "a").out_dir == "/tmp/demo/runs/a");
 }
+
+TEST_CASE("a job requeued under its id is a new attempt; completed, it keeps no pending reason") {
+  using scalestudy::common::JobState;
+  for (bool restart_count_known : {true, false}) {
+    CAPTURE(restart_count_known);
+    StudyState state = fresh_state("scalestudy_state_requeue.sqlite");
+    REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 3}).is_ok());
+    REQUIRE(state.plan_runs({planned("a")}).is_ok());
+    REQUIRE(state.claim_runs(3, "host:1:me").is_ok());
+    REQUIRE(state.record_submission({"a", "42"}, "slurmrest", "host:1:me").is_ok());
+    const int restarts = restart_count_known ? 1 : 0;
+    REQUIRE(state.record_job_status("a", "42", {JobState::kRunning, std::nullopt, ""}).is_ok());
+    // Its node died: SLURM requeued it, and it waits for its new begin time.
+    REQUIRE(
+        state
+            .record_job_status("a", "42", {JobState::kPending, std::nullopt, "BeginTime", restarts})
+            .is_ok());
+    REQUIRE(state.record_job_status("a", "42", {JobState::kRunning, std::nullopt, "", restarts})
+                .is_ok());
+    REQUIRE(state.record_job_status("a", "42", {JobState::kCompleted, 0, "", restarts}).is_ok());
+    // A later poll with the same restart count changes nothing.
+    REQUIRE(state.record_job_status("a", "42", {JobState::kCompleted, 0, "", restarts}).is_ok());
+
+    RunRecord a = record_of(state, "a");
+    CHECK(a.state == "COMPLETED");
+    CHECK(a.reason.empty());
+    CHECK(a.attempts == 2);
+    auto attempts = state.attempts("a");
+    REQUIRE(attempts.is_ok());
+    REQUIRE(attempts->size() == 2);
+    CHECK((*attempts)[0].state == "REQUEUED");
+    CHECK((*attempts)[0].job_id == "42");
+    CHECK((*attempts)[0].reason.find("requeued") == 0);
+    CHECK_FALSE((*attempts)[0].finished_at.empty());
+    CHECK((*attempts)[1].state == "COMPLETED");
+    CHECK((*attempts)[1].job_id == "42");
+    CHECK((*attempts)[1].reason.empty());
+  }
+}

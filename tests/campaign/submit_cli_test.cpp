@@ -1,11 +1,11 @@
-// `scalestudy submit/status/wait` with the local scheduler against a fake workload: two
-// concurrent submits, retries up to max_attempts, and (when built) the quickstart study.
+// `scalestudy submit/status/wait` with the local scheduler against a fake workload: retries
+// up to max_attempts, and (when built) the quickstart study. Two concurrent submits are in
+// the fault suite (fault_suite_test.cpp).
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
@@ -25,52 +25,6 @@ int64_t count_of(const std::string& database, const std::string& sql) {
 }
 
 }  // namespace
-
-TEST_CASE("two concurrent submits of one study run every run exactly once") {
-  fs::path dir = scratch_dir("concurrent_submit");
-  std::string workload = write_fake_workload(dir);
-  std::ofstream(dir / "study.yaml") << "study: concurrent\nkind: custom\n"
-                                       "workload: {binary: "
-                                    << workload
-                                    << ", sleep_s: 0.3}\n"
-                                       "scale: [1, 2]\nslurm: {ranks_per_node: 2}\nrepeats: 3\n";
-  const std::string results = (dir / "results").string();
-  std::vector<std::string> args = {"submit",         (dir / "study.yaml").string(),
-                                   "--scheduler",    "local",
-                                   "--results-dir",  results,
-                                   "--max-parallel", "2",
-                                   "--max-slots",    "4"};
-  ProcessResult first, second;
-  std::thread a([&] { first = run_cli(args); });
-  std::thread b([&] { second = run_cli(args); });
-  a.join();
-  b.join();
-  INFO("first: " << first.stdout_text << first.stderr_text);
-  INFO("second: " << second.stdout_text << second.stderr_text);
-  REQUIRE(first.exit_code == 0);
-  REQUIRE(second.exit_code == 0);
-
-  const std::string database = results + "/concurrent.sqlite";
-  CHECK(count_of(database, "SELECT COUNT(*) FROM runs") == 6);
-  CHECK(count_of(database, "SELECT COUNT(*) FROM runs WHERE state = 'COMPLETED'") == 6);
-  CHECK(count_of(database, "SELECT COUNT(*) FROM attempts") == 6);
-  CHECK(count_of(database, "SELECT MAX(attempts) FROM runs") == 1);
-  for (const auto& entry : fs::directory_iterator(results + "/concurrent/runs")) {
-    auto world_size = count_of(database, "SELECT world_size FROM runs WHERE run_id = '" +
-                                             entry.path().filename().string() + "'");
-    // One line per rank of a single execution.
-    CHECK(count_lines((entry.path() / "executions.txt").string()) == world_size);
-  }
-
-  // Idempotent: a third submit has nothing to do.
-  ProcessResult third = run_cli(args);
-  CHECK(third.exit_code == 0);
-  CHECK(third.stdout_text.find("0 submitted, 6 completed") != std::string::npos);
-  CHECK(count_of(database, "SELECT COUNT(*) FROM attempts") == 6);
-
-  ProcessResult waited = run_cli({"wait", "concurrent", "--results-dir", results});
-  CHECK(waited.exit_code == 0);
-}
 
 TEST_CASE("a failing run is retried up to max_attempts, then reported failed with its reason") {
   fs::path dir = scratch_dir("retry_submit");

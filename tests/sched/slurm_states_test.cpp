@@ -49,6 +49,12 @@ TEST_CASE("sacct parsable2 output gives states, exit codes, reasons and expanded
   }
 }
 
+TEST_CASE("a completed job keeps no reason, not even the BeginTime of its requeue") {
+  auto states = parse_sacct("51|COMPLETED|0:0|BeginTime\n");
+  CHECK(states["51"].state == JobState::kCompleted);
+  CHECK(states["51"].reason.empty());
+}
+
 TEST_CASE("squeue output gives live states with their reasons") {
   auto states = parse_squeue("7_0|RUNNING|None\n7_1|PENDING|Resources\n8|COMPLETING|None\n");
   CHECK(states["7_0"].state == JobState::kRunning);

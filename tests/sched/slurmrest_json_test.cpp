@@ -76,6 +76,21 @@ TEST_CASE("job lists from slurmctld and slurmdbd become states per job id") {
   CHECK(live["10"].state == JobState::kFailed);
   CHECK(live["10"].reason == "exit code 2 (NonZeroExitCode)");
 
+  // A job that could not start as its user: SLURM's reason and the output file it needed,
+  // not the meaningless exit code 4021; a requeued job's restart count.
+  auto launch = parse_rest_jobs(json::parse(R"({"jobs": [
+      {"job_id": 82, "job_state": "FAILED", "state_reason": "JobLaunchFailure",
+       "exit_code": 4021, "user_name": "nobody", "restart_cnt": 0,
+       "standard_output": "/r/s/runs/abc/slurm-%j.out"},
+      {"job_id": 83, "job_state": "PENDING", "state_reason": "BeginTime", "restart_cnt": 1}]})"));
+  CHECK(launch["82"].state == JobState::kFailed);
+  CHECK_FALSE(launch["82"].exit_code.has_value());
+  CHECK(launch["82"].reason ==
+        "JobLaunchFailure: SLURM could not start the batch script as user nobody (can nobody "
+        "create /r/s/runs/abc/slurm-82.out?)");
+  CHECK(launch["83"].restarts == 1);
+  CHECK(launch["82"].restarts == 0);
+
   auto accounted = parse_rest_db_jobs(json::parse(R"({"jobs": [
       {"job_id": 3, "array": {"job_id": 1, "task_id": 1}, "state": {"current": "TIMEOUT", "reason": "None"},
        "exit_code": {"status": "SUCCESS", "return_code": 0}},

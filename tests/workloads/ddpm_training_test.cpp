@@ -73,7 +73,7 @@ TEST_CASE("DDPM on Fashion-MNIST (CPU, one rank): the denoising loss decreases")
   const std::string dir = testing::fresh_dir("ddpm-train");
   const std::string out_dir = dir + "/run";
   auto run =
-      testing::run_to_end(ddpm_command(out_dir, {"--batch-size", "16", "--epochs", "2",
+      testing::run_to_end(ddpm_command(out_dir, {"--batch-size", "8", "--epochs", "2",
                                                  "--steps-per-epoch", "15", "--threads", "2"}),
                           {}, dir + "/output.txt", 300);
   INFO(run.output);
@@ -82,7 +82,7 @@ TEST_CASE("DDPM on Fashion-MNIST (CPU, one rank): the denoising loss decreases")
   CHECK(testing::db_text(db, "SELECT workload FROM run") == "ddpm");
   CHECK(testing::db_text(db, "SELECT status FROM run") == "completed");
   REQUIRE(testing::db_number(db, "SELECT COUNT(*) FROM steps") == 30);
-  CHECK(testing::db_number(db, "SELECT MIN(samples) FROM steps") == 16);
+  CHECK(testing::db_number(db, "SELECT MIN(samples) FROM steps") == 8);
 
   const double first = mean_loss(db, "global_step < 5");
   const double last = mean_loss(db, "global_step >= 25");
@@ -114,12 +114,12 @@ TEST_CASE("DDPM with 2 ranks via scalestudy-launch completes, then --sample 16 w
   const std::string dir = testing::fresh_dir("ddpm-launch");
   const std::string out_dir = dir + "/run";
   const std::string checkpoint = dir + "/unet.pt";
-  // 50 diffusion steps keep the sampling below short; the linear schedule scales to them.
+  // 20 diffusion steps keep the sampling below short; the linear schedule scales to them.
   std::vector<std::string> command = {testing::binary("scalestudy-launch"), "--nproc-per-node", "2",
                                       "--"};
   for (const std::string& part :
-       ddpm_command(out_dir, {"--timesteps", "50", "--batch-size", "8", "--epochs", "1",
-                              "--steps-per-epoch", "6", "--threads", "1", "--checkpoint",
+       ddpm_command(out_dir, {"--timesteps", "20", "--batch-size", "8", "--epochs", "1",
+                              "--steps-per-epoch", "4", "--threads", "1", "--checkpoint",
                               checkpoint, "--run-id", "ddpm-two-ranks"})) {
     command.push_back(part);
   }
@@ -133,7 +133,7 @@ TEST_CASE("DDPM with 2 ranks via scalestudy-launch completes, then --sample 16 w
     CHECK(testing::db_text(db, "SELECT status FROM run") == "completed");
     CHECK(testing::db_number(db, "SELECT world_size FROM run") == 2);
     CHECK(testing::db_text(db, "SELECT backend FROM run") == "gloo");
-    CHECK(testing::db_number(db, "SELECT COUNT(*) FROM steps") == 6);
+    CHECK(testing::db_number(db, "SELECT COUNT(*) FROM steps") == 4);
     CHECK(testing::db_number(db, "SELECT samples_per_s FROM epochs WHERE epoch = 1") > 0);
   }
   // Validation is reduced over both ranks' shards: one global value.
@@ -143,12 +143,12 @@ TEST_CASE("DDPM with 2 ranks via scalestudy-launch completes, then --sample 16 w
 
   const std::string png = dir + "/samples.png";
   auto sample = testing::run_to_end(
-      ddpm_command(dir + "/sample", {"--timesteps", "50", "--checkpoint", checkpoint, "--sample",
+      ddpm_command(dir + "/sample", {"--timesteps", "20", "--checkpoint", checkpoint, "--sample",
                                      "16", "--sample-png", png, "--threads", "2"}),
       {}, dir + "/sample-output.txt", 300);
   INFO(sample.output);
   REQUIRE(sample.exit_code == 0);
-  CHECK(sample.output.find("Sampled 16 images (50 steps)") != std::string::npos);
+  CHECK(sample.output.find("Sampled 16 images (20 steps)") != std::string::npos);
   REQUIRE(std::filesystem::exists(png));
   const std::string bytes = testing::read_text(png);
   REQUIRE(bytes.size() > 33);

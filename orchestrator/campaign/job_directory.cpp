@@ -1,0 +1,66 @@
+#include "orchestrator/campaign/job_directory.hpp"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace scalestudy::campaign {
+namespace {
+
+bool in_group(const passwd& user, gid_t group) {
+  if (user.pw_gid == group) return true;
+  int count = 64;
+  std::vector<gid_t> groups(count);
+  if (getgrouplist(user.pw_name, user.pw_gid, groups.data(), &count) < 0) {
+    groups.resize(count);
+    if (getgrouplist(user.pw_name, user.pw_gid, groups.data(), &count) < 0) return false;
+  }
+  for (int i = 0; i < count; ++i) {
+    if (groups[i] == group) return true;
+  }
+  return false;
+}
+
+bool writable_by(const struct stat& info, const passwd& user) {
+  if (info.st_uid == user.pw_uid) return (info.st_mode & S_IWUSR) && (info.st_mode & S_IXUSR);
+  if (in_group(user, info.st_gid)) return (info.st_mode & S_IWGRP) && (info.st_mode & S_IXGRP);
+  return (info.st_mode & S_IWOTH) && (info.st_mode & S_IXOTH);
+}
+
+}  // namespace
+
+Status prepare_job_directory(const std::string& dir, const std::string& job_user) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return Status::error(dir + ": " + error.message());
+  if (job_user.empty()) return Status::ok();
+  const passwd* user = getpwnam(job_user.c_str());
+  if (user == nullptr) {
+    return Status::error("jobs run as user '" + job_user + "', who does not exist on this host");
+  }
+  if (user->pw_uid == geteuid()) return Status::ok();
+  if (geteuid() == 0) {
+    if (chown(dir.c_str(), user->pw_uid, user->pw_gid) != 0) {
+      return Status::error(dir + ": cannot hand it to " + job_user +
+                           ", the user the jobs run as: " + std::strerror(errno));
+    }
+    return Status::ok();
+  }
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0) return Status::error(dir + ": " + std::strerror(errno));
+  if (!writable_by(info, *user)) {
+    return Status::error(dir + ": not writable by " + job_user +
+                         ", the user the jobs run as (their output files could not be "
+                         "created): make it writable by " +
+                         job_user + ", or submit with a token of your own user");
+  }
+  return Status::ok();
+}
+
+}  // namespace scalestudy::campaign

@@ -1,0 +1,19 @@
+// Directories a run's job writes (its run directory, the job arrays' folder) made ready for
+// the account the job runs as. With slurmrest that is the token's user, often not the
+// submitter (`nobody` when root uses the local cluster's env.sh): a job that cannot create
+// its output file fails at launch with nothing but SLURM's "JobLaunchFailure", so this is
+// settled before anything is submitted. Functions; they touch only the given directory.
+#pragma once
+
+#include <string>
+
+#include "harness/core/status.hpp"
+
+namespace scalestudy::campaign {
+
+// Creates `dir` (and missing parents). When `job_user` is set and is not this process's
+// user: as root, hands `dir` to that user (owner and primary group); otherwise checks that
+// the user may write it, and an error says what to change when it may not.
+Status prepare_job_directory(const std::string& dir, const std::string& job_user);
+
+}  // namespace scalestudy::campaign

@@ -1,0 +1,198 @@
+// Faults on the real local SLURM cluster (labels slurm and faults): a newcomer's root-owned
+// results folder with slurmrest jobs that run as the token's user, and a node lost in the
+// middle of a job. Needs root and the cluster scripts; skipped otherwise.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "harness/core/sqlite.hpp"
+#include "tests/support/cli_test_support.hpp"
+#include "tests/support/slurm_cluster_session.hpp"
+
+using namespace scalestudy::common;
+using namespace scalestudy::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_study(const fs::path& dir, const std::string& name, const std::string& body) {
+  const std::string path = (dir / (name + ".yaml")).string();
+  std::ofstream(path) << "study: " << name << "\n" << body;
+  return path;
+}
+
+nlohmann::json status_of(const std::string& study, const std::string& results) {
+  ProcessResult shown = run_cli({"status", study, "--format", "json", "--results-dir", results});
+  REQUIRE(shown.exit_code == 0);
+  return nlohmann::json::parse(shown.stdout_text);
+}
+
+// Processes, not zombies, whose command line mentions `text`.
+std::vector<pid_t> processes_mentioning(const std::string& text) {
+  std::vector<pid_t> found;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string command_line = read_file(entry.path().string() + "/cmdline");
+    std::ifstream stat(entry.path().string() + "/stat");
+    std::string pid_field, command, state;
+    if (!(stat >> pid_field >> command >> state) || state == "Z") continue;
+    if (command_line.find(text) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
+}
+
+// Marks each start and each end of a rank in <out-dir>/starts and <out-dir>/ends.
+std::string write_marking_workload(const fs::path& dir) {
+  const auto path = dir / "marking_workload.sh";
+  std::ofstream(path) << "#!/bin/sh\nout=\"\"; sleep_s=0; prev=\"\"\nfor arg in \"$@\"; do\n"
+                         "  [ \"$prev\" = --out-dir ] && out=$arg\n"
+                         "  [ \"$prev\" = --sleep-s ] && sleep_s=$arg\n  prev=$arg\ndone\n"
+                         "echo \"$SLURM_JOB_ID\" >> \"$out/starts\"\nsleep \"$sleep_s\"\n"
+                         "echo \"$SLURM_JOB_ID\" >> \"$out/ends\"\n";
+  fs::permissions(path, fs::perms::all);
+  return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("slurmrest as root: jobs of the token's user write into a root-owned results dir") {
+  REQUIRE_CLUSTER();
+  const char* job_user = std::getenv("SCALESTUDY_SLURMRESTD_USER");
+  if (job_user == nullptr || std::string(job_user) == "root") {
+    MESSAGE("skipped: the token's user is root; jobs run as the submitter");
+    return;
+  }
+  // As a newcomer's shell: umask 022, a results folder only root may write.
+  const mode_t previous_umask = umask(022);
+  const fs::path dir = cluster.work_dir() / "newcomer";
+  fs::create_directories(dir);
+  const fs::path results = dir / "results";
+  fs::create_directories(results);
+  fs::permissions(results, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                               fs::perms::others_read | fs::perms::others_exec);
+  // Two runs of each of two shapes: two job arrays.
+  const std::string study =
+      write_study(dir, "newcomer",
+                  "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+                      "}\nscale: [1, 2]\nrepeats: 2\nslurm: {ranks_per_node: 2, time: \"5\"}\n"
+                      "max_attempts: 1\n");
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", "slurmrest", "--results-dir", results.string()});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  CHECK(submitted.exit_code == 0);
+  ProcessResult ran = run_cli({"wait", study, "--results-dir", results.string(), "--poll-interval",
+                               "1", "--timeout", "120"},
+                              180'000);
+  umask(previous_umask);
+  INFO(ran.stdout_text << ran.stderr_text);
+  CHECK(ran.exit_code == 0);
+  auto status = status_of(study, results.string());
+  CHECK(status["completed"] == 4);
+  auto db = scalestudy::sqlite::Database::open((results / "newcomer.sqlite").string(),
+                                               scalestudy::sqlite::OpenMode::kReadOnly);
+  REQUIRE(db.is_ok());
+  for (const auto& run : status["runs"]) {
+    const std::string out_dir = run["out_dir"];
+    CAPTURE(out_dir);
+    CHECK(run["state"] == "COMPLETED");
+    struct stat info {};
+    REQUIRE(stat(out_dir.c_str(), &info) == 0);
+    CHECK(info.st_uid != 0);  // handed to the job's user
+    auto world_size = db->query_value("SELECT world_size FROM runs WHERE run_id = ?",
+                                      {run["run_id"].get<std::string>()});
+    REQUIRE(world_size.is_ok());
+    // One line per rank of one execution.
+    CHECK(count_lines(out_dir + "/executions.txt") == std::get<int64_t>(**world_size));
+  }
+}
+
+TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a second attempt") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = cluster.work_dir() / "node_lost";
+  fs::create_directories(dir);
+  const std::string study =
+      write_study(dir, "nodelost",
+                  "kind: custom\nworkload: {binary: " + write_marking_workload(dir) +
+                      ", sleep_s: 8}\nslurm: {time: \"10\"}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  auto status = status_of(study, results);
+  REQUIRE(status["runs"].size() == 1);
+  const std::string job_id = status["runs"][0]["job_id"];
+  const std::string out_dir = status["runs"][0]["out_dir"];
+
+  // Running: find its node, then end that node as a power cut would (slurmd and the job's
+  // processes, SIGKILL).
+  std::string node;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto queued = run_process({{"squeue", "-h", "-j", job_id, "-o", "%T %N"}, {}, 10'000});
+    std::stringstream fields(queued ? queued->stdout_text : "");
+    std::string state;
+    fields >> state >> node;
+    if (state == "RUNNING" && fs::exists(out_dir + "/starts")) break;
+    node.clear();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  REQUIRE_FALSE(node.empty());
+  const std::string pid_file = cluster.state_dir() + "/run/slurmd-" + node + ".pid";
+  REQUIRE(fs::exists(pid_file));
+  REQUIRE(kill(std::stoi(read_file(pid_file)), SIGKILL) == 0);
+  for (const std::string& text : {"[" + job_id + ".", out_dir}) {
+    for (pid_t pid : processes_mentioning(text)) kill(pid, SIGKILL);
+  }
+
+  // slurmctld notices the silent node (SlurmdTimeout, 30 s here) and requeues the job, which
+  // then waits for a begin time two minutes on (SLURM's credential lifetime): once `wait`
+  // has seen it pending, it is started at once, on another node.
+  ProcessResult waited;
+  std::thread waiter([&] {
+    waited = run_cli(
+        {"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "300"},
+        360'000);
+  });
+  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
+  bool started_again = false;
+  while (!started_again && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    auto queued = run_process({{"squeue", "-h", "-j", job_id, "-o", "%T"}, {}, 10'000});
+    if (!queued || queued->stdout_text.rfind("PENDING", 0) != 0) continue;
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    started_again =
+        run_process({{"scontrol", "update", "JobId=" + job_id, "StartTime=now"}, {}, 10'000})
+            ->succeeded();
+  }
+  waiter.join();
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(started_again);
+  CHECK(cluster.restart_missing_daemons());
+  CHECK(waited.exit_code == 0);
+  status = status_of(study, results);
+  const auto& run = status["runs"][0];
+  CHECK(run["state"] == "COMPLETED");
+  CHECK(run["reason"] == "");
+  CHECK(run["attempts"] == 2);
+  CHECK(count_lines(out_dir + "/starts") == 2);
+  CHECK(count_lines(out_dir + "/ends") == 1);  // completed exactly once
+  auto db = scalestudy::sqlite::Database::open(results + "/nodelost.sqlite",
+                                               scalestudy::sqlite::OpenMode::kReadOnly);
+  REQUIRE(db.is_ok());
+  auto attempts = db->query("SELECT state, job_id FROM attempts ORDER BY attempt");
+  REQUIRE(attempts.is_ok());
+  REQUIRE(attempts->size() == 2);
+  CHECK(scalestudy::sqlite::to_string((*attempts)[0][0]) == "REQUEUED");
+  CHECK(scalestudy::sqlite::to_string((*attempts)[1][0]) == "COMPLETED");
+  CHECK(scalestudy::sqlite::to_string((*attempts)[1][1]) == job_id);
+  CHECK(processes_mentioning(out_dir).empty());
+}

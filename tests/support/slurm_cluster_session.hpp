@@ -1,0 +1,114 @@
+// The local SLURM cluster (slurm/cluster/) for the suites that use it: started once per
+// test binary (or found running), its env.sh loaded into this process's environment, and
+// stopped at exit when this process started it. Needs root; REQUIRE_CLUSTER() skips a test
+// case with the reason otherwise. Suites using it carry RESOURCE_LOCK slurm_cluster.
+#pragma once
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "orchestrator/common/process_runner.hpp"
+#include "tests/support/cli_test_support.hpp"
+
+namespace scalestudy::testing {
+
+// Starts the cluster once for this test binary, loads its env.sh into our environment, and
+// stops it at exit if this process started it.
+class ClusterSession {
+ public:
+  static ClusterSession& get() {
+    static ClusterSession session;
+    return session;
+  }
+  bool ready() const { return ready_; }
+  const std::string& why_not() const { return why_not_; }
+  const std::filesystem::path& work_dir() const { return work_dir_; }
+  const std::string& state_dir() const { return state_dir_; }
+  // Runs slurm/cluster/start.sh again: it starts whichever daemon is not running.
+  bool restart_missing_daemons() const {
+    auto started = common::run_process({{scripts_ + "/start.sh"}, {}, 240'000});
+    return started && started->succeeded();
+  }
+
+  ~ClusterSession() {
+    if (started_here_) common::run_process({{scripts_ + "/stop.sh"}, {}, 120'000});
+  }
+
+ private:
+  ClusterSession() {
+    const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
+    scripts_ = std::string(source != nullptr ? source : ".") + "/slurm/cluster";
+    if (geteuid() != 0) {
+      why_not_ = "not root";
+      return;
+    }
+    if (!std::filesystem::exists(scripts_ + "/start.sh")) {
+      why_not_ = "no slurm/cluster/start.sh";
+      return;
+    }
+    state_dir_ = std::getenv("SCALESTUDY_SLURM_DIR") ? std::getenv("SCALESTUDY_SLURM_DIR")
+                                                     : "/tmp/scalestudy-slurm";
+    const std::string& state_dir = state_dir_;
+    bool was_running = std::filesystem::exists(state_dir + "/env.sh") &&
+                       load_env(state_dir + "/env.sh") &&
+                       common::run_process({{"scontrol", "ping"}, {}, 10'000})->succeeded();
+    if (!was_running) {
+      auto started = common::run_process({{scripts_ + "/start.sh"}, {}, 240'000});
+      if (!started || !started->succeeded()) {
+        why_not_ =
+            "start.sh failed: " + (started ? started->stderr_text : started.status().message());
+        return;
+      }
+      started_here_ = true;
+      if (!load_env(state_dir + "/env.sh")) {
+        why_not_ = "no env.sh after start.sh";
+        return;
+      }
+    }
+    // Jobs through slurmrestd run as an unprivileged user: everything they touch must be
+    // world-readable, their output directories world-writable.
+    umask(0);
+    work_dir_ = scratch_dir(std::string("slurm_cluster_") + program_invocation_short_name);
+    std::filesystem::permissions(work_dir_,
+                                 std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+    ready_ = true;
+  }
+
+  // `export KEY='VALUE'` lines into our environment.
+  static bool load_env(const std::string& path) {
+    std::ifstream file(path);
+    if (!file) return false;
+    for (std::string line; std::getline(file, line);) {
+      if (line.rfind("export ", 0) != 0) continue;
+      size_t equals = line.find('=');
+      std::string key = line.substr(7, equals - 7), value = line.substr(equals + 1);
+      if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
+        value = value.substr(1, value.size() - 2);
+      }
+      setenv(key.c_str(), value.c_str(), 1);
+    }
+    return true;
+  }
+
+  std::string scripts_;
+  std::string state_dir_;
+  std::filesystem::path work_dir_;
+  bool ready_ = false;
+  bool started_here_ = false;
+  std::string why_not_;
+};
+
+#define REQUIRE_CLUSTER()                                                       \
+  ClusterSession& cluster = ClusterSession::get();                              \
+  if (!cluster.ready()) {                                                       \
+    MESSAGE("skipped: local SLURM cluster unavailable: " << cluster.why_not()); \
+    return;                                                                     \
+  }
+
+}  // namespace scalestudy::testing
