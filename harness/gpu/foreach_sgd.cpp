@@ -57,6 +57,28 @@ void ForeachSgd::step() {
   compat::foreach_sub_scaled_(params, directions, lr_tensor_);
 }
 
+void ForeachSgd::save(torch::serialize::OutputArchive& archive) const {
+  for (size_t i = 0; i < momentum_buffers_.size(); ++i) {
+    if (momentum_buffers_[i].defined()) {
+      archive.write("momentum_" + std::to_string(i), momentum_buffers_[i], /*is_buffer=*/true);
+    }
+  }
+}
+
+void ForeachSgd::load(torch::serialize::InputArchive& archive) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < momentum_buffers_.size(); ++i) {
+    torch::Tensor saved;
+    if (!archive.try_read("momentum_" + std::to_string(i), saved, /*is_buffer=*/true)) continue;
+    torch::Tensor& buffer = momentum_buffers_[i];
+    if (buffer.defined()) {
+      buffer.copy_(saved);
+    } else {
+      buffer = saved.to(parameters_[i].device()).clone();
+    }
+  }
+}
+
 void ForeachSgd::zero_grad() {
   std::vector<torch::Tensor> grads;
   for (const torch::Tensor& parameter : parameters_) {

@@ -35,6 +35,10 @@ class ForeachSgd {
   double lr() const { return options_.lr; }
   // The rate the kernels read; its storage never changes.
   const torch::Tensor& lr_tensor() const { return lr_tensor_; }
+  // The momentum buffers in a training checkpoint; load() copies into buffers that exist
+  // (their addresses stay, for a captured graph) and creates the others.
+  void save(torch::serialize::OutputArchive& archive) const;
+  void load(torch::serialize::InputArchive& archive);
 
  private:
   std::vector<torch::Tensor> parameters_;

@@ -42,6 +42,12 @@ class LossScaler {
   // Clean steps since the scale last changed.
   int64_t growth_tracker() const { return growth_tracker_; }
   int64_t skipped_steps() const { return skipped_steps_; }
+  // Continues from a checkpoint's values of the three above.
+  void restore(double scale, int64_t growth_tracker, int64_t skipped_steps) {
+    scale_ = scale;
+    growth_tracker_ = growth_tracker;
+    skipped_steps_ = skipped_steps;
+  }
 
  private:
   // Divides by the scale in place; true when some gradient is not finite.

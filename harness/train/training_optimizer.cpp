@@ -20,6 +20,8 @@ class LoopOptimizer : public TrainingOptimizer {
     }
   }
   void step() override { optimizer_->step(); }
+  void save(torch::serialize::OutputArchive& archive) const override { optimizer_->save(archive); }
+  void load(torch::serialize::InputArchive& archive) override { optimizer_->load(archive); }
 
  private:
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
@@ -32,6 +34,8 @@ class ForeachOptimizer : public TrainingOptimizer {
   void set_lr(double lr) override { sgd_.set_lr(lr); }
   void zero_grad() override { sgd_.zero_grad(); }
   void step() override { sgd_.step(); }
+  void save(torch::serialize::OutputArchive& archive) const override { sgd_.save(archive); }
+  void load(torch::serialize::InputArchive& archive) override { sgd_.load(archive); }
 
  private:
   gpu::ForeachSgd sgd_;

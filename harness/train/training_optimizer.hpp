@@ -31,6 +31,10 @@ class TrainingOptimizer {
   // Before a backward whose gradients are not the bucketer's (one rank).
   virtual void zero_grad() = 0;
   virtual void step() = 0;
+  // The optimizer's state (momentum, Adam moments, step counts) in a training checkpoint;
+  // load() copies into existing buffers where they exist (a captured CUDA graph reads them).
+  virtual void save(torch::serialize::OutputArchive& archive) const = 0;
+  virtual void load(torch::serialize::InputArchive& archive) = 0;
 };
 
 // `impl` is resolved (foreach or loop); foreach takes SGD only.
