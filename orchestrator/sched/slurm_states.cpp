@@ -93,7 +93,7 @@ std::optional<JobStatus> make_slurm_status(const std::string& state, std::option
   }
   if (status.state == JobState::kTimeout && cleaned.empty()) cleaned = "TimeLimit";
   status.reason = cleaned;
-  return status;
+  return common::classify_checkpointed(std::move(status));
 }
 
 std::map<std::string, JobStatus> parse_sacct(const std::string& output) {
