@@ -49,10 +49,10 @@ slurm: {ranks_per_node: 2, cpus_per_task: 1}
 testing::ChildProcess start_run(const std::string& dir, const std::string& name) {
   const std::string study = dir + "/" + name + ".yaml";
   write_study(study, name);
-  return testing::ChildProcess({testing::binary("scalestudy"), "run", study, "--scheduler",
-                                "local", "--results-dir", dir + "/results", "--timeout", "280",
-                                "--poll-interval", "1", "--no-plots"},
-                               {}, dir + "/" + name + "-output.txt");
+  return testing::ChildProcess(
+      {testing::binary("scalestudy"), "run", study, "--scheduler", "local", "--results-dir",
+       dir + "/results", "--timeout", "280", "--poll-interval", "1", "--no-plots"},
+      {}, dir + "/" + name + "-output.txt");
 }
 
 // The run folder of the study's only run, once it exists.
