@@ -56,8 +56,6 @@ at::Generator default_generator(const torch::Device& device) {
   return at::globalContext().defaultGenerator(device);
 }
 
-}  // namespace
-
 void save_progress(OutputArchive& archive, const LoopProgress& progress) {
   archive.write("global_step", c10::IValue(progress.global_step));
   archive.write("epoch", c10::IValue(progress.epoch));
@@ -153,6 +151,63 @@ void load_generators(InputArchive& archive, const torch::Device& device) {
     at::Generator generator = default_generator(owner);
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state.cpu());
+  }
+}
+
+// LibTorch's messages run on with a C++ backtrace; the first line says what happened.
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+}  // namespace
+
+Status write_shard(const std::string& path, const LoopProgress& progress,
+                   const ShardContents& contents) {
+  try {
+    OutputArchive archive, progress_part, model_part, optimizer_part, precision_part, task_part;
+    save_progress(progress_part, progress);
+    save_module_tensors(model_part, contents.module);
+    contents.optimizer.save(optimizer_part);
+    contents.precision.save(precision_part);
+    contents.task.save_state(task_part);
+    archive.write("progress", progress_part);
+    archive.write("model", model_part);
+    archive.write("optimizer", optimizer_part);
+    archive.write("precision", precision_part);
+    archive.write("task", task_part);
+    save_generators(archive, contents.device);
+    archive.save_to(path);
+  } catch (const std::exception& error) {
+    return Status::error("cannot write " + path + ": " + first_line(error.what()));
+  }
+  return Status::ok();
+}
+
+Result<LoopProgress> read_shard(const std::string& path, int64_t expected_step,
+                                const ShardContents& contents) {
+  try {
+    InputArchive archive, progress_part, model_part, optimizer_part, precision_part, task_part;
+    archive.load_from(path, contents.device);
+    archive.read("progress", progress_part);
+    LoopProgress progress = load_progress(progress_part);
+    if (progress.global_step != expected_step) {
+      return Status::error(path + " holds step " + std::to_string(progress.global_step) +
+                           ", its manifest says " + std::to_string(expected_step));
+    }
+    archive.read("model", model_part);
+    if (Status loaded = load_module_tensors(model_part, contents.module); !loaded) {
+      return loaded.with_context(path);
+    }
+    archive.read("optimizer", optimizer_part);
+    contents.optimizer.load(optimizer_part);
+    archive.read("precision", precision_part);
+    contents.precision.load(precision_part);
+    archive.read("task", task_part);
+    contents.task.load_state(task_part);
+    load_generators(archive, contents.device);
+    return progress;
+  } catch (const std::exception& error) {
+    return Status::error("cannot resume from " + path + ": " + first_line(error.what()));
   }
 }
 

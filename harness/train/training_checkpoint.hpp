@@ -1,10 +1,10 @@
-// The parts of a training checkpoint that are not the optimizer's, the loss scaler's or the
-// task's own (those serialise themselves): where the loop stands, the epoch's partial
-// totals, the throughput meter's totals, the module's tensors and the default random
-// generators. One rank's shard is one torch archive (CheckpointStore names the files).
-// The module and generators are restored in place, so tensors that others hold (the
-// optimizer, the gradient bucketer, a captured CUDA graph) keep their storage.
-// Functions; used by the training thread only.
+// One rank's shard of a training checkpoint (CheckpointStore names the files): a LibTorch
+// archive of where the loop stands, the epoch's partial totals and the throughput meter's
+// (LoopProgress), the module's parameters and buffers by name, the optimizer's, the loss
+// scaler's and the task's own state (each serialises itself) and the default random
+// generators. The module is restored in place, so tensors that others hold (the optimizer,
+// the gradient bucketer, a captured CUDA graph) keep their storage. Functions; used by the
+// training thread only.
 #pragma once
 
 #include <torch/torch.h>
@@ -13,6 +13,9 @@
 
 #include "harness/core/status.hpp"
 #include "harness/metrics/throughput_meter.hpp"
+#include "harness/train/mixed_precision.hpp"
+#include "harness/train/training_optimizer.hpp"
+#include "harness/train/training_task.hpp"
 
 namespace scalestudy::train {
 
@@ -30,16 +33,21 @@ struct LoopProgress {
   metrics::ThroughputMeter::State meter;
 };
 
-void save_progress(torch::serialize::OutputArchive& archive, const LoopProgress& progress);
-LoopProgress load_progress(torch::serialize::InputArchive& archive);
+// What a shard holds besides the loop's progress; all of it is restored in place.
+struct ShardContents {
+  torch::nn::Module& module;
+  TrainingOptimizer& optimizer;
+  MixedPrecision& precision;
+  TrainingTask& task;
+  torch::Device device;  // the run's: its generator too, on a GPU
+};
 
-// Parameters and buffers by dotted name.
-void save_module_tensors(torch::serialize::OutputArchive& archive, const torch::nn::Module& module);
-// Copies into the module's tensors; an error names a tensor missing or of another shape.
-Status load_module_tensors(torch::serialize::InputArchive& archive, torch::nn::Module& module);
-
-// The default generators of the CPU and, for a CUDA run, of its device.
-void save_generators(torch::serialize::OutputArchive& archive, const torch::Device& device);
-void load_generators(torch::serialize::InputArchive& archive, const torch::Device& device);
+// Writes one rank's shard to `path` (a LibTorch archive); an error names the path.
+Status write_shard(const std::string& path, const LoopProgress& progress,
+                   const ShardContents& contents);
+// Restores `contents` from the shard at `path` and returns its progress; an error when the
+// shard is unreadable, misses a piece, or holds another step than `expected_step`.
+Result<LoopProgress> read_shard(const std::string& path, int64_t expected_step,
+                                const ShardContents& contents);
 
 }  // namespace scalestudy::train

@@ -28,11 +28,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// LibTorch's messages run on with a C++ backtrace; the first line says what happened.
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
-
 // Sums of one pass over a shard, reduced to global values across ranks. They stay on the
 // run's device, so adding a batch never waits for it; reduce_pass reads them once.
 struct PassTotals {
@@ -398,26 +393,12 @@ class TrainingRun {
     progress.epoch_has_accuracy = boundary.epoch_totals->has_accuracy;
     progress.epoch_elapsed_s = boundary.epoch_elapsed_s;
     progress.meter = meter_.state();
-    try {
-      torch::serialize::OutputArchive archive;
-      torch::serialize::OutputArchive progress_part, model_part, optimizer_part, precision_part,
-          task_part;
-      save_progress(progress_part, progress);
-      save_module_tensors(model_part, task_.module());
-      optimizer_->save(optimizer_part);
-      precision_.save(precision_part);
-      task_.save_state(task_part);
-      archive.write("progress", progress_part);
-      archive.write("model", model_part);
-      archive.write("optimizer", optimizer_part);
-      archive.write("precision", precision_part);
-      archive.write("task", task_part);
-      save_generators(archive, device_);
-      archive.save_to(*path);
-    } catch (const std::exception& error) {
-      return Status::error("cannot write " + *path + ": " + first_line(error.what()));
-    }
+    if (Status written = write_shard(*path, progress, shard_contents()); !written) return written;
     return checkpoints_.publish_shard(global_step_, context_.rank_info.rank);
+  }
+
+  ShardContents shard_contents() {
+    return ShardContents{task_.module(), *optimizer_, precision_, task_, device_};
   }
 
   // `local` on this rank; an error on every rank when any rank's was one.
@@ -447,32 +428,9 @@ class TrainingRun {
     }
     const int64_t step = (*manifest)->global_step;
     const std::string path = checkpoints_.shard_path(step, context_.rank_info.rank);
-    LoopProgress progress;
-    try {
-      torch::serialize::InputArchive archive;
-      archive.load_from(path, device_);
-      torch::serialize::InputArchive progress_part, model_part, optimizer_part, precision_part,
-          task_part;
-      archive.read("progress", progress_part);
-      progress = load_progress(progress_part);
-      if (progress.global_step != step) {
-        return Status::error(path + " holds step " + std::to_string(progress.global_step) +
-                             ", its manifest says " + std::to_string(step));
-      }
-      archive.read("model", model_part);
-      if (Status loaded = load_module_tensors(model_part, task_.module()); !loaded) {
-        return loaded.with_context(path);
-      }
-      archive.read("optimizer", optimizer_part);
-      optimizer_->load(optimizer_part);
-      archive.read("precision", precision_part);
-      precision_.load(precision_part);
-      archive.read("task", task_part);
-      task_.load_state(task_part);
-      load_generators(archive, device_);
-    } catch (const std::exception& error) {
-      return Status::error("cannot resume from " + path + ": " + first_line(error.what()));
-    }
+    auto read = read_shard(path, step, shard_contents());
+    if (!read) return read.status();
+    LoopProgress& progress = *read;
     global_step_ = resume_step_ = step;
     steps_per_epoch_ = progress.steps_per_epoch;
     attempt_ = (*manifest)->attempt + 1;

@@ -205,8 +205,9 @@ bool advance(ActiveRun& run) {
 }
 
 JobStatus final_status(const ActiveRun& run, int time_limit_minutes) {
-  // Every rank wrote its part of a checkpoint: the run resumes on its next attempt.
-  if (!run.first_failure && run.checkpointed == run.ranks.size()) {
+  // A rank exits 75 only once every rank's part of the checkpoint is committed: the run
+  // resumes on its next attempt.
+  if (!run.first_failure && run.checkpointed > 0) {
     JobStatus checkpointed =
         common::classify_checkpointed({JobState::kFailed, exit_codes::kCheckpointed, ""});
     if (run.timed_out) {
