@@ -1,5 +1,6 @@
 // ThroughputMeter: samples and step times of this rank, with the first `warmup_steps`
-// steps of the run excluded (allocator growth, thread pools, cold caches). Keeps run and
+// steps of the run excluded (allocator growth, thread pools, cold caches) — of each attempt,
+// for a run resumed from a checkpoint (resume()). Keeps run and
 // per-epoch totals and every measured step time (for the median). Two times per total:
 // the sum of the steps' own times (device events on a GPU) and the wall time of the
 // measured window — from the first measured step's start to the last step's end, device
