@@ -49,7 +49,7 @@ struct ActiveRun {
   std::optional<Clock::time_point> kill_at;   // SIGKILL after SIGTERM's grace period
   bool timed_out = false;
   std::optional<JobStatus> first_failure;  // the first rank that did not exit 0 (or 75)
-  size_t checkpointed = 0;  // ranks that exited exit_codes::kCheckpointed
+  size_t checkpointed = 0;                 // ranks that exited exit_codes::kCheckpointed
 };
 
 std::string local_job_id(pid_t group) {
@@ -160,8 +160,7 @@ JobStatus rank_failure(size_t index, const RankProcess& process) {
   return killed_by(who, WTERMSIG(wait_status));
 }
 
-void signal_group(ActiveRun& run, int signal_number,
-                  std::chrono::seconds grace = kKillGrace) {
+void signal_group(ActiveRun& run, int signal_number, std::chrono::seconds grace = kKillGrace) {
   kill(-run.group, signal_number);
   if (signal_number == SIGTERM) run.kill_at = Clock::now() + grace;
 }

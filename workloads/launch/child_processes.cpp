@@ -84,7 +84,7 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
   std::optional<int> first_failure;
   std::optional<Clock::time_point> failed_at;
   size_t checkpointed = 0;  // ranks that stopped on request with a checkpoint to resume from
-  int escalation = 0;  // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
+  int escalation = 0;       // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
   auto signal_all = [&](int signal_number) {
     for (pid_t pid : running) kill(pid, signal_number);
   };
