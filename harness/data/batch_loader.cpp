@@ -38,8 +38,11 @@ Result<std::unique_ptr<BatchLoader>> BatchLoader::for_training(const ImageSplit&
             options.seed,
             options.epoch,
             where.rank};
+  if (options.first_batch < 0) {
+    return Status::error("first batch must be >= 0, got " + std::to_string(options.first_batch));
+  }
   return std::unique_ptr<BatchLoader>(
-      new BatchLoader(split, stats, std::move(plan), options.prefetch_depth));
+      new BatchLoader(split, stats, std::move(plan), options.prefetch_depth, options.first_batch));
 }
 
 Result<std::unique_ptr<BatchLoader>> BatchLoader::for_evaluation(const ImageSplit& split,
@@ -68,7 +71,7 @@ Result<std::unique_ptr<BatchLoader>> BatchLoader::for_evaluation(const ImageSpli
 }
 
 BatchLoader::BatchLoader(const ImageSplit& split, const ChannelStats& stats, Plan plan,
-                         int prefetch_depth)
+                         int prefetch_depth, int64_t first_batch)
     : split_(split),
       stats_(stats),
       plan_(std::move(plan)),
@@ -77,7 +80,10 @@ BatchLoader::BatchLoader(const ImageSplit& split, const ChannelStats& stats, Pla
        start += plan_.batch_size) {
     batch_starts_.push_back(start);
   }
-  if (prefetch_depth_ > 0 && !batch_starts_.empty()) worker_ = std::thread([this] { produce(); });
+  next_to_consume_ = std::min(first_batch, num_batches());
+  if (prefetch_depth_ > 0 && next_to_consume_ < num_batches()) {
+    worker_ = std::thread([this, first = next_to_consume_] { produce(first); });
+  }
 }
 
 BatchLoader::~BatchLoader() {
@@ -103,10 +109,10 @@ Batch BatchLoader::assemble(int64_t batch_index) const {
   return batch;
 }
 
-void BatchLoader::produce() {
+void BatchLoader::produce(int64_t first_batch) {
   torch::NoGradGuard no_grad;
   try {
-    for (int64_t batch_index = 0; batch_index < num_batches(); ++batch_index) {
+    for (int64_t batch_index = first_batch; batch_index < num_batches(); ++batch_index) {
       {
         std::unique_lock<std::mutex> lock(mutex_);
         changed_.wait(lock, [this] { return stopping_ || ready_.size() < prefetch_depth_; });

@@ -36,6 +36,8 @@ struct TrainEpochOptions {
   int64_t epoch = 0;  // 0-based; with seed, fixes the shuffle and the augmentation
   AugmentOptions augment;
   int prefetch_depth = 2;
+  // The first batch served (a resumed epoch); batch i is the same whatever the start.
+  int64_t first_batch = 0;
 };
 
 class BatchLoader {
@@ -69,9 +71,10 @@ class BatchLoader {
     int64_t epoch = 0;
     int rank = 0;
   };
-  BatchLoader(const ImageSplit& split, const ChannelStats& stats, Plan plan, int prefetch_depth);
+  BatchLoader(const ImageSplit& split, const ChannelStats& stats, Plan plan, int prefetch_depth,
+              int64_t first_batch = 0);
   Batch assemble(int64_t batch_index) const;
-  void produce();
+  void produce(int64_t first_batch);
 
   const ImageSplit split_;
   const ChannelStats stats_;

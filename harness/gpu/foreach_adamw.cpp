@@ -9,27 +9,30 @@ namespace scalestudy::gpu {
 ForeachAdamW::ForeachAdamW(std::vector<torch::Tensor> parameters, ForeachAdamWOptions options)
     : MultiTensorOptimizer(std::move(parameters), options.lr),
       options_(options),
-      states_(this->parameters().size()) {}
+      exp_avgs_(this->parameters().size()),
+      exp_avg_sqs_(this->parameters().size()),
+      step_tensors_(this->parameters().size()),
+      host_steps_(this->parameters().size(), 0) {}
 
 ForeachAdamW::Selection ForeachAdamW::select() {
   Selection selected;
   for (size_t i = 0; i < parameters().size(); ++i) {
     const torch::Tensor& parameter = parameters()[i];
     if (!parameter.grad().defined()) continue;
-    State& state = states_[i];
-    if (!state.exp_avg.defined()) {
-      state.exp_avg = torch::zeros_like(parameter);
-      state.exp_avg_sq = torch::zeros_like(parameter);
-      if (compat::kHasFusedOptimizers) {
-        state.step = torch::zeros({}, parameter.options().dtype(torch::kFloat));
-      }
+    if (!exp_avgs_[i].defined()) {
+      exp_avgs_[i] = torch::zeros_like(parameter);
+      exp_avg_sqs_[i] = torch::zeros_like(parameter);
+    }
+    if (compat::kHasFusedOptimizers && !step_tensors_[i].defined()) {
+      step_tensors_[i] = torch::full({}, static_cast<double>(host_steps_[i]),
+                                     parameter.options().dtype(torch::kFloat));
     }
     selected.params.push_back(parameter);
     selected.grads.push_back(parameter.grad());
-    selected.exp_avgs.push_back(state.exp_avg);
-    selected.exp_avg_sqs.push_back(state.exp_avg_sq);
-    if (state.step.defined()) selected.steps.push_back(state.step);
-    selected.states.push_back(&state);
+    selected.exp_avgs.push_back(exp_avgs_[i]);
+    selected.exp_avg_sqs.push_back(exp_avg_sqs_[i]);
+    if (step_tensors_[i].defined()) selected.steps.push_back(step_tensors_[i]);
+    selected.positions.push_back(i);
   }
   return selected;
 }
@@ -74,8 +77,8 @@ void ForeachAdamW::foreach_step(const Selection& selected) {
   // Parameters can differ in step count (some missed steps without a gradient), so the bias
   // corrections are per parameter.
   std::vector<at::Scalar> sqrt_bias_correction2, inverse_bias_correction1;
-  for (State* state : selected.states) {
-    const double step = static_cast<double>(++state->host_step);
+  for (size_t position : selected.positions) {
+    const double step = static_cast<double>(++host_steps_[position]);
     sqrt_bias_correction2.emplace_back(std::sqrt(1.0 - std::pow(o.beta2, step)));
     inverse_bias_correction1.emplace_back(1.0 / (1.0 - std::pow(o.beta1, step)));
   }
@@ -85,6 +88,30 @@ void ForeachAdamW::foreach_step(const Selection& selected) {
   std::vector<torch::Tensor> updates = torch::_foreach_div(selected.exp_avgs, denominators);
   torch::_foreach_mul_(updates, inverse_bias_correction1);
   compat::foreach_sub_scaled_(selected.params, updates, lr_tensor());
+}
+
+void ForeachAdamW::save(torch::serialize::OutputArchive& archive) const {
+  save_state(archive, "exp_avg", exp_avgs_);
+  save_state(archive, "exp_avg_sq", exp_avg_sqs_);
+  // Step counts as one host tensor, whichever form the running path keeps them in.
+  torch::Tensor steps = torch::zeros({static_cast<int64_t>(host_steps_.size())}, torch::kLong);
+  for (size_t i = 0; i < host_steps_.size(); ++i) {
+    steps[i] = step_tensors_[i].defined() ? step_tensors_[i].item<double>()
+                                          : static_cast<double>(host_steps_[i]);
+  }
+  archive.write("adamw_steps", steps, /*is_buffer=*/true);
+}
+
+void ForeachAdamW::load(torch::serialize::InputArchive& archive) {
+  load_state(archive, "exp_avg", exp_avgs_);
+  load_state(archive, "exp_avg_sq", exp_avg_sqs_);
+  torch::Tensor steps;
+  archive.read("adamw_steps", steps, /*is_buffer=*/true);
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < host_steps_.size() && i < static_cast<size_t>(steps.numel()); ++i) {
+    host_steps_[i] = steps[i].item<int64_t>();
+    if (step_tensors_[i].defined()) step_tensors_[i].fill_(static_cast<double>(host_steps_[i]));
+  }
 }
 
 }  // namespace scalestudy::gpu

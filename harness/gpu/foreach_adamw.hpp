@@ -31,26 +31,24 @@ class ForeachAdamW : public MultiTensorOptimizer {
 
   using MultiTensorOptimizer::step;
   void step_unless(const torch::Tensor& found_inf) override;
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
 
  private:
-  // The moments and step count of one parameter, created at its first gradient.
-  struct State {
-    torch::Tensor exp_avg;
-    torch::Tensor exp_avg_sq;
-    torch::Tensor step;     // fused kernels: a float tensor on the parameter's device
-    int64_t host_step = 0;  // multi-tensor path
-  };
   // The parameters that have a gradient this step, with their state.
   struct Selection {
     std::vector<torch::Tensor> params, grads, exp_avgs, exp_avg_sqs, steps;
-    std::vector<State*> states;
+    std::vector<size_t> positions;  // in parameters()
   };
   Selection select();
   void fused_step(const Selection& selected, const torch::Tensor& found_inf);
   void foreach_step(const Selection& selected);
 
   ForeachAdamWOptions options_;  // its lr is the initial rate only
-  std::vector<State> states_;    // parallel to parameters()
+  // Per parameter, created at its first gradient: the moments and the step count — a float
+  // tensor on the parameter's device for the fused kernels, a host count otherwise.
+  std::vector<torch::Tensor> exp_avgs_, exp_avg_sqs_, step_tensors_;
+  std::vector<int64_t> host_steps_;
 };
 
 }  // namespace scalestudy::gpu

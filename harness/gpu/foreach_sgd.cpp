@@ -95,4 +95,12 @@ void ForeachSgd::foreach_step(const std::vector<torch::Tensor>& params,
   compat::foreach_sub_scaled_(params, directions, lr_tensor());
 }
 
+void ForeachSgd::save(torch::serialize::OutputArchive& archive) const {
+  save_state(archive, "momentum", momentum_buffers_);
+}
+
+void ForeachSgd::load(torch::serialize::InputArchive& archive) {
+  load_state(archive, "momentum", momentum_buffers_);
+}
+
 }  // namespace scalestudy::gpu

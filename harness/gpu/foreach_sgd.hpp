@@ -29,6 +29,8 @@ class ForeachSgd : public MultiTensorOptimizer {
 
   using MultiTensorOptimizer::step;
   void step_unless(const torch::Tensor& found_inf) override;
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
 
  private:
   void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,

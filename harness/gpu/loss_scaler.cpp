@@ -2,14 +2,25 @@
 
 namespace scalestudy::gpu {
 
-LossScaler::LossScaler(LossScalerOptions options) : options_(options) {}
+LossScaler::LossScaler(LossScalerOptions options)
+    : options_(options), start_{options.initial_scale, 0, 0} {}
 
 void LossScaler::ensure_state(const torch::Device& device) {
   if (scale_.defined()) return;
   const auto on_device = torch::TensorOptions().device(device);
-  scale_ = torch::full({}, options_.initial_scale, on_device.dtype(torch::kFloat));
-  growth_tracker_ = torch::zeros({}, on_device.dtype(torch::kInt));
-  skipped_steps_ = torch::zeros({}, on_device.dtype(torch::kFloat));
+  scale_ = torch::full({}, start_.scale, on_device.dtype(torch::kFloat));
+  growth_tracker_ = torch::full({}, start_.growth_tracker, on_device.dtype(torch::kInt));
+  skipped_steps_ =
+      torch::full({}, static_cast<double>(start_.skipped_steps), on_device.dtype(torch::kFloat));
+}
+
+void LossScaler::restore(double scale, int64_t growth_tracker, int64_t skipped_steps) {
+  start_ = {scale, growth_tracker, skipped_steps};
+  if (!scale_.defined()) return;
+  torch::NoGradGuard no_grad;
+  scale_.fill_(scale);
+  growth_tracker_.fill_(growth_tracker);
+  skipped_steps_.fill_(static_cast<double>(skipped_steps));
 }
 
 torch::Tensor LossScaler::scale(const torch::Tensor& loss) {
@@ -75,15 +86,16 @@ bool LossScaler::step(const std::vector<torch::Tensor>& gradients,
 }
 
 double LossScaler::scale_value() const {
-  return scale_.defined() ? scale_.item<double>() : options_.initial_scale;
+  return scale_.defined() ? scale_.item<double>() : start_.scale;
 }
 
 int64_t LossScaler::growth_tracker() const {
-  return growth_tracker_.defined() ? growth_tracker_.item<int64_t>() : 0;
+  return growth_tracker_.defined() ? growth_tracker_.item<int64_t>() : start_.growth_tracker;
 }
 
 int64_t LossScaler::skipped_steps() const {
-  return skipped_steps_.defined() ? static_cast<int64_t>(skipped_steps_.item<double>()) : 0;
+  return skipped_steps_.defined() ? static_cast<int64_t>(skipped_steps_.item<double>())
+                                  : start_.skipped_steps;
 }
 
 }  // namespace scalestudy::gpu

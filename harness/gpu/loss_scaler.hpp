@@ -55,11 +55,21 @@ class LossScaler {
   // Clean steps since the scale last changed.
   int64_t growth_tracker() const;
   int64_t skipped_steps() const;
+  // Continues from a checkpoint's values of the three above (on the training device once
+  // it is known).
+  void restore(double scale, int64_t growth_tracker, int64_t skipped_steps);
 
  private:
   void ensure_state(const torch::Device& device);
 
+  // The values the device state starts from: the options', or a checkpoint's.
+  struct Start {
+    double scale = 0;
+    int64_t growth_tracker = 0, skipped_steps = 0;
+  };
+
   LossScalerOptions options_;
+  Start start_;
   torch::Tensor scale_;           // 0-dim float
   torch::Tensor growth_tracker_;  // 0-dim int32, as _amp_update_scale_ wants it
   torch::Tensor skipped_steps_;   // 0-dim float

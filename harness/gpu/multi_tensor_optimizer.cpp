@@ -31,4 +31,29 @@ void MultiTensorOptimizer::check_device_skip_supported(const torch::Tensor& foun
               "a device-side skip needs the fused optimizer kernels (LibTorch 2.4 or newer)");
 }
 
+void MultiTensorOptimizer::save_state(torch::serialize::OutputArchive& archive,
+                                      const std::string& name,
+                                      const std::vector<torch::Tensor>& state) {
+  for (size_t i = 0; i < state.size(); ++i) {
+    if (state[i].defined()) {
+      archive.write(name + "_" + std::to_string(i), state[i], /*is_buffer=*/true);
+    }
+  }
+}
+
+void MultiTensorOptimizer::load_state(torch::serialize::InputArchive& archive,
+                                      const std::string& name,
+                                      std::vector<torch::Tensor>& state) const {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < state.size(); ++i) {
+    torch::Tensor saved;
+    if (!archive.try_read(name + "_" + std::to_string(i), saved, /*is_buffer=*/true)) continue;
+    if (state[i].defined()) {
+      state[i].copy_(saved);
+    } else {
+      state[i] = saved.to(parameters_[i].device()).clone();
+    }
+  }
+}
+
 }  // namespace scalestudy::gpu

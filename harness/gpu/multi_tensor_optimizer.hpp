@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
 
 namespace scalestudy::gpu {
@@ -24,6 +25,10 @@ class MultiTensorOptimizer {
   virtual void step_unless(const torch::Tensor& found_inf) = 0;
   void zero_grad();
   void set_lr(double lr);
+  // The optimizer's state in a training checkpoint; load() copies into state tensors that
+  // exist (their addresses stay, for a captured graph) and creates the others.
+  virtual void save(torch::serialize::OutputArchive& archive) const = 0;
+  virtual void load(torch::serialize::InputArchive& archive) = 0;
   double lr() const { return lr_; }
   // The rate the kernels read; its storage never changes.
   const torch::Tensor& lr_tensor() const { return lr_tensor_; }
@@ -33,6 +38,12 @@ class MultiTensorOptimizer {
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
   // Fails (a c10::Error) for a defined `found_inf` without the fused kernels.
   static void check_device_skip_supported(const torch::Tensor& found_inf);
+  // State tensors parallel to parameters(), as "<name>_<i>" (undefined ones are skipped);
+  // loading copies into defined tensors and creates the others on the parameter's device.
+  static void save_state(torch::serialize::OutputArchive& archive, const std::string& name,
+                         const std::vector<torch::Tensor>& state);
+  void load_state(torch::serialize::InputArchive& archive, const std::string& name,
+                  std::vector<torch::Tensor>& state) const;
 
  private:
   std::vector<torch::Tensor> parameters_;

@@ -38,6 +38,19 @@ void ThroughputMeter::close_window(std::chrono::steady_clock::time_point now) {
   window_start_.reset();
 }
 
+ThroughputMeter::State ThroughputMeter::state() const {
+  return State{run_measured_, epoch_measured_, epoch_all_, measured_step_ms_};
+}
+
+void ThroughputMeter::resume(State state, int64_t global_step) {
+  run_measured_ = state.run_measured;
+  epoch_measured_ = state.epoch_measured;
+  epoch_all_ = state.epoch_all;
+  measured_step_ms_ = std::move(state.measured_step_ms);
+  warmup_end_ = global_step + warmup_steps_;
+  window_start_.reset();
+}
+
 double ThroughputMeter::median_step_ms() const {
   if (measured_step_ms_.empty()) return 0.0;
   std::vector<double> sorted = measured_step_ms_;

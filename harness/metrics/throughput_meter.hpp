@@ -1,5 +1,6 @@
 // ThroughputMeter: samples and step times of this rank, with the first `warmup_steps`
-// steps of the run excluded (allocator growth, thread pools, cold caches). Keeps run and
+// steps of the run excluded (allocator growth, thread pools, cold caches) — of each attempt,
+// for a run resumed from a checkpoint (resume()). Keeps run and
 // per-epoch totals and every measured step time (for the median). Two times per total:
 // the sum of the steps' own times (device events on a GPU) and the wall time of the
 // measured window — from the first measured step's start to the last step's end, device
@@ -26,10 +27,18 @@ struct ThroughputTotals {
 
 class ThroughputMeter {
  public:
-  explicit ThroughputMeter(int64_t warmup_steps) : warmup_steps_(warmup_steps) {}
+  // What a resumed run carries over from its earlier attempts (training checkpoints).
+  struct State {
+    ThroughputTotals run_measured, epoch_measured, epoch_all;
+    std::vector<double> measured_step_ms;
+  };
 
-  // Steps are numbered from 0 over the whole run.
-  bool is_warmup(int64_t global_step) const { return global_step < warmup_steps_; }
+  explicit ThroughputMeter(int64_t warmup_steps)
+      : warmup_steps_(warmup_steps), warmup_end_(warmup_steps) {}
+
+  // Steps are numbered from 0 over the whole run; after resume(), the first warmup_steps
+  // from the resumed step are warm-up again.
+  bool is_warmup(int64_t global_step) const { return global_step < warmup_end_; }
   void record(int64_t global_step, int64_t samples, double step_ms);
   void start_epoch();
   // The measured window of the current epoch: open before its first measured step, close
@@ -46,8 +55,15 @@ class ThroughputMeter {
   // Median of the non-warm-up step times; 0 without any.
   double median_step_ms() const;
 
+  // The totals so far; call with the window closed.
+  State state() const;
+  // Continues the totals of `state` from `global_step`, the first step of a new attempt,
+  // which warms up again: each attempt's warm-up is excluded, none counted twice.
+  void resume(State state, int64_t global_step);
+
  private:
   int64_t warmup_steps_;
+  int64_t warmup_end_;  // first measured step
   ThroughputTotals run_measured_, epoch_measured_, epoch_all_;
   std::vector<double> measured_step_ms_;
   std::optional<std::chrono::steady_clock::time_point> window_start_;

@@ -78,12 +78,71 @@ std::string RunWriter::rank_file(const std::string& out_dir, int rank) {
   return (std::filesystem::path(out_dir) / ("rank" + std::to_string(rank) + ".sqlite")).string();
 }
 
+namespace {
+
+// The run row of `identity`, in a database that has the schema.
+Status insert_run_row(sqlite::Database& db, const RunIdentity& identity) {
+  auto insert = db.prepare(
+      "INSERT INTO run (run_id, workload, rank, local_rank, world_size, host, device, "
+      "backend, config_json, started_at, status) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')");
+  if (!insert) return insert.status();
+  insert->bind(1, identity.run_id)
+      .bind(2, identity.workload)
+      .bind(3, identity.rank)
+      .bind(4, identity.local_rank)
+      .bind(5, identity.world_size)
+      .bind(6, identity.host)
+      .bind(7, identity.device)
+      .bind(8, identity.backend)
+      .bind(9, to_json_object(identity.config))
+      .bind(10, utc_timestamp_now());
+  return insert->run();
+}
+
+// An earlier attempt's database of this schema version, its run row made this attempt's;
+// nullopt when there is none to continue.
+Result<std::optional<sqlite::Database>> continue_attempt(const std::string& path,
+                                                         const RunIdentity& identity) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return std::optional<sqlite::Database>();
+  auto db = sqlite::Database::open(path);
+  if (!db) return db.status();
+  auto version = db->query_value("PRAGMA user_version");
+  if (!version) return version.status();
+  if (!*version || std::get<int64_t>(**version) != run_schema::kVersion) {
+    return std::optional<sqlite::Database>();
+  }
+  auto update = db->prepare(
+      "UPDATE run SET status = 'running', failure_reason = NULL, finished_at = NULL, "
+      "host = ?, device = ?, backend = ?, config_json = ?");
+  if (!update) return update.status();
+  update->bind(1, identity.host)
+      .bind(2, identity.device)
+      .bind(3, identity.backend)
+      .bind(4, to_json_object(identity.config));
+  if (Status updated = update->run(); !updated) return updated;
+  return std::optional<sqlite::Database>(std::move(*db));
+}
+
+}  // namespace
+
 Result<std::unique_ptr<RunWriter>> RunWriter::create(const std::string& out_dir,
-                                                     const RunIdentity& identity) {
+                                                     const RunIdentity& identity, Attempt attempt) {
   std::string path = rank_file(out_dir, identity.rank);
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (error) return Status::error("cannot create --out-dir '" + out_dir + "': " + error.message());
+  if (attempt == Attempt::kContinue) {
+    auto continued = continue_attempt(path, identity);
+    if (!continued) return continued.status().with_context("continuing run database " + path);
+    if (*continued) {
+      Status status = (*continued)->use_wal();
+      if (status) status = (*continued)->exec("PRAGMA synchronous=NORMAL");
+      if (!status) return status.with_context("continuing run database " + path);
+      return std::unique_ptr<RunWriter>(new RunWriter(std::move(**continued), path));
+    }
+  }
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, error);
 
   auto db = sqlite::Database::open(path);
@@ -98,26 +157,24 @@ Result<std::unique_ptr<RunWriter>> RunWriter::create(const std::string& out_dir,
           !versioned) {
         return versioned;
       }
-      auto insert = db->prepare(
-          "INSERT INTO run (run_id, workload, rank, local_rank, world_size, host, device, "
-          "backend, config_json, started_at, status) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running')");
-      if (!insert) return insert.status();
-      insert->bind(1, identity.run_id)
-          .bind(2, identity.workload)
-          .bind(3, identity.rank)
-          .bind(4, identity.local_rank)
-          .bind(5, identity.world_size)
-          .bind(6, identity.host)
-          .bind(7, identity.device)
-          .bind(8, identity.backend)
-          .bind(9, to_json_object(identity.config))
-          .bind(10, utc_timestamp_now());
-      return insert->run();
+      return insert_run_row(*db, identity);
     });
   }
   if (!status) return status.with_context("creating run database " + path);
   return std::unique_ptr<RunWriter>(new RunWriter(std::move(*db), path));
+}
+
+Status RunWriter::discard_from(int64_t global_step, int epoch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (Status flushed = flush_locked(); !flushed) return flushed;
+  return sqlite::in_transaction(*db_, [&] {
+    auto steps = db_->prepare("DELETE FROM steps WHERE global_step >= ?");
+    if (!steps) return steps.status();
+    if (Status deleted = steps->bind(1, global_step).run(); !deleted) return deleted;
+    auto epochs = db_->prepare("DELETE FROM epochs WHERE epoch >= ?");
+    if (!epochs) return epochs.status();
+    return epochs->bind(1, epoch).run();
+  });
 }
 
 Status RunWriter::check_open_locked() const {

@@ -68,10 +68,18 @@ class RunWriter {
  public:
   static constexpr size_t kStepBatch = 128;
 
+  // Whether create() starts a new record or continues an earlier attempt's.
+  enum class Attempt { kFresh, kContinue };
+
   // Creates <out_dir> if needed and a fresh rank<R>.sqlite (replacing an earlier attempt's
-  // file of the same rank), with the schema and the run row.
+  // file of the same rank), with the schema and the run row. With kContinue (a run resumed
+  // from a checkpoint) an earlier attempt's file of the same schema version is kept instead:
+  // its rows stay (see discard_from) and its run row becomes this attempt's — 'running',
+  // no reason, no finish time, this attempt's host, device and configuration; started_at
+  // stays the first attempt's. Without such a file kContinue creates a fresh one.
   static Result<std::unique_ptr<RunWriter>> create(const std::string& out_dir,
-                                                   const RunIdentity& identity);
+                                                   const RunIdentity& identity,
+                                                   Attempt attempt = Attempt::kFresh);
   static std::string rank_file(const std::string& out_dir, int rank);
 
   Status add_provenance(const std::map<std::string, std::string>& entries);
@@ -82,6 +90,10 @@ class RunWriter {
   Status set_summary(const std::map<std::string, double>& values);
   Status add_telemetry(const std::vector<metrics::TelemetrySample>& samples);
   Status add_collectives(const std::vector<CollectiveRow>& rows);
+
+  // A resumed run: removes the steps from `global_step` on and the epochs from `epoch` on,
+  // which the attempt that wrote them recorded after its checkpoint and this one redoes.
+  Status discard_from(int64_t global_step, int epoch);
 
   Status mark_completed();
   // Flushes buffered steps (best effort) and records the reason. Safe to call after a

@@ -6,11 +6,13 @@
 #include <iostream>
 #include <thread>
 
+#include "harness/core/exit_codes.hpp"
 #include "harness/dist/connect.hpp"
 #include "harness/metrics/memory.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
 #include "harness/metrics/telemetry_summary.hpp"
 #include "harness/record/provenance.hpp"
+#include "harness/train/checkpoint_store.hpp"
 #include "harness/train/termination_watcher.hpp"
 
 namespace scalestudy::train {
@@ -76,6 +78,8 @@ struct Session {
   record::RunWriter& writer;
   Workload& workload;
   DevicePlan& device;
+  TerminationWatcher& termination;
+  std::optional<std::string> checkpointed;  // the workload's RunContext::checkpointed
 };
 
 // `communicator` is owned by the caller so that it outlives the run record's last write.
@@ -121,13 +125,15 @@ Status run_session(Session& session, int threads,
                                     device.telemetry_source());
   if (*telemetry_ms > 0) sampler.start();
   std::map<std::string, double> summary;
-  RunContext context{flags, rank_info, *communicator, session.writer, summary, device};
+  RunContext context{flags,   rank_info, *communicator,      session.writer,
+                     summary, device,    session.termination};
   Status ran = Status::ok();
   try {
     ran = session.workload.run(context);
   } catch (const std::exception& error) {
     ran = Status::error("unexpected error: " + first_line(error.what()));
   }
+  session.checkpointed = context.checkpointed;
   std::vector<metrics::TelemetrySample> samples = sampler.stop();
   summary["cpu_rss_peak_bytes"] = static_cast<double>(metrics::peak_rss_bytes());
   summary.merge(device.memory_peaks());
@@ -191,7 +197,12 @@ int run_workload(int argc, char** argv, Workload& workload) {
 
   std::string prefix =
       "scalestudy-" + workload.name() + " rank " + std::to_string(rank_info->rank) + ": ";
-  auto writer = record::RunWriter::create(out_dir, identity);
+  // A run that left a checkpoint continues its record; the workload checks that the
+  // checkpoint is its own before resuming (and fails the run otherwise).
+  auto writer = record::RunWriter::create(out_dir, identity,
+                                          CheckpointStore::has_checkpoint(out_dir)
+                                              ? record::RunWriter::Attempt::kContinue
+                                              : record::RunWriter::Attempt::kFresh);
   if (!writer) {
     std::cerr << prefix << writer.status().message() << "\n";
     return 1;
@@ -200,9 +211,19 @@ int run_workload(int argc, char** argv, Workload& workload) {
 
   std::unique_ptr<dist::Communicator> communicator;
   Status status = device.status();  // carries a parse error too
+  std::optional<std::string> checkpointed;
   if (status) {
-    Session session{flags, environment, *rank_info, **writer, workload, *device};
+    Session session{flags, environment, *rank_info, **writer, workload, *device, watcher, {}};
     status = run_session(session, threads, communicator);
+    checkpointed = session.checkpointed;
+  }
+  if (status && checkpointed) {
+    Status marked = (*writer)->mark_failed(*checkpointed);
+    watcher.attach(nullptr);
+    (*writer)->close();
+    std::cerr << prefix << *checkpointed << "\n";
+    if (marked) return exit_codes::kCheckpointed;
+    status = marked;
   }
   Status marked = status ? (*writer)->mark_completed() : (*writer)->mark_failed(status.message());
   watcher.attach(nullptr);

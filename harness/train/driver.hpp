@@ -7,8 +7,10 @@
 // `--describe-flags json` as the only arguments prints every flag's rule and default
 // (Flags::describe_json) and returns 0 without starting anything.
 // Returns the process exit code: 0 completed (or --help), 1 failed (the reason on stderr and in the
-// run record). Construct nothing that starts threads before calling it: it installs the signal
-// mask.
+// run record), exit_codes::kCheckpointed (75) when the workload stopped on SIGTERM / SIGINT
+// after writing a checkpoint (the record is marked failed with that reason; the next attempt
+// in the same --out-dir resumes and continues the record). Construct nothing that starts threads
+// before calling it: it installs the signal mask.
 #pragma once
 
 #include "harness/train/workload.hpp"

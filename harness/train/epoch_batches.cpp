@@ -1,5 +1,6 @@
 #include "harness/train/epoch_batches.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace scalestudy::train {
@@ -27,7 +28,8 @@ class HostBatches : public EpochBatches {
 
 class DeviceBatches : public EpochBatches {
  public:
-  DeviceBatches(gpu::DeviceBatchLoader& loader, int64_t epoch) : loader_(loader) {
+  DeviceBatches(gpu::DeviceBatchLoader& loader, int64_t epoch, int64_t first_batch)
+      : loader_(loader), next_index_(std::min(first_batch, loader.batches_per_epoch())) {
     loader_.start_epoch(epoch);
   }
 
@@ -42,7 +44,7 @@ class DeviceBatches : public EpochBatches {
 
  private:
   gpu::DeviceBatchLoader& loader_;
-  int64_t next_index_ = 0;
+  int64_t next_index_;
 };
 
 }  // namespace
@@ -52,8 +54,9 @@ std::unique_ptr<EpochBatches> host_batches(std::unique_ptr<data::BatchLoader> lo
   return std::make_unique<HostBatches>(std::move(loader), placement);
 }
 
-std::unique_ptr<EpochBatches> device_batches(gpu::DeviceBatchLoader& loader, int64_t epoch) {
-  return std::make_unique<DeviceBatches>(loader, epoch);
+std::unique_ptr<EpochBatches> device_batches(gpu::DeviceBatchLoader& loader, int64_t epoch,
+                                             int64_t first_batch) {
+  return std::make_unique<DeviceBatches>(loader, epoch, first_batch);
 }
 
 Result<DataPlacement> parse_data_placement(std::string_view text) {

@@ -36,8 +36,10 @@ struct BatchPlacement {
 
 std::unique_ptr<EpochBatches> host_batches(std::unique_ptr<data::BatchLoader> loader,
                                            BatchPlacement placement);
-// Starts 0-based `epoch` on `loader`, which must outlive the result.
-std::unique_ptr<EpochBatches> device_batches(gpu::DeviceBatchLoader& loader, int64_t epoch);
+// Starts 0-based `epoch` on `loader`, which must outlive the result, at batch `first_batch`
+// (a resumed epoch).
+std::unique_ptr<EpochBatches> device_batches(gpu::DeviceBatchLoader& loader, int64_t epoch,
+                                             int64_t first_batch);
 
 // --data-on-device: "auto" | "true" | "false".
 enum class DataPlacement { kAuto, kDevice, kHost };

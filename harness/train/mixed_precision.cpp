@@ -53,4 +53,21 @@ std::map<std::string, double> MixedPrecision::summary() const {
           {"loss_scale_skipped_steps", static_cast<double>(scaler_->skipped_steps())}};
 }
 
+
+void MixedPrecision::save(torch::serialize::OutputArchive& archive) const {
+  if (!scaler_) return;
+  archive.write("loss_scale", c10::IValue(scaler_->scale_value()));
+  archive.write("loss_scale_growth_tracker", c10::IValue(scaler_->growth_tracker()));
+  archive.write("loss_scale_skipped_steps", c10::IValue(scaler_->skipped_steps()));
+}
+
+void MixedPrecision::load(torch::serialize::InputArchive& archive) {
+  if (!scaler_) return;
+  c10::IValue scale, growth_tracker, skipped_steps;
+  archive.read("loss_scale", scale);
+  archive.read("loss_scale_growth_tracker", growth_tracker);
+  archive.read("loss_scale_skipped_steps", skipped_steps);
+  scaler_->restore(scale.toDouble(), growth_tracker.toInt(), skipped_steps.toInt());
+}
+
 }  // namespace scalestudy::train

@@ -45,6 +45,9 @@ class MixedPrecision {
                       const std::function<void(const torch::Tensor&)>& optimizer_step_unless);
   // "loss_scale" and "loss_scale_skipped_steps" with loss scaling; nothing otherwise.
   std::map<std::string, double> summary() const;
+  // The loss scaler's state in a training checkpoint (nothing without loss scaling).
+  void save(torch::serialize::OutputArchive& archive) const;
+  void load(torch::serialize::InputArchive& archive);
 
  private:
   gpu::Precision precision_;

@@ -63,6 +63,25 @@ void declare_training_flags(Flags& flags) {
   flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput").integer(0);
   flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off")
       .integer(0);
+  flags
+      .declare(
+          "checkpoint-every", "0",
+          "steps between checkpoints in <out-dir>/checkpoint; 0: only when stopped by a signal")
+      .integer(0);
+  flags
+      .declare("checkpoint-on-signal", "true",
+               "SIGTERM/SIGINT: finish the step, checkpoint, exit 75; a rerun in the same "
+               "--out-dir resumes (false: fail the run at once)")
+      .boolean();
+  flags
+      .declare("stop-check-every", "10",
+               "steps between the ranks' agreement on a stop request (one scalar all-reduce)")
+      .integer(1);
+  flags
+      .declare("checkpoint-stop-at-step", "0",
+               "stop at this global step as if SIGTERM had come (tests the resume path); 0: never",
+               true)
+      .integer(0);
   flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
   flags.declare("dump-initial-state", "",
                 "save the module's initial parameters and buffers (torch::save) here", true);
@@ -103,6 +122,11 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
        [&] { return profiling::parse_step_window(flags.get("profile-steps")); });
   read(status, config.measure_warmup_steps, [&] { return flags.get_int("measure-warmup-steps"); });
   read(status, config.log_interval, [&] { return flags.get_int("log-interval"); });
+  read(status, config.checkpoint_every, [&] { return flags.get_int("checkpoint-every"); });
+  read(status, config.checkpoint_on_signal, [&] { return flags.get_bool("checkpoint-on-signal"); });
+  read(status, config.stop_check_every, [&] { return flags.get_int("stop-check-every"); });
+  read(status, config.checkpoint_stop_at_step,
+       [&] { return flags.get_int("checkpoint-stop-at-step"); });
   if (!status) return status;
   config.dump_params_path = flags.get("dump-params");
   config.dump_initial_state_path = flags.get("dump-initial-state");
@@ -118,6 +142,8 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
            require(config.bucket_cap_mb > 0, "--bucket-cap-mb must be > 0"),
            require(config.measure_warmup_steps >= 0, "--measure-warmup-steps must be >= 0"),
            require(config.log_interval >= 0, "--log-interval must be >= 0"),
+           require(config.checkpoint_every >= 0, "--checkpoint-every must be >= 0"),
+           require(config.stop_check_every >= 1, "--stop-check-every must be >= 1"),
            require(!(config.cuda_graph && gpu::needs_loss_scaling(config.precision)),
                    "--cuda-graph cannot capture fp16 loss scaling (it reads a flag on the host "
                    "every step); use bf16 or fp32"),

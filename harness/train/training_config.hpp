@@ -39,6 +39,11 @@ struct TrainingConfig {
   profiling::StepWindow profile_steps;  // empty: no cudaProfilerStart/Stop calls
   int64_t measure_warmup_steps = 5;
   int64_t log_interval = 10;
+  int64_t checkpoint_every = 0;      // steps between periodic checkpoints; 0: none
+  bool checkpoint_on_signal = true;  // SIGTERM / SIGINT: checkpoint and exit 75, not fail
+  int64_t stop_check_every = 10;     // steps between the ranks' agreement on a stop request
+  // Hidden test flag: stop at this global step as if a signal had come (0: never).
+  int64_t checkpoint_stop_at_step = 0;
   std::string dump_params_path;  // hidden test flag: rank 0 saves the final parameters
   // Hidden benchmark flag: rank 0 saves the parameters and buffers training starts from.
   std::string dump_initial_state_path;

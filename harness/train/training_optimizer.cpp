@@ -26,6 +26,8 @@ class LoopOptimizer : public TrainingOptimizer {
     TORCH_CHECK(!found_inf.defined(), "torch::optim cannot skip a step on the device");
     step();
   }
+  void save(torch::serialize::OutputArchive& archive) const override { optimizer_->save(archive); }
+  void load(torch::serialize::InputArchive& archive) override { optimizer_->load(archive); }
 
  private:
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
@@ -40,6 +42,8 @@ class ForeachOptimizer : public TrainingOptimizer {
   void step() override { optimizer_->step(); }
   bool skips_on_device() const override { return compat::kHasFusedOptimizers; }
   void step_unless(const torch::Tensor& found_inf) override { optimizer_->step_unless(found_inf); }
+  void save(torch::serialize::OutputArchive& archive) const override { optimizer_->save(archive); }
+  void load(torch::serialize::InputArchive& archive) override { optimizer_->load(archive); }
 
  private:
   std::unique_ptr<gpu::MultiTensorOptimizer> optimizer_;

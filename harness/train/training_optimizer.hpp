@@ -39,6 +39,10 @@ class TrainingOptimizer {
   // The step, skipped on the device when the one-element `found_inf` is non-zero; a defined
   // flag needs skips_on_device().
   virtual void step_unless(const torch::Tensor& found_inf) = 0;
+  // The optimizer's state (momentum, Adam moments, step counts) in a training checkpoint;
+  // load() copies into existing buffers where they exist (a captured CUDA graph reads them).
+  virtual void save(torch::serialize::OutputArchive& archive) const = 0;
+  virtual void load(torch::serialize::InputArchive& archive) = 0;
 };
 
 // `impl` is resolved (foreach or loop).

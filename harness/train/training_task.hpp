@@ -60,9 +60,12 @@ class TrainingTask {
   virtual Status setup(const TaskSetup& setup) = 0;
   virtual torch::nn::Module& module() = 0;
 
-  // This rank's batches of 0-based `epoch`, `global_batch` samples per step over all ranks.
+  // This rank's batches of 0-based `epoch`, `global_batch` samples per step over all ranks,
+  // from batch `first_batch` on (a run resumed mid-epoch; the batches are those an
+  // uninterrupted epoch has at those positions).
   virtual Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch,
-                                                                   int64_t global_batch) = 0;
+                                                                   int64_t global_batch,
+                                                                   int64_t first_batch) = 0;
   // The training split behind train_batches(), when its batches are plain assembled image
   // batches the loop may serve from device memory instead; nullopt: always
   // train_batches(). Called after setup().
@@ -74,6 +77,11 @@ class TrainingTask {
 
   // Run-level numbers for the summary table ("forward_flops", ...); called after setup.
   virtual std::map<std::string, double> summary() { return {}; }
+
+  // State of the task's own beyond its module (random generators of its own) in a training
+  // checkpoint; the loop saves the module, the optimizer and the default generators.
+  virtual void save_state(torch::serialize::OutputArchive& archive) const {}
+  virtual void load_state(torch::serialize::InputArchive& archive) {}
 };
 
 }  // namespace scalestudy::train

@@ -3,15 +3,18 @@
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 
 #include "harness/dist/gradient_bucketer.hpp"
 #include "harness/dist/parameter_sync.hpp"
 #include "harness/metrics/phase_timer.hpp"
 #include "harness/metrics/throughput_meter.hpp"
 #include "harness/profiling/profiler_window.hpp"
+#include "harness/train/checkpoint_store.hpp"
 #include "harness/train/epoch_batches.hpp"
 #include "harness/train/epoch_report.hpp"
 #include "harness/train/mixed_precision.hpp"
+#include "harness/train/training_checkpoint.hpp"
 #include "harness/train/training_config.hpp"
 #include "harness/train/training_optimizer.hpp"
 
@@ -94,7 +97,8 @@ class TrainingRun {
         precision_(config_.precision, device_.type()),
         profiler_(config_.profile_steps, instruments_.nvtx()),
         meter_(config_.measure_warmup_steps),
-        progress_(context.is_rank0(), config_.log_interval) {}
+        progress_(context.is_rank0(), config_.log_interval),
+        checkpoints_(std::filesystem::path(context.writer.path()).parent_path().string()) {}
 
   Status run() {
     if (Status supported = gpu::check_precision_supported(config_.precision, device_.type());
@@ -143,10 +147,15 @@ class TrainingRun {
       return recorded;
     }
 
+    if (config_.checkpoint_on_signal) context_.termination.stop_at_step_boundary();
+    if (Status resumed = resume_from_checkpoint(); !resumed) return resumed;
+
     std::optional<GlobalMetrics> last_validation;
-    for (int64_t epoch = 1; epoch <= config_.epochs; ++epoch) {
+    const int64_t first_epoch = resumed_ ? resumed_->epoch : 1;
+    for (int64_t epoch = first_epoch; epoch <= config_.epochs; ++epoch) {
       auto validation = run_epoch(epoch);
       if (!validation) return validation.status();
+      if (context_.checkpointed) return record_attempt();
       last_validation = *validation;
     }
     return finish(last_validation);
@@ -185,9 +194,9 @@ class TrainingRun {
     return Status::ok();
   }
 
-  Result<std::unique_ptr<EpochBatches>> training_batches(int64_t epoch) {
-    if (resident_split_) return device_batches(*resident_split_, epoch - 1);
-    auto loader = task_.train_batches(epoch - 1, global_batch());
+  Result<std::unique_ptr<EpochBatches>> training_batches(int64_t epoch, int64_t first_batch) {
+    if (resident_split_) return device_batches(*resident_split_, epoch - 1, first_batch);
+    auto loader = task_.train_batches(epoch - 1, global_batch(), first_batch);
     if (!loader) return loader.status();
     return host_batches(std::move(*loader), placement());
   }
@@ -207,10 +216,12 @@ class TrainingRun {
     for (const auto& [name, value] : task_.summary()) summary[name] = value;
   }
 
-  // Trains one epoch and validates; returns the global validation metrics (nullopt when
-  // the task has no validation split).
+  // Trains one epoch (the rest of it, for the epoch a run resumes in) and validates;
+  // returns the global validation metrics (nullopt when the task has no validation split,
+  // or when the run stopped to resume later: context_.checkpointed is set then).
   Result<std::optional<GlobalMetrics>> run_epoch(int64_t epoch) {
-    auto loader = training_batches(epoch);
+    const int64_t steps_done = resumed_ ? resumed_->epoch_step : 0;
+    auto loader = training_batches(epoch, steps_done);
     if (!loader) return loader.status();
     int64_t steps = (*loader)->num_batches();
     if (config_.steps_per_epoch_cap > 0) steps = std::min(steps, config_.steps_per_epoch_cap);
@@ -219,10 +230,24 @@ class TrainingRun {
 
     meter_.start_epoch();
     PassTotals train_totals(device_);
-    double epoch_lr = optim::lr_at(config_.schedule, global_step_, steps_per_epoch_);
+    double earlier_attempts_s = 0;  // of this epoch
+    if (resumed_) {
+      train_totals.loss_sum = resumed_->epoch_loss_sum;
+      train_totals.correct = resumed_->epoch_correct;
+      train_totals.samples = resumed_->epoch_samples;
+      train_totals.has_accuracy = resumed_->epoch_has_accuracy;
+      earlier_attempts_s = resumed_->epoch_elapsed_s;
+      meter_.resume(std::move(resumed_->meter), global_step_);
+      resumed_.reset();
+    }
+    double epoch_lr = optim::lr_at(config_.schedule, global_step_ - steps_done, steps_per_epoch_);
     task_.module().train();
     Clock::time_point epoch_start = Clock::now();
-    for (int64_t step = 1; step <= steps; ++step) {
+    for (int64_t step = steps_done + 1; step <= steps; ++step) {
+      const StepBoundary boundary{epoch, step - 1, &train_totals,
+                                  earlier_attempts_s + seconds_since(epoch_start)};
+      if (Status checked = at_step_boundary(boundary); !checked) return checked;
+      if (context_.checkpointed) return std::optional<GlobalMetrics>();
       if (!meter_.is_warmup(global_step_) && !meter_.window_open()) {
         if (Status opened = open_measured_window(); !opened) return opened;
       }
@@ -244,7 +269,7 @@ class TrainingRun {
     }
     if (Status written = write_timed_row(instruments_.flush()); !written) return written;
     meter_.close_window(Clock::now());
-    double epoch_s = seconds_since(epoch_start);
+    double epoch_s = earlier_attempts_s + seconds_since(epoch_start);
     progress_.clear();
 
     auto train_metrics = reduce_pass(train_totals, context_.communicator);
@@ -273,6 +298,171 @@ class TrainingRun {
       std::fflush(stdout);
     }
     return *validation;
+  }
+
+  // Where the loop stands between two steps: `epoch_step` steps of `epoch` done.
+  struct StepBoundary {
+    int64_t epoch = 1;
+    int64_t epoch_step = 0;
+    const PassTotals* epoch_totals = nullptr;
+    double epoch_elapsed_s = 0;
+  };
+
+  // Between two steps: a periodic checkpoint when one is due, and the stop a signal asked
+  // for once every rank knows of it (then context_.checkpointed is set).
+  Status at_step_boundary(const StepBoundary& boundary) {
+    auto stop = stop_agreed();
+    if (!stop) return stop.status();
+    const bool resumed_here = global_step_ == resume_step_;
+    const bool periodic = config_.checkpoint_every > 0 && global_step_ > 0 && !resumed_here &&
+                          global_step_ % config_.checkpoint_every == 0;
+    if (!*stop && !periodic) return Status::ok();
+    if (Status written = write_checkpoint(boundary); !written) {
+      return written.with_context("checkpoint at step " + std::to_string(global_step_));
+    }
+    if (*stop) {
+      const std::string signal = context_.termination.requested_by();
+      const std::string cause = !signal.empty() ? signal
+                                : global_step_ == config_.checkpoint_stop_at_step
+                                    ? "--checkpoint-stop-at-step"
+                                    : "a signal to another rank";
+      context_.checkpointed =
+          "checkpointed at global step " + std::to_string(global_step_) + " after " + cause +
+          "; the next attempt in this --out-dir resumes from " + checkpoints_.directory();
+    }
+    return Status::ok();
+  }
+
+  // Whether the run stops before this step. A signal reaches the ranks at different
+  // moments, so they agree on it only every --stop-check-every steps, all at the same step,
+  // through one scalar all-reduce; a single rank asks itself every step.
+  Result<bool> stop_agreed() {
+    if (config_.checkpoint_stop_at_step > 0 && global_step_ == config_.checkpoint_stop_at_step &&
+        global_step_ != resume_step_) {
+      return true;
+    }
+    if (!config_.checkpoint_on_signal) return false;
+    const bool requested = context_.termination.stop_requested();
+    if (context_.rank_info.world_size == 1) return requested;
+    if (global_step_ % config_.stop_check_every != 0) return false;
+    std::vector<double> flag = {requested ? 1.0 : 0.0};
+    if (Status reduced = context_.communicator.allreduce_scalars(flag, dist::ScalarReduction::kMax);
+        !reduced) {
+      return reduced;
+    }
+    return flag[0] > 0;
+  }
+
+  // Every rank writes its shard; once all have, rank 0 commits the manifest. Two scalar
+  // all-reduces keep the ranks together, so a rank that failed to write fails them all and
+  // no manifest names an incomplete checkpoint.
+  Status write_checkpoint(const StepBoundary& boundary) {
+    Clock::time_point started = Clock::now();
+    if (Status written = write_timed_row(instruments_.flush()); !written) return written;
+    meter_.close_window(started);  // the write is no training time; the next step reopens it
+    if (Status flushed = context_.writer.flush(); !flushed) return flushed;
+    Status saved = save_shard(boundary);
+    if (Status agreed = all_ranks_succeeded(saved); !agreed) return agreed;
+    Status committed = Status::ok();
+    if (context_.is_rank0()) {
+      CheckpointManifest manifest;
+      manifest.global_step = global_step_;
+      manifest.world_size = context_.rank_info.world_size;
+      manifest.attempt = attempt_;
+      manifest.config = resumable_config(context_.flags.resolved());
+      committed = checkpoints_.commit(manifest);
+    }
+    if (Status agreed = all_ranks_succeeded(committed); !agreed) return agreed;
+    checkpoint_write_s_ += seconds_since(started);
+    ++checkpoints_written_;
+    return Status::ok();
+  }
+
+  Status save_shard(const StepBoundary& boundary) {
+    auto path = checkpoints_.prepare_shard(global_step_, context_.rank_info.rank);
+    if (!path) return path.status();
+    LoopProgress progress;
+    progress.global_step = global_step_;
+    progress.epoch = boundary.epoch;
+    progress.epoch_step = boundary.epoch_step;
+    progress.steps_per_epoch = steps_per_epoch_;
+    progress.attempt = attempt_;
+    progress.epoch_loss_sum = boundary.epoch_totals->loss_sum;
+    progress.epoch_correct = boundary.epoch_totals->correct;
+    progress.epoch_samples = boundary.epoch_totals->samples;
+    progress.epoch_has_accuracy = boundary.epoch_totals->has_accuracy;
+    progress.epoch_elapsed_s = boundary.epoch_elapsed_s;
+    progress.meter = meter_.state();
+    if (Status written = write_shard(*path, progress, shard_contents()); !written) return written;
+    return checkpoints_.publish_shard(global_step_, context_.rank_info.rank);
+  }
+
+  ShardContents shard_contents() {
+    return ShardContents{task_.module(), *optimizer_, precision_, task_, device_};
+  }
+
+  // `local` on this rank; an error on every rank when any rank's was one.
+  Status all_ranks_succeeded(const Status& local) {
+    std::vector<double> ok = {local ? 1.0 : 0.0};
+    if (Status reduced = context_.communicator.allreduce_scalars(ok, dist::ScalarReduction::kMin);
+        !reduced) {
+      return reduced;
+    }
+    if (!local) return local;
+    if (ok[0] < 1) return Status::error("another rank failed to write its part");
+    return Status::ok();
+  }
+
+  // A committed checkpoint in the run directory: checked against this run's configuration
+  // and world size, then every piece of state restored, so the run continues exactly as an
+  // uninterrupted one would.
+  Status resume_from_checkpoint() {
+    auto manifest = checkpoints_.read_manifest();
+    if (!manifest) return manifest.status();
+    if (!*manifest) return Status::ok();
+    if (Status compatible = check_resumable(**manifest, checkpoints_.directory(),
+                                            resumable_config(context_.flags.resolved()),
+                                            context_.rank_info.world_size);
+        !compatible) {
+      return compatible;
+    }
+    const int64_t step = (*manifest)->global_step;
+    const std::string path = checkpoints_.shard_path(step, context_.rank_info.rank);
+    auto read = read_shard(path, step, shard_contents());
+    if (!read) return read.status();
+    LoopProgress& progress = *read;
+    global_step_ = resume_step_ = step;
+    steps_per_epoch_ = progress.steps_per_epoch;
+    attempt_ = (*manifest)->attempt + 1;
+    if (Status discarded = context_.writer.discard_from(step, static_cast<int>(progress.epoch));
+        !discarded) {
+      return discarded;
+    }
+    if (context_.is_rank0()) {
+      std::printf("Resumed at global step %lld (epoch %lld) from %s, attempt %d\n",
+                  static_cast<long long>(step), static_cast<long long>(progress.epoch),
+                  checkpoints_.directory().c_str(), attempt_);
+      std::fflush(stdout);
+    }
+    resumed_ = std::move(progress);
+    attempt_meter_start_ = resumed_->meter.run_measured;
+    return Status::ok();
+  }
+
+  // This attempt's part of the run in the provenance table ("attempt.<k>.*"): the steps it
+  // ran and what of them was measured (its warm-up excluded); the run's totals combine them.
+  Status record_attempt() {
+    const metrics::ThroughputTotals& total = meter_.run_measured();
+    const std::string prefix = "attempt." + std::to_string(attempt_) + ".";
+    auto text = [](double value) { return std::to_string(value); };
+    return context_.writer.add_provenance(
+        {{prefix + "first_step", std::to_string(resume_step_ < 0 ? 0 : resume_step_)},
+         {prefix + "end_step", std::to_string(global_step_)},
+         {prefix + "measured_steps", std::to_string(total.steps - attempt_meter_start_.steps)},
+         {prefix + "measured_samples",
+          std::to_string(total.samples - attempt_meter_start_.samples)},
+         {prefix + "measured_ms", text(total.elapsed_ms() - attempt_meter_start_.elapsed_ms())},
+         {prefix + "checkpoint_write_s", text(checkpoint_write_s_)}});
   }
 
   // The first measured step of an epoch: the device drained (the held step's times
@@ -405,6 +595,7 @@ class TrainingRun {
   }
 
   Status finish(const std::optional<GlobalMetrics>& last_validation) {
+    if (Status recorded = record_attempt(); !recorded) return recorded;
     const metrics::ThroughputTotals& measured = meter_.run_measured();
     auto rate = global_rate(measured.samples, measured.elapsed_ms(), context_.communicator);
     if (!rate) return rate.status();
@@ -414,6 +605,8 @@ class TrainingRun {
     summary["samples_per_s"] = *rate;
     summary["samples_per_s_step_sum"] = *step_rate;
     summary["step_ms_median"] = meter_.median_step_ms();
+    summary["attempts"] = attempt_;
+    if (checkpoints_written_ > 0) summary["checkpoints_written"] = checkpoints_written_;
     summary.merge(precision_.summary());
     if (last_validation) {
       summary["final_val_loss"] = last_validation->loss;
@@ -422,6 +615,8 @@ class TrainingRun {
     if (!config_.dump_params_path.empty() && context_.is_rank0()) {
       torch::save(task_.module().parameters(), config_.dump_params_path);
     }
+    // Every rank has read its shard by now (at its start); the run needs it no longer.
+    if (context_.is_rank0()) return checkpoints_.remove();
     return Status::ok();
   }
 
@@ -446,6 +641,13 @@ class TrainingRun {
   bool memory_peaks_reset_ = false;
   int64_t global_step_ = 0;
   int64_t steps_per_epoch_ = 0;
+  CheckpointStore checkpoints_;                    // in the run directory
+  std::optional<LoopProgress> resumed_;            // until the resumed epoch has taken it over
+  int64_t resume_step_ = -1;                       // the step this attempt started at; -1: step 0
+  int attempt_ = 1;                                // of the run, 1 without a checkpoint
+  metrics::ThroughputTotals attempt_meter_start_;  // run totals at this attempt's start
+  int checkpoints_written_ = 0;                    // by this attempt
+  double checkpoint_write_s_ = 0;                  // by this attempt
 };
 
 }  // namespace

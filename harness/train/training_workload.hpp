@@ -4,6 +4,9 @@
 // phase and an NVTX range, one `steps` row. Per epoch: global training and (sharded,
 // sum-reduced) validation metrics, global throughput, one `epochs` row and, on rank 0, one
 // human line ("Epoch [3/3] LR 0.0500 | Loss (train, val) ... | Throughput ... img/s").
+// Between steps: checkpoints (--checkpoint-every, and on SIGTERM / SIGINT a last one, after
+// which the run stops with RunContext::checkpointed set); at the start, a resume from the
+// run directory's checkpoint when there is one. See docs/checkpoint-resume.md.
 // Used by the driver's thread only.
 #pragma once
 

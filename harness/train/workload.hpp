@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "harness/core/status.hpp"
@@ -14,6 +15,7 @@
 #include "harness/gpu/device_runtime.hpp"
 #include "harness/record/run_writer.hpp"
 #include "harness/train/flags.hpp"
+#include "harness/train/termination_watcher.hpp"
 
 namespace scalestudy::train {
 
@@ -27,6 +29,12 @@ struct RunContext {
   std::map<std::string, double>& summary;
   // The rank's device (--device), the communicator's as well.
   gpu::DeviceRuntime& device;
+  // SIGTERM / SIGINT: fail the run at once unless the workload asks to stop at a step
+  // boundary instead (TerminationWatcher::stop_at_step_boundary).
+  TerminationWatcher& termination;
+  // Set by a workload that stopped on request after writing a checkpoint to resume from:
+  // the run record's reason. The driver then exits with exit_codes::kCheckpointed.
+  std::optional<std::string> checkpointed = std::nullopt;
   bool is_rank0() const { return rank_info.rank == 0; }
 };
 

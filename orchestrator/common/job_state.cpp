@@ -1,7 +1,10 @@
 #include "orchestrator/common/job_state.hpp"
 
 #include <array>
+#include <string>
 #include <utility>
+
+#include "harness/core/exit_codes.hpp"
 
 namespace scalestudy::common {
 namespace {
@@ -40,6 +43,17 @@ bool is_terminal(JobState state) {
 
 bool is_retryable(JobState state) {
   return is_terminal(state) && state != JobState::kCompleted;
+}
+
+JobStatus classify_checkpointed(JobStatus status) {
+  if (status.exit_code != exit_codes::kCheckpointed || !is_terminal(status.state) ||
+      status.state == JobState::kCompleted) {
+    return status;
+  }
+  status.state = JobState::kPreempted;
+  status.reason = "checkpointed (exit " + std::to_string(exit_codes::kCheckpointed) +
+                  "): the next attempt resumes from the run directory's checkpoint";
+  return status;
 }
 
 }  // namespace scalestudy::common

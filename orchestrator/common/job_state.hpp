@@ -47,4 +47,10 @@ bool is_terminal(JobState state);
 // submit (the acceptance); a study that should stop is left unsubmitted instead.
 bool is_retryable(JobState state);
 
+// A job that exited with exit_codes::kCheckpointed (75) stopped on request — a time limit's
+// early SIGTERM, preemption, scancel --signal — after writing a checkpoint that its next
+// attempt resumes from: PREEMPTED, with a reason saying so, whatever state the scheduler
+// gave it (FAILED, for a non-zero exit). Any other status is returned unchanged.
+JobStatus classify_checkpointed(JobStatus status);
+
 }  // namespace scalestudy::common

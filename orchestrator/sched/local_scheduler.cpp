@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "harness/core/exit_codes.hpp"
 #include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
 
@@ -26,6 +27,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kKillGrace = std::chrono::seconds(5);
+// At the time limit the ranks get SIGTERM and this long to finish their step and write a
+// checkpoint (SLURM's default KillWait) before SIGKILL.
+constexpr auto kCheckpointGrace = std::chrono::seconds(30);
 constexpr auto kReapInterval = std::chrono::milliseconds(20);
 
 struct RankProcess {
@@ -44,7 +48,8 @@ struct ActiveRun {
   std::optional<Clock::time_point> deadline;  // the run's time limit
   std::optional<Clock::time_point> kill_at;   // SIGKILL after SIGTERM's grace period
   bool timed_out = false;
-  std::optional<JobStatus> first_failure;  // the first rank that did not exit 0
+  std::optional<JobStatus> first_failure;  // the first rank that did not exit 0 (or 75)
+  size_t checkpointed = 0;                 // ranks that exited exit_codes::kCheckpointed
 };
 
 std::string local_job_id(pid_t group) {
@@ -155,9 +160,13 @@ JobStatus rank_failure(size_t index, const RankProcess& process) {
   return killed_by(who, WTERMSIG(wait_status));
 }
 
-void signal_group(ActiveRun& run, int signal_number) {
+void signal_group(ActiveRun& run, int signal_number, std::chrono::seconds grace = kKillGrace) {
   kill(-run.group, signal_number);
-  if (signal_number == SIGTERM) run.kill_at = Clock::now() + kKillGrace;
+  if (signal_number == SIGTERM) run.kill_at = Clock::now() + grace;
+}
+
+bool exited_with(const RankProcess& process, int code) {
+  return WIFEXITED(process.wait_status) && WEXITSTATUS(process.wait_status) == code;
 }
 
 // Reaps what has exited, stops the rest of a run after a failure or at its time limit.
@@ -170,8 +179,12 @@ bool advance(ActiveRun& run) {
     pid_t reaped = waitpid(process.pid, &process.wait_status, WNOHANG);
     if (reaped == process.pid || (reaped < 0 && errno == ECHILD)) {
       process.done = true;
-      bool clean_exit = WIFEXITED(process.wait_status) && WEXITSTATUS(process.wait_status) == 0;
-      if (!clean_exit && !run.first_failure && !run.kill_at) {
+      // A rank that checkpointed stopped on request; the others are stopping alike.
+      if (exited_with(process, exit_codes::kCheckpointed)) {
+        ++run.checkpointed;
+        continue;
+      }
+      if (!exited_with(process, 0) && !run.first_failure && !run.kill_at) {
         run.first_failure = rank_failure(rank, process);
         signal_group(run, SIGTERM);
       }
@@ -183,7 +196,7 @@ bool advance(ActiveRun& run) {
   auto now = Clock::now();
   if (run.deadline && now >= *run.deadline && !run.kill_at) {
     run.timed_out = true;
-    signal_group(run, SIGTERM);
+    signal_group(run, SIGTERM, kCheckpointGrace);
   } else if (run.kill_at && now >= *run.kill_at) {
     kill(-run.group, SIGKILL);
   }
@@ -191,6 +204,17 @@ bool advance(ActiveRun& run) {
 }
 
 JobStatus final_status(const ActiveRun& run, int time_limit_minutes) {
+  // A rank exits 75 only once every rank's part of the checkpoint is committed: the run
+  // resumes on its next attempt.
+  if (!run.first_failure && run.checkpointed > 0) {
+    JobStatus checkpointed =
+        common::classify_checkpointed({JobState::kFailed, exit_codes::kCheckpointed, ""});
+    if (run.timed_out) {
+      checkpointed.reason = "time limit of " + std::to_string(time_limit_minutes) +
+                            " min reached; " + checkpointed.reason;
+    }
+    return checkpointed;
+  }
   if (run.timed_out) {
     return {JobState::kTimeout, std::nullopt,
             "time limit of " + std::to_string(time_limit_minutes) + " min reached"};

@@ -96,7 +96,7 @@ std::optional<JobStatus> make_slurm_status(const std::string& state, std::option
   // the "BeginTime" it waited for before its second start).
   if (status.state == JobState::kCompleted) cleaned.clear();
   status.reason = cleaned;
-  return status;
+  return common::classify_checkpointed(std::move(status));
 }
 
 std::map<std::string, JobStatus> parse_sacct(const std::string& output) {

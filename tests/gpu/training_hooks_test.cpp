@@ -149,7 +149,7 @@ TEST_CASE("host batches arrive in the run's memory format; device batches cover 
   options.where = rank1_of_2;
   auto resident = gpu::DeviceBatchLoader::create(split, stats, torch::kCPU, options);
   REQUIRE(resident.is_ok());
-  std::unique_ptr<EpochBatches> device = device_batches(*resident, 1);
+  std::unique_ptr<EpochBatches> device = device_batches(*resident, 1, 0);
   CHECK(device->num_batches() == 5);
   // The adapter hands out the loader's batches of the epoch it started, in order.
   auto reference = gpu::DeviceBatchLoader::create(split, stats, torch::kCPU, options);

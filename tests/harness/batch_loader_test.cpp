@@ -194,3 +194,29 @@ TEST_CASE("loader construction errors: normalisation for the wrong channel count
   REQUIRE_FALSE(loader.is_ok());
   CHECK(loader.status().message().find("1 channels") != std::string::npos);
 }
+
+TEST_CASE("an epoch resumed at a batch serves the batches an unbroken epoch has there") {
+  const sd::ImageDataset dataset = small_dataset();
+  sd::TrainEpochOptions options;
+  options.global_batch = 16;
+  options.seed = 4;
+  options.epoch = 2;
+  options.augment.crop_padding = 2;
+  options.augment.horizontal_flip = true;
+  const std::vector<sd::Batch> whole = train_epoch(dataset, {1, 2}, options);
+  REQUIRE(whole.size() == 6);
+  for (int prefetch : {0, 2}) {
+    CAPTURE(prefetch);
+    options.first_batch = 4;
+    options.prefetch_depth = prefetch;
+    const std::vector<sd::Batch> rest = train_epoch(dataset, {1, 2}, options);
+    REQUIRE(rest.size() == 2);
+    for (size_t i = 0; i < rest.size(); ++i) {
+      CHECK(rest[i].index == whole[4 + i].index);
+      CHECK(torch::equal(rest[i].images, whole[4 + i].images));
+      CHECK(torch::equal(rest[i].labels, whole[4 + i].labels));
+    }
+  }
+  options.first_batch = 9;  // past the end: an empty rest
+  CHECK(train_epoch(dataset, {1, 2}, options).empty());
+}

@@ -87,6 +87,26 @@ TEST_CASE("SIGTERM to the launcher reaches every rank") {
   CHECK(testing::read_text(dir + "/rank1") == "terminated\n");
 }
 
+TEST_CASE("ranks that all checkpointed on a forwarded SIGTERM: the launcher exits 75 too") {
+  std::string dir = testing::fresh_dir("launch-checkpointed");
+  testing::ChildProcess launcher(
+      launch({"--nproc-per-node", "2"},
+             "trap 'kill $!; exit 75' TERM; touch " + dir + "/ready$RANK; sleep 60 & wait"),
+      {}, dir + "/out.txt");
+  REQUIRE(launcher.started());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !(std::filesystem::exists(dir + "/ready0") && std::filesystem::exists(dir + "/ready1"))) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  launcher.signal(SIGTERM);
+  CHECK(launcher.wait(20) == 75);
+  // Without a signal, too: a rank's 75 stops nobody, and all of them make the launcher's.
+  auto stopped = testing::run_to_end(launch({"--nproc-per-node", "2", "--grace-s", "1"}, "exit 75"),
+                                     {}, dir + "/stopped.txt", 30);
+  CHECK(stopped.exit_code == 75);
+}
+
 TEST_CASE("usage errors") {
   std::string dir = testing::fresh_dir("launch-usage");
   auto no_command = testing::run_to_end(

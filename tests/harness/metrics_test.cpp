@@ -90,4 +90,26 @@ TEST_CASE("throughput is timed over the measured window, host time between steps
   CHECK(meter.epoch_all().elapsed_ms() == 90);
 }
 
+TEST_CASE("a resumed meter keeps the earlier attempts' totals and warms up again") {
+  ThroughputMeter first(/*warmup_steps=*/2);
+  first.start_epoch();
+  for (int64_t step = 0; step < 5; ++step) first.record(step, 10, 20);  // 2 warm-up, 3 measured
+  ThroughputMeter::State carried = first.state();
+  CHECK(carried.run_measured.steps == 3);
+
+  ThroughputMeter resumed(/*warmup_steps=*/2);
+  resumed.start_epoch();
+  resumed.resume(carried, /*global_step=*/5);
+  CHECK(resumed.is_warmup(5));
+  CHECK(resumed.is_warmup(6));
+  CHECK_FALSE(resumed.is_warmup(7));
+  for (int64_t step = 5; step < 9; ++step) resumed.record(step, 10, step < 7 ? 90 : 30);
+  // 3 + 2 measured steps, neither attempt's warm-up among them.
+  CHECK(resumed.run_measured().steps == 5);
+  CHECK(resumed.run_measured().samples == 50);
+  CHECK(resumed.run_measured().step_ms == 3 * 20 + 2 * 30);
+  CHECK(resumed.epoch_all().steps == 9);
+  CHECK(resumed.median_step_ms() == 20);
+}
+
 }  // namespace scalestudy::metrics

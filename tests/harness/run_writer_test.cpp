@@ -172,6 +172,43 @@ TEST_CASE("a failed run keeps its reason and its buffered steps; a rerun replace
   CHECK(std::get<int64_t>(*scalar(*fresh, "SELECT count(*) FROM steps")) == 0);
 }
 
+TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoint") {
+  std::string dir = fresh_dir("run-writer-continue");
+  {
+    auto writer = RunWriter::create(dir, identity_of_rank(0));
+    REQUIRE(writer);
+    for (int64_t step = 0; step < 6; ++step) {
+      StepRow row;
+      row.global_step = step;
+      row.epoch = step < 3 ? 1 : 2;
+      REQUIRE((*writer)->add_step(row));
+    }
+    EpochRow epoch;
+    REQUIRE((*writer)->add_epoch(epoch));
+    REQUIRE((*writer)->mark_failed("checkpointed at global step 4"));
+  }
+  RunIdentity second = identity_of_rank(0);
+  second.host = "otherhost";
+  auto writer = RunWriter::create(dir, second, RunWriter::Attempt::kContinue);
+  REQUIRE(writer);
+  REQUIRE((*writer)->discard_from(4, 2));
+  {
+    auto db = sqlite::Database::open(RunWriter::rank_file(dir, 0), sqlite::OpenMode::kReadOnly);
+    REQUIRE(db);
+    CHECK(std::get<std::string>(*scalar(*db, "SELECT status || host FROM run")) ==
+          "runningotherhost");
+    CHECK(std::get<int64_t>(
+              *scalar(*db, "SELECT failure_reason IS NULL AND finished_at IS NULL FROM run")) == 1);
+    CHECK(std::get<int64_t>(*scalar(*db, "SELECT max(global_step) FROM steps")) == 3);
+    CHECK(std::get<int64_t>(*scalar(*db, "SELECT count(*) FROM epochs")) == 1);
+  }
+  // Without an earlier file, kContinue starts a fresh one.
+  std::string empty = fresh_dir("run-writer-continue-none");
+  auto fresh = RunWriter::create(empty, identity_of_rank(1), RunWriter::Attempt::kContinue);
+  REQUIRE(fresh);
+  CHECK(std::filesystem::exists(RunWriter::rank_file(empty, 1)));
+}
+
 TEST_CASE("an out-dir that cannot be created is an error naming it") {
   std::string blocker = fresh_dir("run-writer-blocked") + "/file";
   { std::ofstream(blocker) << "x"; }

@@ -111,11 +111,12 @@ TEST_CASE("a completed run records provenance, steps, epochs, summary and teleme
   }
 }
 
-TEST_CASE("SIGTERM (a SLURM time limit) ends the run with a failed record") {
+TEST_CASE("without --checkpoint-on-signal, SIGTERM ends the run at once with a failed record") {
   std::string dir = testing::fresh_dir("train-sigterm");
   testing::ChildProcess child(
-      train_command(dir, {"--epochs", "1000", "--steps-per-epoch", "5", "--val-samples", "64"}), {},
-      dir + "/out.txt");
+      train_command(dir, {"--epochs", "1000", "--steps-per-epoch", "5", "--val-samples", "64",
+                          "--checkpoint-on-signal", "false"}),
+      {}, dir + "/out.txt");
   REQUIRE(child.started());
   std::string db = dir + "/rank0.sqlite";
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

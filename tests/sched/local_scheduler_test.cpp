@@ -161,6 +161,16 @@ TEST_CASE("a launcher's report of a killed rank is a signal, not launcher rank 0
     CHECK(status.reason ==
           std::string("a rank under scalestudy-launch (see its log) ") + expected.reason);
   }
+  // 75: every rank stopped with a checkpoint; the run resumes on its next attempt.
+  setenv("SCALESTUDY_FAKE_LAUNCH_EXIT", "75", 1);
+  LocalScheduler scheduler(options);
+  Recorder recorder;
+  PreparedRun run = run_of(dir, "launched75", 2, 0);
+  REQUIRE(scheduler.submit({run}, recorder.callbacks()).is_ok());
+  const JobStatus& status = recorder.finished[run.spec.run_id];
+  CHECK(status.state == JobState::kPreempted);
+  CHECK(status.exit_code == 75);
+  CHECK(status.reason.find("checkpointed (exit 75)") != std::string::npos);
   unsetenv("SCALESTUDY_FAKE_LAUNCH_EXIT");
 }
 

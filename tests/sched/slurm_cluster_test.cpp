@@ -27,19 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string write_study(const fs::path& dir, const std::string& name, const std::string& body) {
-  fs::create_directories(dir);
-  const std::string path = (dir / (name + ".yaml")).string();
-  std::ofstream(path) << "study: " << name << "\n" << body;
-  return path;
-}
-
-nlohmann::json status_of(const std::string& study, const std::string& results) {
-  ProcessResult shown = run_cli({"status", study, "--format", "json", "--results-dir", results});
-  REQUIRE(shown.exit_code == 0);
-  return nlohmann::json::parse(shown.stdout_text);
-}
-
 // The run's (state, job id) from `status --format json`.
 std::pair<std::string, std::string> run_state(const nlohmann::json& status,
                                               const std::string& run_id) {

@@ -22,18 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string write_study(const fs::path& dir, const std::string& name, const std::string& body) {
-  const std::string path = (dir / (name + ".yaml")).string();
-  std::ofstream(path) << "study: " << name << "\n" << body;
-  return path;
-}
-
-nlohmann::json status_of(const std::string& study, const std::string& results) {
-  ProcessResult shown = run_cli({"status", study, "--format", "json", "--results-dir", results});
-  REQUIRE(shown.exit_code == 0);
-  return nlohmann::json::parse(shown.stdout_text);
-}
-
 // Processes, not zombies, whose command line mentions `text`.
 std::vector<pid_t> processes_mentioning(const std::string& text) {
   std::vector<pid_t> found;

@@ -55,6 +55,16 @@ TEST_CASE("a completed job keeps no reason, not even the BeginTime of its requeu
   CHECK(states["51"].reason.empty());
 }
 
+TEST_CASE("a job that exited 75 checkpointed: PREEMPTED, to resume, not FAILED") {
+  auto states = parse_sacct("51|FAILED|75:0|None\n52|TIMEOUT|0:15|None\n53|FAILED|74:0|None\n");
+  CHECK(states["51"].state == JobState::kPreempted);
+  CHECK(states["51"].exit_code == 75);
+  CHECK(states["51"].reason.find("checkpointed (exit 75)") != std::string::npos);
+  CHECK(states["52"].state == JobState::kTimeout);
+  CHECK(states["53"].state == JobState::kFailed);
+  CHECK(is_retryable(states["51"].state));
+}
+
 TEST_CASE("squeue output gives live states with their reasons") {
   auto states = parse_squeue("7_0|RUNNING|None\n7_1|PENDING|Resources\n8|COMPLETING|None\n");
   CHECK(states["7_0"].state == JobState::kRunning);

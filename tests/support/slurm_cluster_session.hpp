@@ -2,8 +2,11 @@
 // test binary (or found running), its env.sh loaded into this process's environment, and
 // stopped at exit when this process started it. Needs root; REQUIRE_CLUSTER() skips a test
 // case with the reason otherwise. Suites using it carry RESOURCE_LOCK slurm_cluster.
+// Also the two helpers every such suite uses: a study file written, its status read back
+// through the `scalestudy` CLI. Header-only; include it from one translation unit.
 #pragma once
 
+#include <doctest/doctest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "orchestrator/common/process_runner.hpp"
@@ -110,5 +114,22 @@ class ClusterSession {
     MESSAGE("skipped: local SLURM cluster unavailable: " << cluster.why_not()); \
     return;                                                                     \
   }
+
+// `study: <name>` followed by `body`, as <dir>/<name>.yaml; returns its path.
+inline std::string write_study(const std::filesystem::path& dir, const std::string& name,
+                               const std::string& body) {
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / (name + ".yaml")).string();
+  std::ofstream(path) << "study: " << name << "\n" << body;
+  return path;
+}
+
+// `scalestudy status <study> --format json`, parsed.
+inline nlohmann::json status_of(const std::string& study, const std::string& results) {
+  common::ProcessResult shown =
+      run_cli({"status", study, "--format", "json", "--results-dir", results});
+  REQUIRE(shown.exit_code == 0);
+  return nlohmann::json::parse(shown.stdout_text);
+}
 
 }  // namespace scalestudy::testing

@@ -3,6 +3,8 @@
 //   - one rank, small preset (28 x 28) with a narrow UNet: the denoising loss the run
 //     database records falls from the first steps to the last, per epoch, and on the
 //     held-out split;
+//   - one rank stopped at step 4 (exit 75) and run again: it resumes with its per-rank noise
+//     generator, every step's loss and the final validation loss those of an unbroken run;
 //   - two ranks through scalestudy-launch (gloo): both records completed, the validation
 //     loss global (equal on both ranks), the weights saved to --checkpoint;
 //   - --sample 16 from that checkpoint: a PNG grid of 4 x 4 generated 28 x 28 images;
@@ -106,6 +108,33 @@ TEST_CASE("DDPM on Fashion-MNIST (CPU, one rank): the denoising loss decreases")
   CHECK(testing::db_number(db, "SELECT value FROM summary WHERE name = 'forward_flops'") > 0);
   CHECK(testing::db_text(db, "SELECT config_json FROM run").find("\"preset\": \"small\"") !=
         std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("DDPM stopped mid-run resumes with its noise generator: the same losses step by step") {
+  if (!have_fashion_mnist()) return;
+  const std::string dir = testing::fresh_dir("ddpm-resume");
+  const std::vector<std::string> flags = {"--batch-size",      "8", "--epochs",        "2",
+                                          "--steps-per-epoch", "3", "--train-samples", "256",
+                                          "--threads",         "1"};
+  auto whole =
+      testing::run_to_end(ddpm_command(dir + "/whole", flags), {}, dir + "/whole.txt", 300);
+  REQUIRE(whole.exit_code == 0);
+  std::vector<std::string> stopped_flags = flags;
+  stopped_flags.insert(stopped_flags.end(), {"--checkpoint-stop-at-step", "4"});
+  const std::vector<std::string> stopped = ddpm_command(dir + "/cut", stopped_flags);
+  auto first = testing::run_to_end(stopped, {}, dir + "/first.txt", 300);
+  INFO(first.output);
+  REQUIRE(first.exit_code == 75);
+  auto second = testing::run_to_end(stopped, {}, dir + "/second.txt", 300);
+  INFO(second.output);
+  REQUIRE(second.exit_code == 0);
+  const std::string losses = "SELECT group_concat(printf('%.17g', loss)) FROM steps";
+  CHECK(testing::db_text(dir + "/cut/rank0.sqlite", losses) ==
+        testing::db_text(dir + "/whole/rank0.sqlite", losses));
+  const std::string val_loss = "SELECT value FROM summary WHERE name = 'final_val_loss'";
+  CHECK(testing::db_number(dir + "/cut/rank0.sqlite", val_loss) ==
+        testing::db_number(dir + "/whole/rank0.sqlite", val_loss));
   std::filesystem::remove_all(dir);
 }
 

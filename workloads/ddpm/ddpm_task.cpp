@@ -103,8 +103,10 @@ Status DdpmTask::setup(const train::TaskSetup& setup) {
 }
 
 Result<std::unique_ptr<data::BatchLoader>> DdpmTask::train_batches(int64_t epoch,
-                                                                   int64_t global_batch) {
+                                                                   int64_t global_batch,
+                                                                   int64_t first_batch) {
   data::TrainEpochOptions options;
+  options.first_batch = first_batch;
   options.global_batch = global_batch;
   options.seed = seed_;
   options.epoch = epoch;
@@ -132,6 +134,19 @@ train::TaskOutput DdpmTask::forward(const data::Batch& batch) {
   // In float32 even when the forward pass runs under fp16 autocast.
   torch::Tensor loss = F::mse_loss(predicted.to(torch::kFloat), noise);
   return train::TaskOutput{loss, torch::Tensor()};
+}
+
+void DdpmTask::save_state(torch::serialize::OutputArchive& archive) const {
+  at::Generator generator = *train_generator_;  // a handle on the same generator
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  archive.write("train_generator", generator.get_state(), /*is_buffer=*/true);
+}
+
+void DdpmTask::load_state(torch::serialize::InputArchive& archive) {
+  torch::Tensor saved;
+  archive.read("train_generator", saved, /*is_buffer=*/true);
+  std::lock_guard<std::mutex> lock(train_generator_->mutex());
+  train_generator_->set_state(saved.cpu());
 }
 
 std::map<std::string, double> DdpmTask::summary() {

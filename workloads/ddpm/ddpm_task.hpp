@@ -24,12 +24,15 @@ class DdpmTask : public train::TrainingTask {
   Status validate(const train::Flags& flags) const override;
   Status setup(const train::TaskSetup& setup) override;
   torch::nn::Module& module() override { return *unet_; }
-  Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch,
-                                                           int64_t global_batch) override;
+  Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch, int64_t global_batch,
+                                                           int64_t first_batch) override;
   std::optional<train::ResidentData> resident_training_data() const override;
   Result<std::unique_ptr<data::BatchLoader>> eval_batches(int64_t per_rank_batch) override;
   train::TaskOutput forward(const data::Batch& batch) override;
   std::map<std::string, double> summary() override;
+  // The per-rank generator of the training steps' timesteps and noise.
+  void save_state(torch::serialize::OutputArchive& archive) const override;
+  void load_state(torch::serialize::InputArchive& archive) override;
 
  private:
   data::RankInWorld where_;

@@ -37,7 +37,9 @@ Status DdpmWorkload::run(train::RunContext& context) {
   if (!config) return config.status();
   if (config->sample_count > 0) return generate(context, *config);
   if (Status trained = training_.run(context); !trained) return trained;
-  if (config->checkpoint.empty() || !context.is_rank0()) return Status::ok();
+  if (context.checkpointed || config->checkpoint.empty() || !context.is_rank0()) {
+    return Status::ok();
+  }
   return save_weights(task_.module(), config->checkpoint);
 }
 

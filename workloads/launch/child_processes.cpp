@@ -12,6 +12,8 @@
 #include <map>
 #include <optional>
 
+#include "harness/core/exit_codes.hpp"
+
 namespace scalestudy::launch {
 namespace {
 
@@ -81,7 +83,8 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
 
   std::optional<int> first_failure;
   std::optional<Clock::time_point> failed_at;
-  int escalation = 0;  // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
+  size_t checkpointed = 0;  // ranks that stopped on request with a checkpoint to resume from
+  int escalation = 0;       // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
   auto signal_all = [&](int signal_number) {
     for (pid_t pid : running) kill(pid, signal_number);
   };
@@ -103,7 +106,9 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
         continue;
       }
       int code = reaped < 0 ? 1 : exit_code_of(wait_status);
-      if (code != 0 && !first_failure) {
+      if (code == exit_codes::kCheckpointed) {
+        ++checkpointed;
+      } else if (code != 0 && !first_failure) {
         if (reaped > 0) report_failure(local_rank_of[pid], pid, wait_status);
         first_failure = code;
         failed_at = Clock::now();
@@ -122,7 +127,9 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
     }
   }
   sigprocmask(SIG_SETMASK, &original_mask, nullptr);
-  return first_failure.value_or(0);
+  // Every rank checkpointed (a forwarded SIGTERM, say): the run resumes, it did not fail.
+  if (checkpointed == children.size()) return exit_codes::kCheckpointed;
+  return first_failure.value_or(checkpointed > 0 ? exit_codes::kCheckpointed : 0);
 }
 
 }  // namespace scalestudy::launch

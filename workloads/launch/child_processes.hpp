@@ -2,7 +2,10 @@
 // SIGTERM / SIGINT received by the caller are forwarded to every child; when one child
 // fails, the others get `grace` to finish on their own (and record why), then SIGTERM,
 // then SIGKILL after another `grace`. The result is the exit code of the first child that
-// failed (128 + signal for a child killed by a signal), or 0.
+// failed (128 + signal for a child killed by a signal, 128 + the signal the caller received
+// and forwarded), or 0 — except that when every child exited exit_codes::kCheckpointed
+// (they stopped on the forwarded signal with a checkpoint to resume from), so does the
+// launcher; a child exiting with it is no failure that stops the others.
 // Call from a single-threaded process (it changes the signal mask and reaps every child).
 #pragma once
 

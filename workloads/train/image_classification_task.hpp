@@ -18,8 +18,8 @@ class ImageClassificationTask : public train::TrainingTask {
   Status validate(const train::Flags& flags) const override;
   Status setup(const train::TaskSetup& setup) override;
   torch::nn::Module& module() override { return *model_->ptr(); }
-  Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch,
-                                                           int64_t global_batch) override;
+  Result<std::unique_ptr<data::BatchLoader>> train_batches(int64_t epoch, int64_t global_batch,
+                                                           int64_t first_batch) override;
   std::optional<train::ResidentData> resident_training_data() const override {
     return train::ResidentData{&dataset_->train, &dataset_->normalization, augment_};
   }
