@@ -95,7 +95,8 @@ TEST_CASE("steps after a shard's round trip equal the uninterrupted steps, bit f
   for (const Case& tried :
        {Case{"sgd loop", optim::OptimizerKind::kSgd, OptimizerImpl::kLoop},
         Case{"sgd foreach", optim::OptimizerKind::kSgd, OptimizerImpl::kForeach},
-        Case{"adamw", optim::OptimizerKind::kAdamW, OptimizerImpl::kLoop}}) {
+        Case{"adamw loop", optim::OptimizerKind::kAdamW, OptimizerImpl::kLoop},
+        Case{"adamw foreach", optim::OptimizerKind::kAdamW, OptimizerImpl::kForeach}}) {
     INFO(tried.name);
     optim::OptimizerConfig config;
     config.kind = tried.kind;
