@@ -67,6 +67,7 @@ struct StandInProject {
     for (const char* script : {"quickstart.sh", "test.sh"})
       fs::copy_file(source_scripts / script, root / "scripts" / script);
     write_file(root / "scripts" / "install-deps.sh", "exit 0\n");
+    write_file(root / "scripts" / "build-cuda.sh", "echo stand-in CUDA build\n");
     write_file(root / "fake-cli", "#!/bin/sh\necho \"fake scalestudy $*\"\n");
     fs::permissions(root / "fake-cli", fs::perms::owner_all, fs::perm_options::add);
     write_file(root / "CMakeLists.txt", stand_in_cmakelists(registered_tests));
@@ -91,6 +92,16 @@ TEST_CASE("test.sh after quickstart.sh in the same build folder runs the tests")
   INFO(test.text);
   CHECK(test.exit_code == 0);
   CHECK(test.text.find("tests passed, 0 tests failed out of 2") != std::string::npos);
+}
+
+TEST_CASE("a failed CUDA build fails test.sh even when every test passed") {
+  StandInProject project(1);
+  write_file(project.root / "scripts" / "build-cuda.sh", "echo link error >&2; exit 1\n");
+  Output test = project.script("test.sh");
+  INFO(test.text);
+  CHECK(test.text.find("tests passed, 0 tests failed out of 1") != std::string::npos);
+  CHECK(test.text.find("build-cuda: exit 1") != std::string::npos);
+  CHECK(test.exit_code == 1);
 }
 
 TEST_CASE("test.sh turns tests back on in a build folder configured without them") {
