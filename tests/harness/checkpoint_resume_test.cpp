@@ -27,6 +27,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::db_number;
 using testing::db_text;
+using testing::wait_for_finished_epoch;
 using testing::load_params;
 using testing::max_difference;
 
@@ -114,14 +115,6 @@ void check_record_of_resumed_run(const std::string& db, const Shape& shape, int 
   CHECK_FALSE(fs::exists(fs::path(db).parent_path() / "checkpoint"));
 }
 
-void wait_for_first_epoch(const std::string& db) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
-  while (std::chrono::steady_clock::now() < deadline &&
-         !(fs::exists(db) && db_text(db, "SELECT count(*) FROM epochs") != "0")) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-}
-
 }  // namespace
 
 TEST_CASE("a run stopped at a step resumes to the weights of an uninterrupted run") {
@@ -198,7 +191,7 @@ TEST_CASE("SIGTERM to one rank of two: both stop at the same step, checkpoint, e
     return ranks;
   };
   auto first = start_ranks("first");
-  wait_for_first_epoch(dir + "/rank0.sqlite");
+  CHECK(wait_for_finished_epoch(dir + "/rank0.sqlite", std::chrono::seconds(120)));
   first[1]->signal(SIGTERM);  // rank 0 hears of it only through the stop all-reduce
   int code0 = first[0]->wait(60), code1 = first[1]->wait(60);
   INFO(first[0]->output() << first[1]->output());
@@ -226,7 +219,7 @@ TEST_CASE("a killed run resumes from its last periodic checkpoint, redoing the l
   {
     testing::ChildProcess first(command, {}, dir + "/first.txt");
     REQUIRE(first.started());
-    wait_for_first_epoch(dir + "/rank0.sqlite");
+    CHECK(wait_for_finished_epoch(dir + "/rank0.sqlite", std::chrono::seconds(120)));
     first.signal(SIGKILL);
     first.wait(30);
   }

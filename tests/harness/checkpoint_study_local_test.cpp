@@ -82,10 +82,7 @@ TEST_CASE("SIGTERM to a local 2-rank run: PREEMPTED, resubmitted, resumed to the
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string run_dir = run_dir_of(dir, "cut");
     rank0_db = run_dir + "/rank0.sqlite";
-    if (!run_dir.empty() && fs::exists(rank0_db) &&
-        db_text(rank0_db, "SELECT count(*) FROM epochs") != "0") {
-      break;
-    }
+    if (!run_dir.empty() && testing::has_finished_epoch(rank0_db)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   // The local job id is local-<submitter pid>.<process group>.

@@ -1,9 +1,12 @@
-// Test helper: reads single values from a rank's run database. Header-only.
+// Test helper: reads single values from a rank's run database, and waits for a running
+// workload's first finished epoch. Header-only.
 #pragma once
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "harness/core/sqlite.hpp"
 
@@ -26,6 +29,25 @@ inline double db_number(const std::string& path, const std::string& sql) {
   if (const auto* integer = std::get_if<int64_t>(&**value)) return static_cast<double>(*integer);
   REQUIRE_MESSAGE(std::holds_alternative<double>(**value), sql);
   return std::get<double>(**value);
+}
+
+// Whether the run database at `path` holds a finished epoch. A database that does not exist
+// yet, or whose writer has not created its tables yet, holds none (no test failure).
+inline bool has_finished_epoch(const std::string& path) {
+  auto db = sqlite::Database::open(path, sqlite::OpenMode::kReadOnly);
+  if (!db) return false;
+  auto count = db->query_value("SELECT count(*) FROM epochs");
+  return count && *count && sqlite::to_string(**count) != "0";
+}
+
+// Polls has_finished_epoch() until it holds or `timeout` passes; returns whether it held.
+inline bool wait_for_finished_epoch(const std::string& path, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!has_finished_epoch(path)) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
 }
 
 }  // namespace scalestudy::testing

@@ -119,11 +119,7 @@ TEST_CASE("without --checkpoint-on-signal, SIGTERM ends the run at once with a f
       {}, dir + "/out.txt");
   REQUIRE(child.started());
   std::string db = dir + "/rank0.sqlite";
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline &&
-         !(std::filesystem::exists(db) && db_text(db, "SELECT count(*) FROM epochs") != "0")) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  CHECK(testing::wait_for_finished_epoch(db, std::chrono::seconds(60)));
   child.signal(SIGTERM);
   CHECK(child.wait(30) == 128 + SIGTERM);
   check_failed_record(db, "terminated by signal SIGTERM");
@@ -147,11 +143,7 @@ TEST_CASE("when a peer dies or hangs, the survivor exits within the timeout and 
           env, dir + "/out" + std::to_string(rank) + ".txt"));
     }
     std::string db = dir + "/rank0.sqlite";
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline &&
-           !(std::filesystem::exists(db) && db_text(db, "SELECT count(*) FROM epochs") != "0")) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
+    CHECK(testing::wait_for_finished_epoch(db, std::chrono::seconds(60)));
     ranks[1]->signal(signal_number);
     auto signalled = std::chrono::steady_clock::now();
     int code = ranks[0]->wait(30);
