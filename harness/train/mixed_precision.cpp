@@ -53,7 +53,6 @@ std::map<std::string, double> MixedPrecision::summary() const {
           {"loss_scale_skipped_steps", static_cast<double>(scaler_->skipped_steps())}};
 }
 
-
 void MixedPrecision::save(torch::serialize::OutputArchive& archive) const {
   if (!scaler_) return;
   archive.write("loss_scale", c10::IValue(scaler_->scale_value()));

@@ -39,7 +39,8 @@ void declare_training_flags(Flags& flags) {
       .boolean();
   flags
       .declare("optimizer-impl", "auto",
-               "foreach (fused / multi-tensor SGD or AdamW) | loop (torch::optim) | auto (foreach on CUDA)")
+               "foreach (fused / multi-tensor SGD or AdamW) | loop (torch::optim) | auto (foreach "
+               "on CUDA)")
       .one_of({"auto", "foreach", "loop"});
   flags.declare("seed", "0", "seed of weights, shuffling and augmentation").integer(0);
   flags.declare("optimizer", "sgd", "sgd | adamw").one_of({"sgd", "adamw"});

@@ -27,9 +27,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::db_number;
 using testing::db_text;
-using testing::wait_for_finished_epoch;
 using testing::load_params;
 using testing::max_difference;
+using testing::wait_for_finished_epoch;
 
 constexpr int kWarmupSteps = 2;
 
