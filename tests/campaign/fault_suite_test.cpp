@@ -76,28 +76,14 @@ int64_t integer(sqlite::Database& db, const std::string& sql,
   return std::get<int64_t>((*rows)[0][0]);
 }
 
-// Processes, not zombies, whose command line mentions `dir`.
-std::vector<pid_t> processes_under(const fs::path& dir) {
-  std::vector<pid_t> found;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string command_line = read_file(entry.path().string() + "/cmdline");
-    std::ifstream stat(entry.path().string() + "/stat");
-    std::string pid_field, command, state;
-    if (!(stat >> pid_field >> command >> state) || state == "Z") continue;
-    if (command_line.find(dir.string()) != std::string::npos) found.push_back(std::stoi(name));
-  }
-  return found;
-}
-
 // The invariants every case ends with.
 void check_invariants(const fs::path& dir, const std::string& study, const std::string& results) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!processes_under(dir).empty() && std::chrono::steady_clock::now() < deadline) {
+  while (!processes_mentioning(dir.string()).empty() &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  CHECK(processes_under(dir).empty());
+  CHECK(processes_mentioning(dir.string()).empty());
 
   auto db = sqlite::Database::open(results + "/" + study + ".sqlite", sqlite::OpenMode::kReadOnly);
   REQUIRE(db.is_ok());
@@ -233,7 +219,7 @@ TEST_CASE(
   CHECK(first.stdout_text.find("killed by signal 9") != std::string::npos);
   // The failed attempt's rank 0 was stopped, not left sleeping; its one line per rank is
   // cleared so the retry's execution is counted alone.
-  CHECK(processes_under(dir).empty());
+  CHECK(processes_mentioning(dir.string()).empty());
   fs::remove(pid_file.parent_path() / "executions.txt");
   finish_study(study_yaml, results);
   auto db = sqlite::Database::open(results + "/" + study + ".sqlite", sqlite::OpenMode::kReadOnly);

@@ -22,21 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Processes, not zombies, whose command line mentions `text`.
-std::vector<pid_t> processes_mentioning(const std::string& text) {
-  std::vector<pid_t> found;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::string command_line = read_file(entry.path().string() + "/cmdline");
-    std::ifstream stat(entry.path().string() + "/stat");
-    std::string pid_field, command, state;
-    if (!(stat >> pid_field >> command >> state) || state == "Z") continue;
-    if (command_line.find(text) != std::string::npos) found.push_back(std::stoi(name));
-  }
-  return found;
-}
-
 // Marks each start and each end of a rank in <out-dir>/starts and <out-dir>/ends.
 std::string write_marking_workload(const fs::path& dir) {
   const auto path = dir / "marking_workload.sh";

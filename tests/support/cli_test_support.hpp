@@ -1,6 +1,9 @@
 // Helpers shared by the suites that drive the scalestudy CLI (campaign, sched/slurm): the CLI
-// binary, a scratch directory, a fake workload that records each execution, and running commands.
+// binary, a scratch directory, a fake workload that records each execution, running commands,
+// and finding the processes a test left behind.
 #pragma once
+
+#include <sys/types.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -75,6 +78,21 @@ dist.destroy_process_group()
 inline std::string read_file(const std::string& path) {
   std::ifstream file(path);
   return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+// Processes, not zombies, whose command line mentions `text` (e.g. a test's directory).
+inline std::vector<pid_t> processes_mentioning(const std::string& text) {
+  std::vector<pid_t> found;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string command_line = read_file(entry.path().string() + "/cmdline");
+    std::ifstream stat(entry.path().string() + "/stat");
+    std::string pid_field, command, state;
+    if (!(stat >> pid_field >> command >> state) || state == "Z") continue;
+    if (command_line.find(text) != std::string::npos) found.push_back(std::stoi(name));
+  }
+  return found;
 }
 
 inline int count_lines(const std::string& path) {
