@@ -83,6 +83,20 @@ void declare_training_flags(Flags& flags) {
                "stop at this global step as if SIGTERM had come (tests the resume path); 0: never",
                true)
       .integer(0);
+  flags
+      .declare("test-signal-at-step", "0",
+               "the last rank sends itself SIGTERM before this global step of the first "
+               "attempt (tests the signal path); 0: never",
+               true)
+      .integer(0);
+  flags
+      .declare("test-kill-at-step", "0",
+               "every rank SIGKILLs itself before this global step of the first attempt, "
+               "after its periodic checkpoint (tests --checkpoint-every); 0: never",
+               true)
+      .integer(0);
+  flags.declare("test-step-delay-ms", "0", "pause after every step (tests time limits)", true)
+      .integer(0);
   flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
   flags.declare("dump-initial-state", "",
                 "save the module's initial parameters and buffers (torch::save) here", true);
@@ -128,6 +142,11 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.stop_check_every, [&] { return flags.get_int("stop-check-every"); });
   read(status, config.checkpoint_stop_at_step,
        [&] { return flags.get_int("checkpoint-stop-at-step"); });
+  read(status, config.test_faults.signal_at_step,
+       [&] { return flags.get_int("test-signal-at-step"); });
+  read(status, config.test_faults.kill_at_step, [&] { return flags.get_int("test-kill-at-step"); });
+  read(status, config.test_faults.step_delay_ms,
+       [&] { return flags.get_int("test-step-delay-ms"); });
   if (!status) return status;
   config.dump_params_path = flags.get("dump-params");
   config.dump_initial_state_path = flags.get("dump-initial-state");

@@ -15,6 +15,7 @@
 #include "harness/profiling/profiler_window.hpp"
 #include "harness/train/epoch_batches.hpp"
 #include "harness/train/flags.hpp"
+#include "harness/train/test_faults.hpp"
 #include "harness/train/training_optimizer.hpp"
 
 namespace scalestudy::train {
@@ -44,6 +45,7 @@ struct TrainingConfig {
   int64_t stop_check_every = 10;     // steps between the ranks' agreement on a stop request
   // Hidden test flag: stop at this global step as if a signal had come (0: never).
   int64_t checkpoint_stop_at_step = 0;
+  TestFaults test_faults;        // hidden test flags --test-*
   std::string dump_params_path;  // hidden test flag: rank 0 saves the final parameters
   // Hidden benchmark flag: rank 0 saves the parameters and buffers training starts from.
   std::string dump_initial_state_path;

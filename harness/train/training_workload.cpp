@@ -173,6 +173,7 @@ class TrainingRun {
   // Samples per step over all ranks: --batch-size is per rank; the samplers split this
   // evenly again, so every rank's batch is exactly config_.batch_size.
   int64_t global_batch() const { return config_.batch_size * context_.rank_info.world_size; }
+  bool is_last_rank() const { return context_.rank_info.rank == context_.rank_info.world_size - 1; }
 
   // --data-on-device: keeps the task's training split in device memory when it offers one.
   Status place_training_split() {
@@ -266,6 +267,7 @@ class TrainingRun {
       pending_rows_.push_back(row);
       if (Status written = write_timed_row(instruments_.collect()); !written) return written;
       ++global_step_;
+      config_.test_faults.pause_after_step();
     }
     if (Status written = write_timed_row(instruments_.flush()); !written) return written;
     meter_.close_window(Clock::now());
@@ -311,15 +313,23 @@ class TrainingRun {
   // Between two steps: a periodic checkpoint when one is due, and the stop a signal asked
   // for once every rank knows of it (then context_.checkpointed is set).
   Status at_step_boundary(const StepBoundary& boundary) {
+    const TestFaults& faults = config_.test_faults;
+    if (Status signalled =
+            faults.signal_if_due(global_step_, attempt_, is_last_rank(), context_.termination);
+        !signalled) {
+      return signalled;
+    }
     auto stop = stop_agreed();
     if (!stop) return stop.status();
     const bool resumed_here = global_step_ == resume_step_;
     const bool periodic = config_.checkpoint_every > 0 && global_step_ > 0 && !resumed_here &&
                           global_step_ % config_.checkpoint_every == 0;
-    if (!*stop && !periodic) return Status::ok();
-    if (Status written = write_checkpoint(boundary); !written) {
-      return written.with_context("checkpoint at step " + std::to_string(global_step_));
+    if (*stop || periodic) {
+      if (Status written = write_checkpoint(boundary); !written) {
+        return written.with_context("checkpoint at step " + std::to_string(global_step_));
+      }
     }
+    faults.kill_if_due(global_step_, attempt_);
     if (*stop) {
       const std::string signal = context_.termination.requested_by();
       const std::string cause = !signal.empty() ? signal
