@@ -22,11 +22,11 @@ namespace fs = std::filesystem;
 using testing::db_number;
 using testing::db_text;
 
-void write_study(const std::string& path, const std::string& name) {
-  std::ofstream(path) << "study: " << name << R"(
-kind: strong
-workload:
-  model: small-cnn
+// `extra_workload`: more workload lines, each "  name: value\n".
+void write_study(const std::string& path, const std::string& name,
+                 const std::string& extra_workload) {
+  std::ofstream(path) << "study: " << name << "\nkind: strong\nworkload:\n"
+                      << extra_workload << R"(  model: small-cnn
   dataset: synthetic
   val_samples: 64
   epochs: 2
@@ -46,9 +46,10 @@ slurm: {ranks_per_node: 2, cpus_per_task: 1}
 )";
 }
 
-testing::ChildProcess start_run(const std::string& dir, const std::string& name) {
+testing::ChildProcess start_run(const std::string& dir, const std::string& name,
+                                const std::string& extra_workload = "") {
   const std::string study = dir + "/" + name + ".yaml";
-  write_study(study, name);
+  write_study(study, name, extra_workload);
   return testing::ChildProcess(
       {testing::binary("scalestudy"), "run", study, "--scheduler", "local", "--results-dir",
        dir + "/results", "--timeout", "280", "--poll-interval", "1", "--no-plots"},
@@ -74,11 +75,14 @@ TEST_CASE("SIGTERM to a local 2-rank run: PREEMPTED, resubmitted, resumed to the
   const double uncut_loss =
       db_number(uncut_db, "SELECT value FROM summary WHERE name = 'final_val_loss'");
 
-  testing::ChildProcess cut = start_run(dir, "cut");
+  // A pause after every step makes the second epoch last 15 s or more, so the signal sent
+  // once the first is seen lands inside the run however fast the machine; it changes no
+  // number the run computes.
+  testing::ChildProcess cut = start_run(dir, "cut", "  test_step_delay_ms: 250\n");
   REQUIRE(cut.started());
   const std::string study_db = dir + "/results/cut.sqlite";
   std::string rank0_db;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
   while (std::chrono::steady_clock::now() < deadline) {
     const std::string run_dir = run_dir_of(dir, "cut");
     rank0_db = run_dir + "/rank0.sqlite";
