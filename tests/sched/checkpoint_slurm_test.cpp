@@ -1,10 +1,10 @@
-// Checkpoint and resume on the local SLURM cluster: a scalestudy-train run that needs about
-// two minutes of training, under a 1-minute time limit. SLURM's early SIGTERM (--signal) or
-// the limit's own makes each attempt checkpoint and stop; `scalestudy run` resubmits the
-// run, each attempt resumes where the last stopped, and the run completes after 2+ attempts
-// with the final metrics of an uninterrupted run of the same flags (trained meanwhile
-// outside SLURM, on the other core). Needs root, the cluster scripts and scalestudy-train;
-// skipped otherwise.
+// Checkpoint and resume on the local SLURM cluster: a scalestudy-train run that needs at
+// least 150 s, under a 1-minute time limit. SLURM's early SIGTERM (--signal) or the limit's
+// own makes each attempt checkpoint and stop; `scalestudy run` resubmits the run, each
+// attempt resumes where the last stopped, and the run completes after 3+ attempts with the
+// final metrics of an uninterrupted run of the same flags (trained meanwhile outside SLURM,
+// on the other core). Needs root, the cluster scripts and scalestudy-train; skipped
+// otherwise.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -23,15 +23,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Two epochs of the synthetic set (625 steps of 16): about 50 s of training on one thread
-// of a busy 2-core machine. A 1-minute limit sends SIGTERM 15 s before its end, but SLURM
-// checks signals and limits only every 30 s or so, so an attempt trains 20 to 45 s: 2 or 3
-// attempts, about 90 s in all with the cluster's start.
+// Two epochs of 75 steps of 16 synthetic samples. The training is quick; what makes the
+// job outlive its limit on any machine is the workload's test pause of 1 s after every
+// step (--test-step-delay-ms, study-only: the reference trains without it), 150 s in all,
+// 2.5 times the 1-minute limit. SLURM sends SIGTERM 15 s before the limit but checks
+// limits only about every 30 s, so an attempt trains 20 to 45 s: 4 to 8 attempts.
 const std::vector<std::pair<std::string, std::string>> kWorkloadFlags = {
     {"model", "small-cnn"},
     {"dataset", "synthetic"},
     {"val_samples", "256"},
     {"epochs", "2"},
+    {"steps_per_epoch", "75"},
     {"measure_warmup_steps", "5"},
     {"optimizer", "sgd"},
     {"lr", "0.02"},
@@ -39,11 +41,13 @@ const std::vector<std::pair<std::string, std::string>> kWorkloadFlags = {
     {"log_interval", "0"},
     {"seed", "13"},
     {"threads", "1"}};
+constexpr int kStepDelayMs = 1000;
 
 std::string study_body(const std::string& train) {
   std::string body = "workload:\n  binary: " + train + "\n";
   for (const auto& [name, value] : kWorkloadFlags) body += "  " + name + ": " + value + "\n";
-  return body + "global_batch: 16\nslurm: {time: \"1\"}\nmax_attempts: 6\n";
+  body += "  test_step_delay_ms: " + std::to_string(kStepDelayMs) + "\n";
+  return body + "global_batch: 16\nslurm: {time: \"1\"}\nmax_attempts: 12\n";
 }
 
 // The same run outside SLURM, uninterrupted: the study's flags on the command line.
@@ -68,7 +72,7 @@ double summary_value(const std::string& db_path, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("a run that outlives its 1-minute limit completes over several checkpointed attempts") {
+TEST_CASE("a run that needs 2.5 times its 1-minute limit completes over checkpointed attempts") {
   REQUIRE_CLUSTER();
   const std::string train = binary_dir() + "/scalestudy-train";
   if (!fs::exists(train)) {
@@ -84,8 +88,8 @@ TEST_CASE("a run that outlives its 1-minute limit completes over several checkpo
   });
 
   ProcessResult ran = run_cli({"run", study, "--scheduler", "slurm", "--results-dir", results,
-                               "--poll-interval", "2", "--timeout", "540", "--no-plots"},
-                              600'000);
+                               "--poll-interval", "2", "--timeout", "1200", "--no-plots"},
+                              1'260'000);
   INFO(ran.stdout_text << ran.stderr_text);
   CHECK(ran.exit_code == 0);
   auto status = status_of(study, results);
@@ -94,7 +98,7 @@ TEST_CASE("a run that outlives its 1-minute limit completes over several checkpo
   CHECK(run["state"] == "COMPLETED");
   const int attempts = run["attempts"];
   MESSAGE("completed after " << attempts << " attempts");
-  CHECK(attempts >= 2);
+  CHECK(attempts >= 3);  // 150 s of pauses alone, at most 60 s an attempt
 
   const std::string rank0 = std::string(run["out_dir"]) + "/rank0.sqlite";
   CHECK(summary_value(rank0, "attempts") == attempts);
