@@ -118,6 +118,15 @@ class SchemaReader {
     }
     return std::strtod(text->c_str(), nullptr);
   }
+  // A number no smaller than zero: percentages, thresholds and budgets.
+  std::optional<double> non_negative_number(const ConfigNode& node, const std::string& field) {
+    auto value = number(node, field);
+    if (value && *value < 0) {
+      error(node, field, "may not be negative, got " + scalar(node, field).value_or(""));
+      return std::nullopt;
+    }
+    return value;
+  }
   // A list field; a single scalar is accepted as a list of one when `allow_single`.
   std::vector<const ConfigNode*> list(const ConfigNode& node, const std::string& field,
                                       bool allow_single = false) {
@@ -690,20 +699,20 @@ class SchemaReader {
     if (const ConfigNode* budget = doc_.find("budget"); budget && expect_map(*budget, "budget")) {
       check_keys(*budget, "budget.", kBudgetKeys);
       if (const ConfigNode* hours = budget->find("gpu_hours")) {
-        t_.info.budget_gpu_hours = number(*hours, "budget.gpu_hours");
+        t_.info.budget_gpu_hours = non_negative_number(*hours, "budget.gpu_hours");
       }
     }
     const ConfigNode* report = doc_.find("report");
     if (!report || !expect_map(*report, "report")) return;
     check_keys(*report, "report.", kReportKeys);
     if (const ConfigNode* gain = report->find("target_gain_pct")) {
-      t_.info.report.target_gain_pct = number(*gain, "report.target_gain_pct");
+      t_.info.report.target_gain_pct = non_negative_number(*gain, "report.target_gain_pct");
     }
     if (const ConfigNode* thresholds = report->find("thresholds")) {
       if (expect_map(*thresholds, "report.thresholds")) {
         check_keys(*thresholds, "report.thresholds.", kThresholdKeys);
         for (const auto& entry : thresholds->entries) {
-          if (auto value = number(entry.value, "report.thresholds." + entry.key)) {
+          if (auto value = non_negative_number(entry.value, "report.thresholds." + entry.key)) {
             t_.info.report.thresholds[entry.key] = *value;
           }
         }
