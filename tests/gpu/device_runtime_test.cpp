@@ -4,6 +4,7 @@
 // library of this folder).
 #include "harness/gpu/device_runtime.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -104,9 +105,18 @@ TEST_CASE("NVML readings reach the telemetry samples and the memory summary") {
   auto reader = NvmlReader::open(NvmlOptions{SCALESTUDY_FAKE_NVML, "0000:3B:00.0", 0});
   REQUIRE_MESSAGE(reader.is_ok(), reader.status().message());
   std::shared_ptr<NvmlReader> nvml = std::move(*reader);
-  metrics::TelemetrySampler sampler(5, [nvml](metrics::TelemetrySample& s) { nvml->read(s); });
+  std::atomic<int> taken{0};
+  metrics::TelemetrySampler sampler(5, [nvml, &taken](metrics::TelemetrySample& s) {
+    nvml->read(s);
+    ++taken;
+  });
   sampler.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  // Until two samples are taken, not for a fixed time: a loaded machine may run the sampler
+  // thread late. The deadline only guards against a hang.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (taken < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   std::vector<metrics::TelemetrySample> samples = sampler.stop();
   REQUIRE(samples.size() >= 2);
   for (const metrics::TelemetrySample& sample : samples) {

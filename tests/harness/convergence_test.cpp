@@ -43,7 +43,7 @@ std::vector<std::string> train_flags(const std::string& out_dir, int per_rank_ba
 double timed_accuracy(const std::vector<std::string>& command, const std::string& out_dir,
                       const std::string& label) {
   auto started = std::chrono::steady_clock::now();
-  auto run = testing::run_to_end(command, {}, out_dir + ".txt", 900);
+  auto run = testing::run_to_end(command, {}, out_dir + ".txt", 1100);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   INFO(run.output);

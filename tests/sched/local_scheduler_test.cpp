@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -20,11 +21,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// fake_rank.sh OUT_DIR SLEEP_S FAILING_RANK: records the rank's view, sleeps, and exits 3
-// on FAILING_RANK.
+// fake_rank.sh OUT_DIR SLEEP_S FAILING_RANK PEERS: records the rank's view, sleeps, and exits
+// 3 on FAILING_RANK. With PEERS > 0 it first waits (at most 60 s) until PEERS runs of its
+// folder have started, so runs that may overlap do, however late each is scheduled.
 const char kFakeRank[] = R"sh(#!/bin/sh
-out=$1; sleep_s=$2; failing_rank=$3
+out=$1; sleep_s=$2; failing_rank=$3; peers=$4
 start=$(date +%s.%N)
+if [ "$peers" -gt 0 ]; then
+  touch "$out.started"
+  tries=0
+  while [ "$(ls "${out%/*}"/*.started | wc -l)" -lt "$peers" ] && [ "$tries" -lt 600 ]; do
+    sleep 0.1; tries=$((tries + 1))
+  done
+fi
 sleep "$sleep_s"
 echo "$RANK $WORLD_SIZE $LOCAL_RANK $MASTER_ADDR $MASTER_PORT $start $(date +%s.%N)" >> "$out/ranks.txt"
 [ "$RANK" = "$failing_rank" ] && exit 3
@@ -48,14 +57,14 @@ fs::path test_dir(const char* name) {
 }
 
 PreparedRun run_of(const fs::path& dir, const std::string& run_id, int world_size, double sleep_s,
-                   int failing_rank = -1) {
+                   int failing_rank = -1, int peers = 0) {
   PreparedRun run;
   run.spec.run_id = run_id;
   run.spec.world_size = world_size;
   run.out_dir = (dir / run_id).string();
   fs::create_directories(run.out_dir);
   run.workload_argv = {(dir / "fake_rank.sh").string(), run.out_dir, std::to_string(sleep_s),
-                       std::to_string(failing_rank)};
+                       std::to_string(failing_rank), std::to_string(peers)};
   return run;
 }
 
@@ -116,10 +125,11 @@ TEST_CASE("a failing rank fails its run and stops the other ranks") {
   LocalScheduler scheduler(SchedulerOptions{});
   Recorder recorder;
   auto started = std::chrono::steady_clock::now();
-  // Rank 1 fails after 0.2 s; rank 0 would sleep 30 s.
+  // Rank 1 fails after 0.2 s; rank 0 would sleep 300 s, far beyond the bound below, which
+  // leaves a loaded machine plenty of time to stop it.
   PreparedRun run = run_of(dir, "bad", 2, 0.2, 1);
   run.workload_argv = {"/bin/sh", "-c",
-                       "if [ \"$RANK\" = 1 ]; then sleep 0.2; exit 3; else sleep 30; fi"};
+                       "if [ \"$RANK\" = 1 ]; then sleep 0.2; exit 3; else sleep 300; fi"};
   REQUIRE(scheduler.submit({run}, recorder.callbacks()).is_ok());
   double elapsed_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -127,7 +137,7 @@ TEST_CASE("a failing rank fails its run and stops the other ranks") {
   CHECK(status.state == JobState::kFailed);
   CHECK(status.exit_code == 3);
   CHECK(status.reason == "rank 1 exited with code 3");
-  CHECK(elapsed_s < 10);
+  CHECK(elapsed_s < 60);
 }
 
 TEST_CASE("a launcher's report of a killed rank is a signal, not launcher rank 0's exit code") {
@@ -182,7 +192,8 @@ TEST_CASE("max_parallel_runs bounds concurrent runs, each with its own MASTER_PO
   LocalScheduler scheduler(options);
   Recorder recorder;
   std::vector<PreparedRun> runs;
-  for (int i = 0; i < 4; ++i) runs.push_back(run_of(dir, "p" + std::to_string(i), 1, 0.5));
+  // Each run waits until two have started: the first two overlap however they are scheduled.
+  for (int i = 0; i < 4; ++i) runs.push_back(run_of(dir, "p" + std::to_string(i), 1, 0.5, -1, 2));
   REQUIRE(scheduler.submit(runs, recorder.callbacks()).is_ok());
   std::vector<RankLine> all;
   for (const auto& run : runs) {
@@ -226,23 +237,24 @@ TEST_CASE("max_slots counts ranks: two 2-rank runs on 2 slots run one after the 
 
 TEST_CASE("another process's scheduler sees a live run and can cancel it") {
   fs::path dir = test_dir("scalestudy_local_cancel");
-  PreparedRun run = run_of(dir, "long", 1, 30);
+  // Far longer than the test needs to see the run and cancel it, however loaded the machine.
+  PreparedRun run = run_of(dir, "long", 1, 300);
   Recorder recorder;
-  std::string job_id;
+  std::promise<std::string> submitted_job;
+  std::future<std::string> submitted = submitted_job.get_future();
   std::thread submitter([&] {
     LocalScheduler scheduler(SchedulerOptions{});
     SubmitCallbacks callbacks = recorder.callbacks();
     auto report = callbacks.submitted;
     callbacks.submitted = [&](const Submission& s) {
       report(s);
-      job_id = s.job_id;
+      submitted_job.set_value(s.job_id);
     };
     CHECK(scheduler.submit({run}, callbacks).is_ok());
   });
-  for (int i = 0; i < 200 && job_id.empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  REQUIRE_FALSE(job_id.empty());
+  // Only a guard against a hang: the run is submitted within milliseconds.
+  REQUIRE(submitted.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
+  const std::string job_id = submitted.get();
   LocalScheduler observer(SchedulerOptions{});
   auto polled = observer.poll({job_id});
   REQUIRE(polled.is_ok());

@@ -91,10 +91,12 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
   REQUIRE_CLUSTER();
   const fs::path dir = cluster.work_dir() / "node_lost";
   fs::create_directories(dir);
+  // The job must still be running when the test, polling squeue, kills its node: 30 s is
+  // ample even when squeue answers slowly on a loaded machine.
   const std::string study =
       write_study(dir, "nodelost",
                   "kind: custom\nworkload: {binary: " + write_marking_workload(dir) +
-                      ", sleep_s: 8}\nslurm: {time: \"10\"}\nmax_attempts: 1\n");
+                      ", sleep_s: 30}\nslurm: {time: \"10\"}\nmax_attempts: 1\n");
   const std::string results = (dir / "results").string();
   ProcessResult submitted =
       run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results});

@@ -77,7 +77,7 @@ TEST_CASE("DDPM on Fashion-MNIST (CPU, one rank): the denoising loss decreases")
   auto run =
       testing::run_to_end(ddpm_command(out_dir, {"--batch-size", "8", "--epochs", "2",
                                                  "--steps-per-epoch", "15", "--threads", "2"}),
-                          {}, dir + "/output.txt", 300);
+                          {}, dir + "/output.txt", 600);
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   const std::string db = out_dir + "/rank0.sqlite";
