@@ -13,6 +13,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "orchestrator/common/fork_signals.hpp"
+
 extern char** environ;
 
 namespace scalestudy::common {
@@ -101,6 +103,7 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
     close_pair(err_pipe);
     return Status::error("pipe: " + std::string(std::strerror(errno)));
   }
+  ForkSignalGuard signals;
   pid_t pid = fork();
   if (pid < 0) {
     close_pair(out_pipe);
@@ -108,6 +111,7 @@ Result<ProcessResult> run_process(const ProcessRequest& request) {
     return Status::error("fork: " + std::string(std::strerror(errno)));
   }
   if (pid == 0) {
+    signals.prepare_child();
     // Own process group, so a timeout kills whatever the command started too.
     setpgid(0, 0);
     int null_input = open("/dev/null", O_RDONLY);

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "harness/core/exit_codes.hpp"
+#include "orchestrator/common/fork_signals.hpp"
 #include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
 
@@ -100,12 +101,14 @@ Result<pid_t> spawn(const LocalProcess& process, pid_t group, const LaunchGate& 
   if (log_fd < 0) {
     return Status::error(process.log_path + ": " + std::string(std::strerror(errno)));
   }
+  common::ForkSignalGuard signals;
   pid_t pid = fork();
   if (pid < 0) {
     close(log_fd);
     return Status::error("fork: " + std::string(std::strerror(errno)));
   }
   if (pid == 0) {
+    signals.prepare_child();
     setpgid(0, group);
     int null_input = open("/dev/null", O_RDONLY);
     if (null_input >= 0) dup2(null_input, STDIN_FILENO);
@@ -113,9 +116,12 @@ Result<pid_t> spawn(const LocalProcess& process, pid_t group, const LaunchGate& 
     dup2(log_fd, STDERR_FILENO);
     if (!gate.wait_in_child()) _exit(127);
     execve(argv[0], argv.data(), envp.data());
-    std::string message =
-        std::string("scalestudy: cannot execute ") + argv[0] + ": " + std::strerror(errno) + "\n";
-    (void)!write(STDERR_FILENO, message.data(), message.size());
+    // No allocation in the forked child: only async-signal-safe calls.
+    const char* reason = strerrordesc_np(errno);
+    for (const char* part :
+         {"scalestudy: cannot execute ", static_cast<const char*>(argv[0]), ": ", reason, "\n"}) {
+      (void)!write(STDERR_FILENO, part, std::strlen(part));
+    }
     _exit(127);
   }
   setpgid(pid, group == 0 ? pid : group);  // also in the parent: no race with kill(-group)
