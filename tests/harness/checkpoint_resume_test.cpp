@@ -47,8 +47,8 @@ const char kSecondEpochDelayMs[] = "250";
 // final weights differ by 0.35 after the 120 steps of the 60-step shape).
 const std::vector<torch::Tensor>& reference_params(const Shape& shape, int ranks = 1) {
   static std::map<std::string, std::vector<torch::Tensor>> cache;
-  const std::string key =
-      shape.optimizer + std::to_string(shape.steps_per_epoch) + "x" + std::to_string(ranks);
+  const std::string key = shape.optimizer + std::to_string(shape.epochs) + "x" +
+                          std::to_string(shape.steps_per_epoch) + "x" + std::to_string(ranks);
   if (cache.count(key) == 0) {
     const std::string dir = testing::fresh_dir("resume-reference-" + key);
     std::vector<std::string> command = resume_train_command(dir, shape);
