@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/run_layout.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/study/study.hpp"
 
@@ -95,12 +96,11 @@ int main() {
 
   RenderContext context;
   context.binary_path = "/opt/scalestudy/bin/scalestudy-train";
-  const std::string results = "/scratch/results/plan-benchmark/runs/";
   std::vector<std::string> scripts;
   scripts.reserve(study->runs.size());
   Stopwatch render_time;
   for (const auto& run : study->runs) {
-    context.out_dir = results + run.run_id;
+    context.out_dir = run_layout::run_dir("/scratch/results", study->name, run.run_id);
     scripts.push_back(render_sbatch_script(run, context));
   }
   render_time.stop();

@@ -53,7 +53,7 @@ struct Measurement {
 template <typename MakeScheduler, typename Calls>
 Result<Measurement> measure(const std::vector<PreparedRun>& runs, bool arrays, MakeScheduler make,
                             Calls calls_of) {
-  SchedulerOptions options;
+  BatchOptions options;
   options.use_job_arrays = arrays;
   options.extra_sbatch_args = {"--hold"};
   options.array_script_dir = fs::path(runs.front().out_dir).parent_path().string() + "/arrays";
@@ -101,7 +101,7 @@ int main() {
   std::vector<PreparedRun> runs = prepare_runs(dir);
   std::printf("submitting %d runs of one shape (held, then cancelled)\n", kRuns);
 
-  auto cli = [](const SchedulerOptions& options) -> Result<std::unique_ptr<SlurmScheduler>> {
+  auto cli = [](const BatchOptions& options) -> Result<std::unique_ptr<SlurmScheduler>> {
     return std::make_unique<SlurmScheduler>(options);
   };
   auto cli_calls = [](const SlurmScheduler& scheduler) { return scheduler.commands_run(); };
@@ -115,8 +115,8 @@ int main() {
   print("sbatch", *cli_arrays, *cli_single);
 
   if (const char* rest = std::getenv("SCALESTUDY_SLURMRESTD"); rest != nullptr && *rest != '\0') {
-    auto rest_make = [](const SchedulerOptions& options) {
-      return SlurmRestScheduler::create(options);
+    auto rest_make = [](const BatchOptions& options) {
+      return SlurmRestScheduler::create({options});
     };
     auto rest_calls = [](const SlurmRestScheduler& scheduler) { return scheduler.requests_sent(); };
     auto rest_arrays = measure(runs, true, rest_make, rest_calls);

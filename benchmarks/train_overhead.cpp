@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/run_layout.hpp"
 #include "harness/core/sqlite.hpp"
 #include "tests/harness/child_process.hpp"
 
@@ -109,7 +110,7 @@ int main() {
       }
       ok &= run(command, out);
       for (int rank = 0; rank < 2; ++rank) {
-        std::string db = out + "/rank" + std::to_string(rank) + ".sqlite";
+        const std::string db = scalestudy::run_layout::rank_database_path(out, rank);
         variant.exposed.push_back(query(db, exposed_sql));
         variant.backward.push_back(query(db, backward_sql));
         variant.step.push_back(query(db, step_sql));

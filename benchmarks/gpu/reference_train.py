@@ -3,11 +3,12 @@
 
 The same ResNet-18 (CIFAR stem: 3x3 stride-1 first convolution, no max-pool; torchvision's
 BasicBlock with 1x1-conv + BN projection shortcuts; Kaiming fan-out init — the definition
-in harness/models/resnet.cpp), the same per-GPU batch, precision and memory format, SGD
-with momentum 0.9, nesterov and weight decay 5e-4 (foreach), synthetic CIFAR-shaped data
-already on the GPU, so both sides measure the training step alone. Optional torch.compile,
-or --cuda-graph: the whole step (forward, backward, optimizer) captured once after warm-up
-and replayed, the twin of the C++ --cuda-graph (bf16/fp32: GradScaler is not capturable).
+in harness/models/resnet.cpp, whose twin ../cpu/reference_models.py holds), the same per-GPU
+batch, precision and memory format, SGD with momentum 0.9, nesterov and weight decay 5e-4
+(foreach), synthetic CIFAR-shaped data already on the GPU, so both sides measure the
+training step alone. Optional torch.compile, or --cuda-graph: the whole step (forward,
+backward, optimizer) captured once after warm-up and replayed, the twin of the C++
+--cuda-graph (bf16/fp32: GradScaler is not capturable).
 
 Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ..., ...}.
 (The numerical twin of the C++ step, from shared weights, is ../cpu/reference_train.py
@@ -15,52 +16,17 @@ Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ...,
 """
 import argparse
 import json
+import os
+import sys
 import time
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-
-class BasicBlock(nn.Module):
-    def __init__(self, in_planes, planes, stride):
-        super().__init__()
-        self.conv1 = nn.Conv2d(in_planes, planes, 3, stride, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(planes)
-        self.conv2 = nn.Conv2d(planes, planes, 3, 1, 1, bias=False)
-        self.bn2 = nn.BatchNorm2d(planes)
-        self.downsample = None
-        if stride != 1 or in_planes != planes:
-            self.downsample = nn.Sequential(
-                nn.Conv2d(in_planes, planes, 1, stride, 0, bias=False), nn.BatchNorm2d(planes))
-
-    def forward(self, x):
-        out = F.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        return F.relu(out + (self.downsample(x) if self.downsample is not None else x))
-
-
-class ResNet18Cifar(nn.Module):
-    def __init__(self, num_classes=10, in_channels=3):
-        super().__init__()
-        self.conv1 = nn.Conv2d(in_channels, 64, 3, 1, 1, bias=False)
-        self.bn1 = nn.BatchNorm2d(64)
-        stages, in_planes = [], 64
-        for index in range(4):
-            planes, stride = 64 << index, 1 if index == 0 else 2
-            stages.append(nn.Sequential(BasicBlock(in_planes, planes, stride),
-                                        BasicBlock(planes, planes, 1)))
-            in_planes = planes
-        self.layer1, self.layer2, self.layer3, self.layer4 = stages
-        self.fc = nn.Linear(in_planes, num_classes)
-        for module in self.modules():
-            if isinstance(module, nn.Conv2d):
-                nn.init.kaiming_normal_(module.weight, mode="fan_out", nonlinearity="relu")
-
-    def forward(self, x):
-        x = F.relu(self.bn1(self.conv1(x)))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+# The model is the CPU reference's (one definition for both twins).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "cpu"))
+from reference_models import ResNet18Cifar  # noqa: E402
 
 
 def forward_macs(model, input_shape):

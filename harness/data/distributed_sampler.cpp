@@ -2,7 +2,6 @@
 
 #include <numeric>
 #include <random>
-#include <string>
 
 #include "harness/data/seed_mixing.hpp"
 
@@ -20,14 +19,6 @@ uint64_t uniform_below(std::mt19937_64& engine, uint64_t bound) {
 
 }  // namespace
 
-Status validate_rank(RankInWorld where) {
-  if (where.world_size < 1 || where.rank < 0 || where.rank >= where.world_size) {
-    return Status::error("rank " + std::to_string(where.rank) + " is not in a world of " +
-                         std::to_string(where.world_size));
-  }
-  return Status::ok();
-}
-
 std::vector<int64_t> epoch_permutation(int64_t size, uint64_t seed, int64_t epoch) {
   std::vector<int64_t> permutation(static_cast<size_t>(size));
   std::iota(permutation.begin(), permutation.end(), int64_t{0});
@@ -40,17 +31,8 @@ std::vector<int64_t> epoch_permutation(int64_t size, uint64_t seed, int64_t epoc
 
 Result<TrainShard> train_shard(int64_t dataset_size, int64_t global_batch, RankInWorld where,
                                uint64_t seed, int64_t epoch, bool shuffle) {
-  Status rank_ok = validate_rank(where);
-  if (!rank_ok) return rank_ok;
-  if (global_batch <= 0 || global_batch % where.world_size != 0) {
-    return Status::error("global_batch " + std::to_string(global_batch) +
-                         " is not a positive multiple of world_size " +
-                         std::to_string(where.world_size));
-  }
-  if (global_batch > dataset_size) {
-    return Status::error("global_batch " + std::to_string(global_batch) +
-                         " exceeds the data set's " + std::to_string(dataset_size) + " samples");
-  }
+  auto geometry = BatchGeometry::create(dataset_size, global_batch, where);
+  if (!geometry) return geometry.status();
   std::vector<int64_t> order(static_cast<size_t>(dataset_size));
   if (shuffle) {
     order = epoch_permutation(dataset_size, seed, epoch);
@@ -58,10 +40,10 @@ Result<TrainShard> train_shard(int64_t dataset_size, int64_t global_batch, RankI
     std::iota(order.begin(), order.end(), int64_t{0});
   }
   TrainShard shard;
-  shard.per_rank_batch = global_batch / where.world_size;
-  shard.steps_per_epoch = dataset_size / global_batch;
-  const int64_t used = shard.steps_per_epoch * global_batch;
-  shard.indices.reserve(static_cast<size_t>(used / where.world_size));
+  shard.per_rank_batch = geometry->per_rank_batch();
+  shard.steps_per_epoch = geometry->steps_per_epoch();
+  const int64_t used = geometry->samples_per_epoch();
+  shard.indices.reserve(static_cast<size_t>(shard.steps_per_epoch * shard.per_rank_batch));
   for (int64_t position = where.rank; position < used; position += where.world_size) {
     shard.indices.push_back(order[static_cast<size_t>(position)]);
   }

@@ -3,9 +3,9 @@
 // epoch only, with a portable generator, so ranks agree without talking), then takes the
 // positions rank, rank + world, rank + 2 world, ...
 //
-// Training drops the tail that would not fill a whole global batch, so every rank gets
-// the same number of full per-rank batches, and global batch k is exactly permutation
-// positions [k * global_batch, (k + 1) * global_batch) whatever the world size.
+// Training splits the permutation by a BatchGeometry (batch_geometry.hpp): the tail that
+// would not fill a whole global batch is dropped, and global batch k is exactly
+// permutation positions [k * global_batch, (k + 1) * global_batch) whatever the world size.
 // Evaluation visits every sample exactly once across ranks: the shards are padded to equal
 // length (so ranks run the same number of batches) and each shard says how many of its
 // leading entries are real; padding is always at a shard's end.
@@ -16,13 +16,9 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "harness/data/batch_geometry.hpp"
 
 namespace scalestudy::data {
-
-struct RankInWorld {
-  int rank = 0;
-  int world_size = 1;
-};
 
 // A permutation of [0, size) determined by (seed, epoch) alone; identical on every
 // platform (own Fisher-Yates over std::mt19937_64, no implementation-defined distribution).
@@ -34,8 +30,9 @@ struct TrainShard {
   int64_t steps_per_epoch = 0;
 };
 
-// Errors when global_batch is not a positive multiple of world_size or exceeds the data.
-// `shuffle` false keeps the natural order (for tests and debugging).
+// The BatchGeometry::create errors (bad rank, global_batch not a positive multiple of
+// world_size or larger than the data). `shuffle` false keeps the natural order (for tests
+// and debugging).
 Result<TrainShard> train_shard(int64_t dataset_size, int64_t global_batch, RankInWorld where,
                                uint64_t seed, int64_t epoch, bool shuffle = true);
 
@@ -45,7 +42,5 @@ struct EvalShard {
 };
 
 EvalShard eval_shard(int64_t dataset_size, RankInWorld where);
-
-Status validate_rank(RankInWorld where);
 
 }  // namespace scalestudy::data

@@ -22,8 +22,8 @@ Result<DeviceBatchLoader> DeviceBatchLoader::create(const data::ImageSplit& spli
                                                     const data::ChannelStats& stats,
                                                     torch::Device device,
                                                     DeviceLoaderOptions options) {
-  const data::RankInWorld where = options.where;
-  if (Status valid = data::validate_rank(where); !valid) return valid;
+  auto geometry = data::BatchGeometry::create(split.size(), options.global_batch, options.where);
+  if (!geometry) return geometry.status().with_context("device loader");
   if (split.images.dim() != 4 || split.images.scalar_type() != torch::kUInt8) {
     return Status::error("device loader: images must be uint8 [N, C, H, W]");
   }
@@ -34,25 +34,16 @@ Result<DeviceBatchLoader> DeviceBatchLoader::create(const data::ImageSplit& spli
                          " means and " + std::to_string(stats.stddev.size()) +
                          " standard deviations for " + std::to_string(channels) + " channels");
   }
-  if (options.global_batch <= 0 || options.global_batch % where.world_size != 0 ||
-      options.global_batch > split.size()) {
-    return Status::error("--global-batch: " + std::to_string(options.global_batch) +
-                         " must be a positive multiple of the world size " +
-                         std::to_string(where.world_size) + " and at most the " +
-                         std::to_string(split.size()) + " training samples");
-  }
   if (options.augment.crop_padding < 0) {
     return Status::error("device loader: crop padding " +
                          std::to_string(options.augment.crop_padding) + " is negative");
   }
 
-  DeviceBatchLoader loader;
+  DeviceBatchLoader loader(*geometry);
   loader.options_ = options;
   loader.channels_ = channels;
   loader.height_ = split.images.size(2);
   loader.width_ = split.images.size(3);
-  loader.per_rank_batch_ = options.global_batch / where.world_size;
-  loader.batches_per_epoch_ = split.size() / options.global_batch;
   const int64_t pad = options.augment.crop_padding;
   torch::Tensor images = split.images.to(device).contiguous();
   loader.padded_images_ =
@@ -92,7 +83,7 @@ torch::Tensor DeviceBatchLoader::crop_and_flip_indices(const torch::Tensor& samp
   {
     std::lock_guard<std::mutex> lock(generator_.mutex());
     generator_.set_current_seed(
-        data::augmentation_seed(options_.seed, epoch_, options_.where.rank, batch_index));
+        data::augmentation_seed(options_.seed, epoch_, geometry_.where().rank, batch_index));
   }
   const int64_t positions = 2 * augment.crop_padding + 1;
   torch::Tensor row_offsets = torch::randint(positions, {batch, 1}, generator_, long_options);
@@ -113,11 +104,10 @@ torch::Tensor DeviceBatchLoader::crop_and_flip_indices(const torch::Tensor& samp
 }
 
 DeviceBatch DeviceBatchLoader::batch(int64_t batch_index) {
-  const data::RankInWorld where = options_.where;
-  torch::Tensor samples =
-      permutation_.narrow(0, batch_index * options_.global_batch, options_.global_batch)
-          .view({per_rank_batch_, where.world_size})
-          .select(1, where.rank);
+  const int64_t global_batch = geometry_.global_batch();
+  torch::Tensor samples = permutation_.narrow(0, batch_index * global_batch, global_batch)
+                              .view({geometry_.per_rank_batch(), geometry_.where().world_size})
+                              .select(1, geometry_.where().rank);
   torch::Tensor pixels = options_.augment.enabled()
                              ? padded_images_.take(crop_and_flip_indices(samples, batch_index))
                              : padded_images_.index_select(0, samples);

@@ -6,11 +6,12 @@
 // per-sample offsets drawn on the device too. Nothing in batch() copies between host and
 // device or synchronises, so the data phase costs a few kernel launches and no waiting.
 //
-// Sharding follows data::train_shard: global batch k is permutation positions
-// [k * global_batch, (k + 1) * global_batch) and rank r takes positions r, r + world, ...
-// of it; the epoch's tail that does not fill a global batch is dropped. The permutation
-// (from seed and epoch) differs from the CPU loader's host-side one; augmentation draws
-// come from (seed, epoch, rank, batch), so batch(i) is the same whatever was called before.
+// Sharding follows data::train_shard through the same data::BatchGeometry: global batch k
+// is permutation positions [k * global_batch, (k + 1) * global_batch) and rank r takes
+// positions r, r + world, ... of it; the epoch's tail that does not fill a global batch is
+// dropped. The permutation (from seed and epoch) differs from the CPU loader's host-side
+// one; augmentation draws come from (seed, epoch, rank, batch), so batch(i) is the same
+// whatever was called before.
 //
 // The same code runs on CPU tensors (tests). Used by one thread; batch() changes the
 // generators' state.
@@ -22,7 +23,7 @@
 
 #include "harness/core/status.hpp"
 #include "harness/data/batch_assembly.hpp"
-#include "harness/data/distributed_sampler.hpp"
+#include "harness/data/batch_geometry.hpp"
 #include "harness/data/image_dataset.hpp"
 
 namespace scalestudy::gpu {
@@ -48,18 +49,19 @@ class DeviceBatchLoader {
                                           const data::ChannelStats& stats, torch::Device device,
                                           DeviceLoaderOptions options);
 
-  int64_t per_rank_batch() const { return per_rank_batch_; }
-  int64_t batches_per_epoch() const { return batches_per_epoch_; }
+  int64_t per_rank_batch() const { return geometry_.per_rank_batch(); }
+  int64_t batches_per_epoch() const { return geometry_.steps_per_epoch(); }
   // Draws the epoch's permutation (0-based epoch). Call before batch().
   void start_epoch(int64_t epoch);
   // Batch `batch_index` in [0, batches_per_epoch()) of the current epoch.
   DeviceBatch batch(int64_t batch_index);
 
  private:
-  DeviceBatchLoader() = default;
+  explicit DeviceBatchLoader(data::BatchGeometry geometry) : geometry_(geometry) {}
   torch::Tensor crop_and_flip_indices(const torch::Tensor& samples, int64_t batch_index);
 
   DeviceLoaderOptions options_;
+  data::BatchGeometry geometry_;
   torch::Tensor padded_images_;  // uint8 [N, C, H + 2p, W + 2p] on the device
   torch::Tensor labels_;         // int64 [N] on the device
   torch::Tensor scale_;          // float [1, C, 1, 1]: 1 / (255 * stddev)
@@ -67,7 +69,6 @@ class DeviceBatchLoader {
   torch::Tensor permutation_;    // int64 [N] of the current epoch
   at::Generator generator_;
   int64_t channels_ = 0, height_ = 0, width_ = 0;
-  int64_t per_rank_batch_ = 0, batches_per_epoch_ = 0;
   int64_t epoch_ = -1;
 };
 

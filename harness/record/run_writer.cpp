@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "harness/core/run_layout.hpp"
 #include "harness/core/run_schema.hpp"
 
 namespace scalestudy::record {
@@ -74,10 +75,6 @@ std::string to_json_object(const std::map<std::string, std::string>& entries) {
   return json + "}";
 }
 
-std::string RunWriter::rank_file(const std::string& out_dir, int rank) {
-  return (std::filesystem::path(out_dir) / ("rank" + std::to_string(rank) + ".sqlite")).string();
-}
-
 namespace {
 
 // The run row of `identity`, in a database that has the schema.
@@ -129,7 +126,7 @@ Result<std::optional<sqlite::Database>> continue_attempt(const std::string& path
 
 Result<std::unique_ptr<RunWriter>> RunWriter::create(const std::string& out_dir,
                                                      const RunIdentity& identity, Attempt attempt) {
-  std::string path = rank_file(out_dir, identity.rank);
+  std::string path = run_layout::rank_database_path(out_dir, identity.rank);
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (error) return Status::error("cannot create --out-dir '" + out_dir + "': " + error.message());

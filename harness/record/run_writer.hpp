@@ -80,7 +80,6 @@ class RunWriter {
   static Result<std::unique_ptr<RunWriter>> create(const std::string& out_dir,
                                                    const RunIdentity& identity,
                                                    Attempt attempt = Attempt::kFresh);
-  static std::string rank_file(const std::string& out_dir, int rank);
 
   Status add_provenance(const std::map<std::string, std::string>& entries);
   // Buffered; written every kStepBatch steps, by flush(), and before any other write.

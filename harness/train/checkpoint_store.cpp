@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include "harness/core/run_layout.hpp"
+
 namespace scalestudy::train {
 namespace {
 
@@ -84,7 +86,7 @@ std::string CheckpointStore::step_directory(int64_t global_step) const {
 }
 
 std::string CheckpointStore::shard_path(int64_t global_step, int rank) const {
-  return (fs::path(step_directory(global_step)) / ("rank" + std::to_string(rank) + ".pt")).string();
+  return run_layout::in_dir(step_directory(global_step), run_layout::checkpoint_shard_name(rank));
 }
 
 Result<std::string> CheckpointStore::prepare_shard(int64_t global_step, int rank) const {

@@ -170,8 +170,8 @@ class TrainingRun {
     return config_.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous;
   }
   BatchPlacement placement() const { return BatchPlacement{device_, memory_format()}; }
-  // Samples per step over all ranks: --batch-size is per rank; the samplers split this
-  // evenly again, so every rank's batch is exactly config_.batch_size.
+  // Samples per step over all ranks: --batch-size is per rank; the loaders' BatchGeometry
+  // splits this evenly again, so every rank's batch is exactly config_.batch_size.
   int64_t global_batch() const { return config_.batch_size * context_.rank_info.world_size; }
   bool is_last_rank() const { return context_.rank_info.rank == context_.rank_info.world_size - 1; }
 

@@ -1,8 +1,8 @@
 // Directories a run's job writes (its run directory, the job arrays' folder) made ready for
-// the account the job runs as. With slurmrest that is the token's user, often not the
-// submitter (`nobody` when root uses the local cluster's env.sh): a job that cannot create
-// its output file fails at launch with nothing but SLURM's "JobLaunchFailure", so this is
-// settled before anything is submitted. Functions; they touch only the given directory.
+// the account the job runs as (Scheduler::job_user). With a REST backend that is the token's
+// user, often not the submitter (`nobody` when root uses the test cluster's env.sh): a job that
+// cannot create its output file fails at launch with nothing but SLURM's "JobLaunchFailure", so
+// this is settled before anything is submitted. Functions; they touch only the given directory.
 #pragma once
 
 #include <string>

@@ -1,11 +1,7 @@
 #include "orchestrator/campaign/prepare_run.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
-#include <fstream>
 
-#include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
 
 namespace scalestudy::campaign {
@@ -16,27 +12,27 @@ std::string executable_dir() {
   return error ? std::string(".") : self.parent_path().string();
 }
 
-PrepareRun make_run_preparer(const PrepareContext& context) {
-  return [context](const RunSpec& spec, const std::string& out_dir) -> Result<sched::PreparedRun> {
-    RenderContext render;
-    render.out_dir = out_dir;
-    render.binary_path = resolve_workload_binary(spec.workload, context.bin_dir);
-    render.launch_helper_path = context.bin_dir + "/scalestudy-launch";
-    if (spec.profile != "none" && !spec.profile.empty()) {
-      auto wrapper = load_profile_wrapper(context.profiles_dir, spec.profile);
-      if (!wrapper) return wrapper.status();
-      render.profile_wrapper = std::move(*wrapper);
-    }
-    if (Status checked = check_render_context(render); !checked) return checked;
-    sched::PreparedRun run;
-    run.spec = spec;
-    run.out_dir = out_dir;
-    run.script_path = out_dir + "/job.sbatch";
-    run.workload_argv = workload_argv(spec, render.binary_path, out_dir);
-    std::ofstream script(run.script_path, std::ios::trunc);
-    script << render_sbatch_script(spec, render);
-    if (!script.flush()) return Status::error(run.script_path + ": cannot write the job script");
-    return run;
+Result<sched::RunPreparation> run_preparation(const PrepareContext& context, const RunSpec& spec,
+                                              const std::string& out_dir, bool profiled) {
+  sched::RunPreparation preparation;
+  preparation.out_dir = out_dir;
+  preparation.bin_dir = context.bin_dir;
+  preparation.profiled = profiled;
+  if (spec.profile != "none" && !spec.profile.empty()) {
+    auto profile = load_profile(context.profiles_dir, spec.profile);
+    if (!profile) return profile.status();
+    preparation.profile = std::move(*profile);
+  }
+  return preparation;
+}
+
+PrepareRun make_run_preparer(const PrepareContext& context, const sched::Scheduler& scheduler,
+                             bool profiled) {
+  return [context, &scheduler, profiled](const RunSpec& spec,
+                                         const std::string& out_dir) -> Result<sched::PreparedRun> {
+    auto preparation = run_preparation(context, spec, out_dir, profiled);
+    if (!preparation) return preparation.status();
+    return scheduler.prepare(spec, *preparation);
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "harness/core/run_layout.hpp"
 #include "harness/core/sqlite.hpp"
 
 namespace scalestudy::campaign {
@@ -9,8 +10,7 @@ namespace scalestudy::campaign {
 bool run_directory_shows_completed(const std::string& out_dir, int world_size) {
   if (world_size < 1) return false;
   for (int rank = 0; rank < world_size; ++rank) {
-    const std::string path =
-        (std::filesystem::path(out_dir) / ("rank" + std::to_string(rank) + ".sqlite")).string();
+    const std::string path = run_layout::rank_database_path(out_dir, rank);
     if (!std::filesystem::is_regular_file(path)) return false;
     auto db = sqlite::Database::open(path, sqlite::OpenMode::kReadOnly);
     if (!db) return false;

@@ -1,5 +1,5 @@
 // What a run's directory says about how it ended, for runs whose scheduler can no longer
-// tell (a local run whose submitter was interrupted: the process group is gone and nobody
+// tell (a run whose submitter was interrupted: the process group is gone and nobody
 // saw it exit). Every rank database present and marked completed means the run
 // completed; anything else says nothing. Reads the rank files read-only. Stateless.
 #pragma once

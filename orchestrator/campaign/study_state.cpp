@@ -59,6 +59,47 @@ std::string utc_now_iso8601() {
   return text;
 }
 
+Result<std::optional<std::string>> StudyState::register_profiled_run(
+    const RunSpec& spec, const std::string& out_dir, const std::string& claim_token) {
+  std::optional<std::string> present;
+  Status claimed = sqlite::in_transaction(db_, [&]() -> Status {
+    auto existing = db_.query("SELECT state FROM runs WHERE run_id = ?", {spec.run_id});
+    if (!existing) return existing.status();
+    if (!existing->empty()) {
+      const std::string current = sqlite::to_string((*existing)[0][0]);
+      if (current == "COMPLETED" || is_in_flight(current) || current == kStateSubmitting) {
+        present = current;
+        return Status::ok();
+      }
+    }
+    auto upsert = db_.query(
+        "INSERT INTO runs(run_id, repeat, nodes, tasks_per_node, world_size, gpus_per_node, "
+        "global_batch, per_gpu_batch, varied_json, params_json, spec_json, profiled, state, "
+        "out_dir, planned, claim_token, claimed_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, 'SUBMITTING', ?, 1, ?, ?) "
+        "ON CONFLICT(run_id) DO UPDATE SET state = 'SUBMITTING', profiled = 1, planned = 1, "
+        "claim_token = excluded.claim_token, claimed_at = excluded.claimed_at",
+        {spec.run_id, int64_t{spec.repeat}, int64_t{spec.nodes}, int64_t{spec.tasks_per_node},
+         int64_t{spec.world_size}, int64_t{spec.slurm.gpus_per_node}, int64_t{spec.global_batch},
+         int64_t{spec.per_gpu_batch}, nlohmann::json(spec.varied).dump(),
+         nlohmann::json(workload_params(spec)).dump(), run_spec_to_json(spec).dump(), out_dir,
+         claim_token, utc_now_iso8601()});
+    return upsert.status();
+  });
+  if (!claimed) return claimed.with_context("registering profiled run " + spec.run_id);
+  return present;
+}
+
+Result<std::string> StudyState::run_state(const std::string& run_id) {
+  auto state = db_.query_value("SELECT state FROM runs WHERE run_id = ?", {run_id});
+  if (!state) return state.status();
+  return *state ? sqlite::to_string(**state) : std::string();
+}
+
+bool is_in_flight(const std::string& run_state) {
+  return run_state == kStateSubmitted || run_state == "PENDING" || run_state == "RUNNING";
+}
+
 std::string make_claim_token() {
   std::random_device entropy;
   return host_name() + ":" + std::to_string(getpid()) + ":" + std::to_string(entropy());

@@ -83,12 +83,22 @@ class StudyState {
   // The claimed run was not submitted (an error, or a dry run): back to PLANNED.
   Status release_claim(const std::string& run_id, const std::string& claim_token,
                        const std::string& reason);
-  // A poll (or the local executor) learned the state of `job_id`. Ignored when the run has
-  // moved on to another job, or when a stale non-terminal state would overwrite a final one.
-  // A requeue (status.restarts above the attempts recorded for the job, or a running job
+  // A poll (or a backend running jobs inside submit) learned the state of `job_id`. Ignored when
+  // the run has moved on to another job, or when a stale non-terminal state would overwrite a final
+  // one. A requeue (status.restarts above the attempts recorded for the job, or a running job
   // pending again) closes the current attempt as REQUEUED and opens the next (attempts + 1).
   Status record_job_status(const std::string& run_id, const std::string& job_id,
                            const common::JobStatus& status);
+
+  // Claims a profiled run (`scalestudy profile`) under `claim_token`: inserts it, or takes
+  // back its row when that is neither in flight nor completed, as SUBMITTING with
+  // profiled = 1 (claim_runs would claim every planned run of the study). Returns the
+  // state of a run already in flight or completed, which is left alone; else nothing.
+  Result<std::optional<std::string>> register_profiled_run(const RunSpec& spec,
+                                                           const std::string& out_dir,
+                                                           const std::string& claim_token);
+  // The run's state; empty when there is no such run.
+  Result<std::string> run_state(const std::string& run_id);
 
   // The runs of the current plan, ordered by run id.
   Result<std::vector<RunRecord>> runs();
@@ -108,6 +118,9 @@ class StudyState {
 std::string make_claim_token();
 // The current UTC time as ISO-8601 ("2024-05-01T12:00:00Z").
 std::string utc_now_iso8601();
+
+// True for run states that a scheduler still holds (SUBMITTED, PENDING, RUNNING).
+bool is_in_flight(const std::string& run_state);
 
 // True when a run will not be submitted again: finished without success and out of attempts.
 bool is_exhausted(const RunRecord& run, int max_attempts);

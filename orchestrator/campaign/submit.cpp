@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "harness/core/run_layout.hpp"
 #include "orchestrator/campaign/job_directory.hpp"
+#include "orchestrator/campaign/launch_prepared.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
-#include "orchestrator/common/results_path.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 
 namespace scalestudy::campaign {
@@ -20,18 +22,102 @@ std::string report_json(const StudyReportSettings& report) {
   return json.dump();
 }
 
-bool same_scheduler_family(const std::string& a, const std::string& b) {
-  auto slurm_family = [](const std::string& name) {
-    return name == "slurm" || name == "slurmrest";
-  };
-  return a == b || (slurm_family(a) && slurm_family(b));
+// Records the study and its planned runs, then reconciles the runs in flight.
+Status record_plan(StudyState& state, const SubmitPlan& plan, sched::Scheduler& scheduler,
+                   const SubmitOptions& options) {
+  std::vector<PlannedRun> planned;
+  for (const RunSpec& spec : plan.runs) {
+    planned.push_back({spec, run_layout::study_run_dir(plan.study.name, spec.run_id)});
+  }
+  if (Status saved = state.save_study(plan.study); !saved) return saved;
+  if (Status stored = state.plan_runs(planned); !stored) return stored;
+  if (Status reconciled = reconcile_study(state, options.scheduler_context, &scheduler);
+      !reconciled) {
+    return reconciled.with_context("reconciling run states");
+  }
+  return Status::ok();
+}
+
+// The runs this call submits: claimed under `token`, or in a dry run the ones a submit
+// would claim (report.would_submit), nothing claimed.
+Result<std::vector<std::string>> claim_for_submit(StudyState& state, const SubmitPlan& plan,
+                                                  const SubmitOptions& options,
+                                                  const std::string& token,
+                                                  common::FaultInjector& faults,
+                                                  SubmitReport& report) {
+  if (!options.dry_run) {
+    auto claim = state.claim_runs(plan.study.max_attempts, token);
+    if (claim) faults.reached("submit.claimed");
+    return claim;
+  }
+  auto runs = state.runs();
+  if (!runs) return runs.status();
+  std::vector<std::string> claimed;
+  for (const RunRecord& run : *runs) {
+    auto job_state = common::parse_job_state(run.state);
+    bool wants = run.state == kStatePlanned || (job_state && common::is_retryable(*job_state));
+    if (wants && run.attempts < plan.study.max_attempts) claimed.push_back(run.run_id);
+  }
+  report.would_submit = claimed;
+  return claimed;
+}
+
+// Each claimed run's folder and what its scheduler will execute; a run that cannot be
+// prepared is an error in the report and its claim is released.
+std::vector<sched::PreparedRun> prepare_claimed(StudyState& state, const SubmitPlan& plan,
+                                                const std::vector<std::string>& claimed,
+                                                sched::Scheduler& scheduler,
+                                                const SubmitOptions& options,
+                                                const std::string& token, SubmitReport& report) {
+  std::map<std::string, const RunSpec*> spec_of;
+  for (const RunSpec& spec : plan.runs) spec_of[spec.run_id] = &spec;
+  std::vector<sched::PreparedRun> prepared;
+  for (const std::string& run_id : claimed) {
+    const std::string out_dir = run_out_dir(plan.results_dir, plan.study.name, run_id);
+    Status directory = prepare_job_directory(out_dir, scheduler.job_user());
+    Result<sched::PreparedRun> run = directory ? options.prepare(*spec_of.at(run_id), out_dir)
+                                               : Result<sched::PreparedRun>(directory);
+    if (!run) {
+      report.errors.push_back("run " + run_id + ": " + run.status().message());
+      if (!options.dry_run) state.release_claim(run_id, token, run.status().message());
+      continue;
+    }
+    prepared.push_back(std::move(*run));
+  }
+  // Job arrays write their wrapper's output next to the wrapper.
+  const std::string& array_dir = options.scheduler_context.array_script_dir;
+  if (!options.dry_run && !prepared.empty() && !array_dir.empty()) {
+    if (Status ready = prepare_job_directory(array_dir, scheduler.job_user()); !ready) {
+      for (const sched::PreparedRun& run : prepared) {
+        state.release_claim(run.spec.run_id, token, ready.message());
+        report.errors.push_back("run " + run.spec.run_id + ": " + ready.message());
+      }
+      prepared.clear();
+    }
+  }
+  return prepared;
+}
+
+// Sorts every run of the plan into completed, failed for good, or in flight elsewhere.
+Status summarise(StudyState& state, const SubmitPlan& plan, const std::vector<std::string>& claimed,
+                 SubmitReport& report) {
+  auto runs = state.runs();
+  if (!runs) return runs.status();
+  std::set<std::string> claimed_ids(claimed.begin(), claimed.end());
+  for (const RunRecord& run : *runs) {
+    if (run.state == "COMPLETED") {
+      report.completed.push_back(run.run_id);
+    } else if (is_exhausted(run, plan.study.max_attempts)) {
+      report.exhausted.push_back(run.run_id);
+    } else if (claimed_ids.count(run.run_id) == 0 &&
+               (is_in_flight(run.state) || run.state == kStateSubmitting)) {
+      report.in_flight.push_back(run.run_id);
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace
-
-bool is_in_flight(const std::string& run_state) {
-  return run_state == kStateSubmitted || run_state == "PENDING" || run_state == "RUNNING";
-}
 
 std::string study_database_path(const std::string& results_dir, const std::string& study_name) {
   return (std::filesystem::path(results_dir) / (study_name + ".sqlite")).string();
@@ -39,7 +125,7 @@ std::string study_database_path(const std::string& results_dir, const std::strin
 
 std::string run_out_dir(const std::string& results_dir, const std::string& study_name,
                         const std::string& run_id) {
-  return (std::filesystem::absolute(results_dir) / study_name / "runs" / run_id).string();
+  return run_layout::run_dir(std::filesystem::absolute(results_dir).string(), study_name, run_id);
 }
 
 SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir) {
@@ -55,7 +141,7 @@ SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir) 
   return plan;
 }
 
-Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options,
+Status reconcile_study(StudyState& state, const sched::SchedulerContext& context,
                        sched::Scheduler* preferred) {
   auto runs = state.runs();
   if (!runs) return runs.status();
@@ -66,8 +152,8 @@ Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options
   for (const auto& [name, members] : by_scheduler) {
     sched::Scheduler* poller = preferred;
     std::unique_ptr<sched::Scheduler> other;
-    if (preferred == nullptr || !same_scheduler_family(name, preferred->name())) {
-      auto made = sched::make_scheduler(name, options);
+    if (preferred == nullptr || !sched::share_job_ids(name, preferred->name())) {
+      auto made = sched::make_scheduler(name, context);
       if (!made) return made.status().with_context("runs submitted with " + name);
       other = std::move(*made);
       poller = other.get();
@@ -80,7 +166,7 @@ Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options
       auto found = states->find(run->job_id);
       if (found == states->end()) continue;
       common::JobStatus status = found->second;
-      // A run whose end nobody saw (an interrupted local submitter) may have finished
+      // A run whose end nobody saw (its submitter ran it and was interrupted) may have finished
       // well: its directory says so, and it must not run again.
       if (!status.exit_code && status.state == common::JobState::kFailed &&
           run_directory_shows_completed(run->out_dir, run->world_size)) {
@@ -96,126 +182,28 @@ Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options
 
 Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& scheduler,
                                   const SubmitOptions& options) {
-  auto log = [&](const std::string& line) {
-    if (options.log) options.log(line);
-  };
   common::FaultInjector faults = options.faults;
   SubmitReport report;
   report.database_path = study_database_path(plan.results_dir, plan.study.name);
   auto state = StudyState::open(report.database_path);
   if (!state) return state.status();
+  if (Status recorded = record_plan(*state, plan, scheduler, options); !recorded) return recorded;
 
-  std::map<std::string, const RunSpec*> spec_of;
-  std::vector<PlannedRun> planned;
-  for (const RunSpec& spec : plan.runs) {
-    spec_of[spec.run_id] = &spec;
-    planned.push_back({spec, common::stored_run_dir(plan.study.name, spec.run_id)});
-  }
-  if (Status saved = state->save_study(plan.study); !saved) return saved;
-  if (Status stored = state->plan_runs(planned); !stored) return stored;
-  if (Status reconciled = reconcile_study(*state, options.scheduler_options, &scheduler);
-      !reconciled) {
-    return reconciled.with_context("reconciling run states");
-  }
-
-  std::vector<std::string> claimed;
   const std::string token = make_claim_token();
-  if (options.dry_run) {
-    auto runs = state->runs();
-    if (!runs) return runs.status();
-    for (const RunRecord& run : *runs) {
-      auto job_state = common::parse_job_state(run.state);
-      bool wants = run.state == kStatePlanned || (job_state && common::is_retryable(*job_state));
-      if (wants && run.attempts < plan.study.max_attempts) claimed.push_back(run.run_id);
-    }
-    report.would_submit = claimed;
-  } else {
-    auto claim = state->claim_runs(plan.study.max_attempts, token);
-    if (!claim) return claim.status();
-    claimed = std::move(*claim);
-    faults.reached("submit.claimed");
-  }
-
-  std::vector<sched::PreparedRun> prepared;
-  for (const std::string& run_id : claimed) {
-    const std::string out_dir = run_out_dir(plan.results_dir, plan.study.name, run_id);
-    Status directory = prepare_job_directory(out_dir, scheduler.job_user());
-    Result<sched::PreparedRun> run = directory ? options.prepare(*spec_of.at(run_id), out_dir)
-                                               : Result<sched::PreparedRun>(directory);
-    if (!run) {
-      report.errors.push_back("run " + run_id + ": " + run.status().message());
-      if (!options.dry_run) state->release_claim(run_id, token, run.status().message());
-      continue;
-    }
-    prepared.push_back(std::move(*run));
-  }
-  // Job arrays write their wrapper's output next to the wrapper.
-  const std::string& array_dir = options.scheduler_options.array_script_dir;
-  if (!options.dry_run && !prepared.empty() && !array_dir.empty()) {
-    if (Status ready = prepare_job_directory(array_dir, scheduler.job_user()); !ready) {
-      for (const sched::PreparedRun& run : prepared) {
-        state->release_claim(run.spec.run_id, token, ready.message());
-        report.errors.push_back("run " + run.spec.run_id + ": " + ready.message());
-      }
-      prepared.clear();
-    }
-  }
+  auto claimed = claim_for_submit(*state, plan, options, token, faults, report);
+  if (!claimed) return claimed.status();
+  std::vector<sched::PreparedRun> prepared =
+      prepare_claimed(*state, plan, *claimed, scheduler, options, token, report);
   if (!options.dry_run) faults.reached("submit.prepared");
 
   if (!options.dry_run && !prepared.empty()) {
-    log("submitting " + std::to_string(prepared.size()) + " run(s) with " + scheduler.name());
-    Status record_error;
-    std::set<std::string> submitted_ids;
-    sched::SubmitCallbacks callbacks;
-    std::set<std::string> recorded_before_launch;
-    callbacks.launching = [&](const sched::Submission& submission) {
-      Status recorded = state->record_submission(submission, scheduler.name(), token);
-      if (recorded) {
-        recorded_before_launch.insert(submission.run_id);
-        faults.reached("submit.recorded");
-      }
-      return recorded;
-    };
-    callbacks.submitted = [&](const sched::Submission& submission) {
-      submitted_ids.insert(submission.run_id);
-      report.submitted.push_back(submission);
-      if (recorded_before_launch.count(submission.run_id) == 0) {
-        Status recorded = state->record_submission(submission, scheduler.name(), token);
-        if (!recorded && record_error.is_ok()) record_error = recorded;
-        if (recorded) faults.reached("submit.recorded");
-      }
-      log("  " + submission.run_id + " -> " + submission.job_id);
-      faults.reached("submit.launched");
-    };
-    callbacks.finished = [&](const sched::Submission& submission, const common::JobStatus& status) {
-      Status recorded = state->record_job_status(submission.run_id, submission.job_id, status);
-      if (!recorded && record_error.is_ok()) record_error = recorded;
-      log("  " + submission.run_id + " " + to_string(status.state) +
-          (status.reason.empty() ? "" : ": " + status.reason));
-      faults.reached("submit.finished");
-    };
-    auto submitted = scheduler.submit(prepared, callbacks);
-    for (const sched::PreparedRun& run : prepared) {
-      if (submitted_ids.count(run.spec.run_id) != 0) continue;
-      std::string why = submitted ? "not submitted" : submitted.status().message();
-      state->release_claim(run.spec.run_id, token, why);
-      report.errors.push_back("run " + run.spec.run_id + ": " + why);
-    }
-    if (!record_error.is_ok()) return record_error;
+    auto launched = launch_prepared(*state, scheduler, prepared, token, {options.log, &faults});
+    if (!launched) return launched.status();
+    report.submitted = std::move(launched->submitted);
+    report.errors.insert(report.errors.end(), launched->errors.begin(), launched->errors.end());
   }
-
-  auto runs = state->runs();
-  if (!runs) return runs.status();
-  std::set<std::string> claimed_ids(claimed.begin(), claimed.end());
-  for (const RunRecord& run : *runs) {
-    if (run.state == "COMPLETED") {
-      report.completed.push_back(run.run_id);
-    } else if (is_exhausted(run, plan.study.max_attempts)) {
-      report.exhausted.push_back(run.run_id);
-    } else if (claimed_ids.count(run.run_id) == 0 &&
-               (is_in_flight(run.state) || run.state == kStateSubmitting)) {
-      report.in_flight.push_back(run.run_id);
-    }
+  if (Status summarised = summarise(*state, plan, *claimed, report); !summarised) {
+    return summarised;
   }
   return report;
 }

@@ -2,11 +2,12 @@
 // study and its planned runs in results/<study>.sqlite, reconciles the states of runs in
 // flight with their scheduler, claims (in one BEGIN IMMEDIATE transaction) every run that
 // needs a submission — never submitted, or finished without success with attempts left —
-// prepares them (job script, workload command line) and hands them to the scheduler,
-// recording each job id the moment it exists. Completed runs are skipped; pending and
-// running ones are left alone; two concurrent submits never submit a run twice. With the
-// local scheduler the call returns only when its runs have finished (see
-// local_scheduler.hpp). Functions; callers own the StudyState and Scheduler.
+// prepares them (Scheduler::prepare: job script, command line) and hands them to it,
+// recording each job id the moment it exists (launch_prepared.hpp). Completed runs are
+// skipped; pending and running ones are left alone; two concurrent submits never submit a
+// run twice. With a scheduler that runs jobs inside submit (Scheduler::runs_inside_submit)
+// the call returns only when its runs have finished. Functions; callers own the StudyState
+// and Scheduler.
 #pragma once
 
 #include <functional>
@@ -17,6 +18,7 @@
 #include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/common/fault_injection.hpp"
 #include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/scheduler_options.hpp"
 #include "orchestrator/study/study.hpp"
 
 namespace scalestudy::campaign {
@@ -33,14 +35,16 @@ std::string study_database_path(const std::string& results_dir, const std::strin
 std::string run_out_dir(const std::string& results_dir, const std::string& study_name,
                         const std::string& run_id);
 
-// Makes a run ready for a scheduler: writes its job script into out_dir (which exists) and
-// builds its workload command line. See prepare_run.hpp for the default one.
+// Makes a run ready for a scheduler: writes what the scheduler will execute into out_dir
+// (which exists). See prepare_run.hpp for the default one.
 using PrepareRun =
     std::function<Result<sched::PreparedRun>(const RunSpec& spec, const std::string& out_dir)>;
 
 struct SubmitOptions {
   bool dry_run = false;  // report what would be submitted; no claims, no scheduler calls
-  sched::SchedulerOptions scheduler_options;  // for polling runs of another scheduler
+  // Shared scheduler settings: the array script dir, and for polling runs of another
+  // scheduler.
+  sched::SchedulerContext scheduler_context;
   PrepareRun prepare;
   std::function<void(const std::string& line)> log;  // progress lines; may be empty
   common::FaultInjector faults;  // the submit.* points; passes counted per submit_study call
@@ -60,12 +64,10 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
                                   const SubmitOptions& options);
 
 // Polls the scheduler of every run in flight (SUBMITTED / PENDING / RUNNING) and records
-// what it says. `preferred` (may be null) polls the runs of its own name, and of its family
-// (slurm and slurmrest share job ids); other runs get a scheduler made from `options`.
-Status reconcile_study(StudyState& state, const sched::SchedulerOptions& options,
+// what it says. `preferred` (may be null) polls the runs of its own name, and of backends
+// that share its job ids (sched::share_job_ids); other runs get a scheduler made from
+// `context`.
+Status reconcile_study(StudyState& state, const sched::SchedulerContext& context,
                        sched::Scheduler* preferred = nullptr);
-
-// True for run states that a scheduler still holds.
-bool is_in_flight(const std::string& run_state);
 
 }  // namespace scalestudy::campaign

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "orchestrator/campaign/submit.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::campaign {
 
@@ -34,7 +35,7 @@ Result<StudyProgress> study_progress(StudyState& state) {
   return progress;
 }
 
-Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerOptions& options,
+Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext& context,
                                const WaitOptions& wait, sched::Scheduler* preferred) {
   using Clock = std::chrono::steady_clock;
   const auto started = Clock::now();
@@ -45,7 +46,7 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerOptions&
   };
   int attempts_at_last_resubmit = -1;
   while (true) {
-    if (Status reconciled = reconcile_study(state, options, preferred); !reconciled) {
+    if (Status reconciled = reconcile_study(state, context, preferred); !reconciled) {
       return reconciled;
     }
     auto progress = study_progress(state);
@@ -57,7 +58,7 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerOptions&
     if ((progress->retryable > 0 || progress->planned > 0) && wait.resubmit && resubmit_helps) {
       attempts_at_last_resubmit = total_attempts(*progress);
       if (Status resubmitted = wait.resubmit(); !resubmitted) return resubmitted;
-      continue;  // the resubmission may have run to completion already (local)
+      continue;  // the resubmission may have run to completion inside submit
     }
     if (progress->in_flight == 0) {
       return progress->completed == progress->total ? WaitOutcome::kAllCompleted
@@ -72,7 +73,7 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerOptions&
 }
 
 Result<std::vector<std::string>> cancel_study(StudyState& state,
-                                              const sched::SchedulerOptions& options,
+                                              const sched::SchedulerContext& context,
                                               const std::optional<std::string>& run_id) {
   auto runs = state.runs();
   if (!runs) return runs.status();
@@ -86,7 +87,7 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
   if (!found) return Status::error("no run '" + *run_id + "' in this study");
   std::vector<std::string> cancelled;
   for (const auto& [name, members] : by_scheduler) {
-    auto scheduler = sched::make_scheduler(name, options);
+    auto scheduler = sched::make_scheduler(name, context);
     if (!scheduler) return scheduler.status();
     std::vector<std::string> job_ids;
     for (const RunRecord* run : members) job_ids.push_back(run->job_id);

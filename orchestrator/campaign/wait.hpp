@@ -12,6 +12,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/scheduler_options.hpp"
 
 namespace scalestudy::campaign {
 
@@ -44,13 +45,13 @@ enum class WaitOutcome { kAllCompleted, kSomeFailed, kTimedOut };
 // Polls (see reconcile_study; `preferred` may be null) every poll_interval_s until no run is
 // in flight, resubmitting retryable runs through wait.resubmit when given.
 
-Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerOptions& options,
+Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext& context,
                                const WaitOptions& wait, sched::Scheduler* preferred = nullptr);
 
 // Cancels every run in flight (or only `run_id`) through its scheduler and records it as
 // CANCELLED; a later poll may still say it completed first. Returns the cancelled run ids.
 Result<std::vector<std::string>> cancel_study(StudyState& state,
-                                              const sched::SchedulerOptions& options,
+                                              const sched::SchedulerContext& context,
                                               const std::optional<std::string>& run_id);
 
 }  // namespace scalestudy::campaign

@@ -6,34 +6,41 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
+#include "orchestrator/cli/scheduler_help.hpp"
 
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
-    "usage: scalestudy cancel STUDY [--run ID] [--results-dir DIR]\n\n"
-    "Cancels every pending or running run of the study (or only run ID) through its\n"
-    "scheduler (scancel, slurmrestd DELETE, or SIGTERM to a local run's processes) and\n"
-    "records it as CANCELLED. A cancelled run counts as an attempt and is resubmitted by the\n"
-    "next `scalestudy submit` while attempts remain.\n\n"
-    "options:\n"
-    "  --run ID           only this run\n"
-    "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
-    "exit codes: 0 cancelled (or nothing in flight); 1 no such study or run; 2 wrong\n"
-    "arguments; 3 a scheduler is unavailable.";
+// How each scheduler stops a job comes from the registry.
+std::string cancel_usage() {
+  return "usage: scalestudy cancel STUDY [--run ID] [--results-dir DIR]\n\n"
+         "Cancels every pending or running run of the study (or only run ID) through its\n"
+         "scheduler (" +
+         scheduler_cancel_means() +
+         ") and\n"
+         "records it as CANCELLED. A cancelled run counts as an attempt and is resubmitted by "
+         "the\n"
+         "next `scalestudy submit` while attempts remain.\n\n"
+         "options:\n"
+         "  --run ID           only this run\n"
+         "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
+         "exit codes: 0 cancelled (or nothing in flight); 1 no such study or run; 2 wrong\n"
+         "arguments; 3 a scheduler is unavailable.";
+}
 
 int run_cancel(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--run", "--results-dir"}, {}});
   if (!parsed) {
-    std::fprintf(stderr, "scalestudy cancel: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "scalestudy cancel: %s\n%s\n", parsed.status().message().c_str(),
+                 cancel_usage().c_str());
     return kExitUsage;
   }
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(cancel_usage().c_str());
     return kExitOk;
   }
   if (parsed->positionals.size() != 1) {
-    std::fprintf(stderr, "scalestudy cancel: expected STUDY\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy cancel: expected STUDY\n%s\n", cancel_usage().c_str());
     return kExitUsage;
   }
   auto opened = open_study_or_explain("cancel", *parsed);
@@ -53,6 +60,6 @@ int run_cancel(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kCancelCommand = {"cancel", "cancel a study's pending and running runs",
-                                       kUsage, run_cancel};
+                                       cancel_usage, run_cancel};
 
 }  // namespace scalestudy::cli

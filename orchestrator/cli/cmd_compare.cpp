@@ -111,7 +111,7 @@ int run_compare(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kCompareCommand = {
-    "compare", "compare two studies point by point; exit 1 on a significant regression", kUsage,
-    run_compare};
+    "compare", "compare two studies point by point; exit 1 on a significant regression",
+    fixed_usage<kUsage>, run_compare};
 
 }  // namespace scalestudy::cli

@@ -9,6 +9,13 @@
 namespace scalestudy::cli {
 namespace {
 
+const char kUsage[] =
+    "usage: scalestudy export STUDY --csv DIR [--results-dir DIR]\n\n"
+    "Writes DIR/runs.csv (one row per run: job_id, run_id, repeat, nodes, gpus, ranks,\n"
+    "global_batch, per_gpu_batch, config, state, throughput_samples_per_s, time_per_epoch_s,\n"
+    "step_ms_median, final_val_acc, ..., git_commit, ...) and DIR/epochs.csv (one row per run\n"
+    "and epoch). Ingest first (scalestudy ingest STUDY).";
+
 int run_export(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--results-dir", "--csv"}, {}});
   if (!parsed || parsed->positionals.size() != 1 || !parsed->value("--csv")) {
@@ -33,13 +40,7 @@ int run_export(const std::vector<std::string>& args) {
 
 }  // namespace
 
-extern const Command kExportCommand = {
-    "export", "write a study's runs and epochs as CSV",
-    "usage: scalestudy export STUDY --csv DIR [--results-dir DIR]\n\n"
-    "Writes DIR/runs.csv (one row per run: job_id, run_id, repeat, nodes, gpus, ranks,\n"
-    "global_batch, per_gpu_batch, config, state, throughput_samples_per_s, time_per_epoch_s,\n"
-    "step_ms_median, final_val_acc, ..., git_commit, ...) and DIR/epochs.csv (one row per run\n"
-    "and epoch). Ingest first (scalestudy ingest STUDY).",
-    run_export};
+extern const Command kExportCommand = {"export", "write a study's runs and epochs as CSV",
+                                       fixed_usage<kUsage>, run_export};
 
 }  // namespace scalestudy::cli

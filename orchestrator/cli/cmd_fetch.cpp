@@ -125,6 +125,6 @@ int run_fetch(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kFetchCommand = {"fetch", "download and verify data sets into the data root",
-                                      kUsage, run_fetch};
+                                      fixed_usage<kUsage>, run_fetch};
 
 }  // namespace scalestudy::cli

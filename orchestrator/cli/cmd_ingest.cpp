@@ -42,10 +42,7 @@ int run_ingest(const std::vector<std::string>& args) {
   return outcome->failed > 0 ? kExitFailure : kExitOk;
 }
 
-}  // namespace
-
-extern const Command kIngestCommand = {
-    "ingest", "copy finished runs' measurements into the study database",
+const char kUsage[] =
     "usage: scalestudy ingest STUDY [--results-dir DIR] [--steps]\n\n"
     "Reads <out_dir>/rank*.sqlite of every completed run of STUDY (a study YAML, a study\n"
     "name, or a study database path) and copies them into the study database's m_* tables,\n"
@@ -53,7 +50,12 @@ extern const Command kIngestCommand = {
     "missing rank database marks that run FAILED with the reason; the rest is ingested.\n\n"
     "  --results-dir DIR  where <study>.sqlite lives (default $SCALESTUDY_RESULTS_DIR or results)\n"
     "  --steps            also store every step row (m_steps); phase aggregates are always kept\n\n"
-    "exit: 0 ok; 1 some runs failed to ingest; 2 usage; 3 no study database",
-    run_ingest};
+    "exit: 0 ok; 1 some runs failed to ingest; 2 usage; 3 no study database";
+
+}  // namespace
+
+extern const Command kIngestCommand = {"ingest",
+                                       "copy finished runs' measurements into the study database",
+                                       fixed_usage<kUsage>, run_ingest};
 
 }  // namespace scalestudy::cli

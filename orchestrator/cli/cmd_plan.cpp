@@ -1,7 +1,6 @@
 // `scalestudy plan STUDY.yaml`: expand a study and show its runs, optionally writing the
 // sbatch script of every run. Nothing is submitted.
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,14 +9,16 @@
 #include <thread>
 #include <vector>
 
+#include "harness/core/run_layout.hpp"
+#include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/results/cost_estimate.hpp"
 #include "orchestrator/results/text_table.hpp"
-#include "orchestrator/sched/render/job_script.hpp"
-#include "orchestrator/sched/render/profile_wrapper.hpp"
+#include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/study/budget.hpp"
 #include "orchestrator/study/interference_risk.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
@@ -48,17 +49,6 @@ const char kUsage[] =
     "flags (--describe-flags json); a program that cannot say is noted and left unchecked.\n\n"
     "exit codes: 0 planned; 1 the study is invalid (every error is printed as\n"
     "file:line:column: field: message); 2 wrong arguments; 3 a file cannot be read or written.";
-
-std::string directory_of_cli() {
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  return error ? fs::current_path().string() : self.parent_path().string();
-}
-
-std::string default_profiles_dir() {
-  if (const char* dir = std::getenv("SCALESTUDY_PROFILES_DIR"); dir && *dir) return dir;
-  return SCALESTUDY_PROFILES_DIR;
-}
 
 bool any_gpu_run(const Study& study) {
   for (const auto& run : study.runs) {
@@ -175,6 +165,8 @@ void print_json(const Study& study, const PlanTotals& totals) {
   std::printf("%s\n", out.dump(2).c_str());
 }
 
+// Every run's job script as campaign's run preparer and the schedulers render it, into
+// DIR/<run_id>.sbatch; the runs' folders are where a submit would put them.
 int emit_scripts(const Study& study, const std::string& dir, const std::string& results_dir,
                  const std::string& profiles_dir) {
   std::error_code error;
@@ -184,31 +176,28 @@ int emit_scripts(const Study& study, const std::string& dir, const std::string& 
                  error.message().c_str());
     return kExitEnvironment;
   }
-  fs::path results_root = fs::absolute(results_dir).lexically_normal();
-  std::string bin_dir = directory_of_cli();
-  std::map<std::string, std::vector<std::string>> wrappers;  // by profile name
+  const std::string results_root = fs::absolute(results_dir).lexically_normal().string();
+  const campaign::PrepareContext context{campaign::executable_dir(), profiles_dir};
+  std::vector<sched::RunPreparation> preparations;
   for (const auto& run : study.runs) {
-    if (wrappers.count(run.profile)) continue;
-    auto wrapper = load_profile_wrapper(profiles_dir, run.profile);
-    if (!wrapper) {
-      std::fprintf(stderr, "scalestudy plan: %s\n", wrapper.status().message().c_str());
+    auto preparation = campaign::run_preparation(
+        context, run, run_layout::run_dir(results_root, study.name, run.run_id));
+    if (!preparation) {
+      std::fprintf(stderr, "scalestudy plan: %s\n", preparation.status().message().c_str());
       return kExitEnvironment;
     }
-    wrappers[run.profile] = std::move(wrapper).value();
+    preparations.push_back(std::move(*preparation));
   }
-  for (const auto& run : study.runs) {
-    RenderContext context;
-    context.out_dir = (results_root / study.name / "runs" / run.run_id).string();
-    context.binary_path = resolve_workload_binary(run.workload, bin_dir);
-    context.launch_helper_path = (fs::path(bin_dir) / "scalestudy-launch").string();
-    context.profile_wrapper = wrappers[run.profile];
-    if (Status status = check_render_context(context); !status) {
-      std::fprintf(stderr, "scalestudy plan: %s\n", status.message().c_str());
+  for (size_t index = 0; index < study.runs.size(); ++index) {
+    const RunSpec& run = study.runs[index];
+    auto text = sched::render_job_script(run, preparations[index]);
+    if (!text) {
+      std::fprintf(stderr, "scalestudy plan: %s\n", text.status().message().c_str());
       return kExitUsage;
     }
     fs::path script = fs::path(dir) / (run.run_id + ".sbatch");
     std::ofstream out(script, std::ios::binary | std::ios::trunc);
-    out << render_sbatch_script(run, context);
+    out << *text;
     if (!out.flush()) {
       std::fprintf(stderr, "scalestudy plan: cannot write %s\n", script.c_str());
       return kExitEnvironment;
@@ -245,8 +234,8 @@ int run_plan(const std::vector<std::string>& args) {
     std::fprintf(stderr, "%s\n", study.status().message().c_str());
     return kExitFailure;
   }
-  if (!report_workload_param_check("plan",
-                                   check_study_workload_params(*study, directory_of_cli()))) {
+  if (!report_workload_param_check(
+          "plan", check_study_workload_params(*study, campaign::executable_dir()))) {
     return kExitFailure;
   }
   const PlanTotals totals = plan_totals(*study, parsed->value_or("--results-dir", "results"));
@@ -263,8 +252,9 @@ int run_plan(const std::vector<std::string>& args) {
       std::printf("budget: %s\n", budget.message().c_str());
     }
   }
-  for (const auto& risk :
-       interference_risks(*study, {"", 1, static_cast<int>(std::thread::hardware_concurrency())})) {
+  for (const auto& risk : interference_risks(
+           *study,
+           {RunPlacement::kUnknown, 1, static_cast<int>(std::thread::hardware_concurrency())})) {
     std::fprintf(stderr, "warning: %s\n", risk.c_str());
   }
   if (auto dir = parsed->value("--emit-scripts")) {
@@ -277,6 +267,6 @@ int run_plan(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kPlanCommand = {"plan", "expand a study and show its runs and job scripts",
-                                     kUsage, run_plan};
+                                     fixed_usage<kUsage>, run_plan};
 
 }  // namespace scalestudy::cli

@@ -77,7 +77,7 @@ int run_profile_report(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kProfileReportCommand = {
-    "profile-report", "ingest profiled runs and print the kernel and NVTX breakdown", kUsage,
-    run_profile_report};
+    "profile-report", "ingest profiled runs and print the kernel and NVTX breakdown",
+    fixed_usage<kUsage>, run_profile_report};
 
 }  // namespace scalestudy::cli

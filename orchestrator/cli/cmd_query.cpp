@@ -80,10 +80,7 @@ int run_query(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-}  // namespace
-
-extern const Command kQueryCommand = {
-    "query", "run read-only SQL or a named query on a study database",
+const char kUsage[] =
     "usage: scalestudy query STUDY \"SQL\" | NAME [--format table|csv|json] [--results-dir DIR]\n"
     "                        [--time-limit-s S]\n"
     "       scalestudy query --list\n\n"
@@ -91,7 +88,12 @@ extern const Command kQueryCommand = {
     "attempts and the m_* measurements; see docs/study-database.md). Writes, ATTACH and\n"
     "state-changing pragmas are refused. NAME is one of the named queries (--list).\n"
     "The query stops after --time-limit-s seconds (default 60). csv and json print rows\n"
-    "as they come; the table format holds at most 100000 rows.",
-    run_query};
+    "as they come; the table format holds at most 100000 rows.";
+
+}  // namespace
+
+extern const Command kQueryCommand = {"query",
+                                      "run read-only SQL or a named query on a study database",
+                                      fixed_usage<kUsage>, run_query};
 
 }  // namespace scalestudy::cli

@@ -22,10 +22,7 @@ int run_report(const std::vector<std::string>& args) {
                             parsed->value_or("--results-dir", campaign::default_results_dir()));
 }
 
-}  // namespace
-
-extern const Command kReportCommand = {
-    "report", "efficiency tables, bottlenecks, memory and plots of a study",
+const char kUsage[] =
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model SOURCE]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
@@ -55,7 +52,12 @@ extern const Command kReportCommand = {
     "  --check          exit 1 when a point misses a threshold of the study's\n"
     "                   report.thresholds (efficiency_pct: efficiency below it)\n\n"
     "exit: 0 ok; 1 some runs failed, or --check and a threshold missed; 2 usage;\n"
-    "3 no study database",
+    "3 no study database";
+
+}  // namespace
+
+extern const Command kReportCommand = {
+    "report", "efficiency tables, bottlenecks, memory and plots of a study", fixed_usage<kUsage>,
     run_report};
 
 }  // namespace scalestudy::cli

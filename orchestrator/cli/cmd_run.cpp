@@ -8,22 +8,24 @@
 #include "orchestrator/campaign/wait.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/cli/report_flow.hpp"
+#include "orchestrator/cli/scheduler_help.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
 
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kIntroduction[] =
     "usage: scalestudy run STUDY.yaml [submit options] [report options]\n"
     "                      [--timeout SECONDS] [--poll-interval SECONDS]\n\n"
     "Submits every run of the study that is not done (as `scalestudy submit`), waits until\n"
     "every run has finished, resubmitting runs that failed while the study's max_attempts\n"
     "allow, ingests the run databases and prints the report (as `scalestudy report`).\n"
-    "Re-running it resumes: completed runs are skipped.\n\n"
-    "submit options: --scheduler local|slurm|slurmrest, --results-dir DIR, --max-parallel N,\n"
-    "  --max-slots N, --no-arrays, --ordered, --hold (see `scalestudy submit --help`)\n"
+    "Re-running it resumes: completed runs are skipped.\n\n";
+
+const char kClosing[] =
     "report options: --format, --baseline, --plots, --no-plots, --html, --comm-model,\n"
     "  thresholds (see `scalestudy report --help`)\n"
     "  --timeout S        stop waiting after S seconds (default: no limit)\n"
@@ -32,8 +34,18 @@ const char kUsage[] =
     "good (the report still shows the rest) or the study is invalid; 2 wrong arguments;\n"
     "3 the scheduler is unavailable.";
 
+// The scheduler names and options come from the registry.
+std::string run_usage() {
+  return std::string(kIntroduction) +
+         wrap_words("submit options: ",
+                    "--scheduler " + scheduler_choices("|") + ", --results-dir DIR, " +
+                        scheduler_option_list() + " (see `scalestudy submit --help`)",
+                    2) +
+         "\n" + kClosing;
+}
+
 int run_run(const std::vector<std::string>& args) {
-  ArgSpec spec{kSubmitValueOptions, kSubmitFlagOptions};
+  ArgSpec spec = submit_arg_spec();
   spec.value_options.insert(kReportValueOptions.begin(), kReportValueOptions.end());
   spec.flag_options.insert(kReportFlagOptions.begin(), kReportFlagOptions.end());
   spec.value_options.insert({"--timeout", "--poll-interval"});
@@ -41,7 +53,8 @@ int run_run(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, spec);
   if (!parsed || parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy run: %s\n%s\n",
-                 parsed ? "expected one STUDY.yaml" : parsed.status().message().c_str(), kUsage);
+                 parsed ? "expected one STUDY.yaml" : parsed.status().message().c_str(),
+                 run_usage().c_str());
     return kExitUsage;
   }
   campaign::WaitOptions wait;
@@ -54,14 +67,9 @@ int run_run(const std::vector<std::string>& args) {
   }
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
-  auto location = campaign::locate_study(parsed->positionals[0], results_dir);
-  if (!location || !location->study) {
-    std::fprintf(stderr, "%s\n",
-                 location ? "scalestudy run: STUDY must be a study YAML file"
-                          : location.status().message().c_str());
-    return location ? kExitUsage : kExitFailure;
-  }
   int exit_code = kExitOk;
+  auto location = locate_study_yaml_or_explain("run", *parsed, results_dir, exit_code);
+  if (!location) return exit_code;
   auto session = make_submit_session("run", *parsed, *location->study, results_dir, exit_code);
   if (!session) return exit_code;
   if (int submitted = submit_and_print("run", *session); submitted == kExitEnvironment) {
@@ -78,7 +86,7 @@ int run_run(const std::vector<std::string>& args) {
     return report ? Status::ok() : report.status();
   };
   wait.on_progress = make_progress_printer();
-  auto outcome = campaign::wait_study(*state, session->options.scheduler_options, wait,
+  auto outcome = campaign::wait_study(*state, session->options.scheduler_context, wait,
                                       session->scheduler.get());
   if (!outcome) {
     std::fprintf(stderr, "scalestudy run: %s\n", outcome.status().message().c_str());
@@ -97,6 +105,6 @@ int run_run(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kRunCommand = {
-    "run", "submit + wait + ingest + report: a whole study in one command", kUsage, run_run};
+    "run", "submit + wait + ingest + report: a whole study in one command", run_usage, run_run};
 
 }  // namespace scalestudy::cli

@@ -78,7 +78,7 @@ int run_status(const std::vector<std::string>& args) {
 
 }  // namespace
 
-extern const Command kStatusCommand = {"status", "show the state of every run of a study", kUsage,
-                                       run_status};
+extern const Command kStatusCommand = {"status", "show the state of every run of a study",
+                                       fixed_usage<kUsage>, run_status};
 
 }  // namespace scalestudy::cli

@@ -1,38 +1,27 @@
 // `scalestudy submit STUDY.yaml`: submit every run of a study that is not done yet.
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/open_study.hpp"
+#include "orchestrator/cli/scheduler_help.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
 
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
-    "usage: scalestudy submit STUDY.yaml [--scheduler local|slurm|slurmrest]\n"
-    "                         [--results-dir DIR] [--max-parallel N] [--max-slots N]\n"
-    "                         [--no-arrays] [--ordered] [--hold] [--dry-run]\n"
-    "                         [--max-gpu-hours H]\n\n"
+const char kIntroduction[] =
     "Submits every run of the study that is not done: never-submitted runs, and runs that\n"
     "ended FAILED, TIMEOUT, NODE_FAIL, PREEMPTED, OUT_OF_MEMORY or CANCELLED while attempts\n"
     "remain (the study's max_attempts). Completed runs are skipped, pending and running ones\n"
     "left alone, so submit can be repeated after any failure; two submits at once never\n"
     "submit a run twice. State lives in DIR/<study>.sqlite; run output in\n"
-    "DIR/<study>/runs/<run_id>/.\n\n"
-    "The local scheduler has no daemon: it runs the runs itself, in this process, and returns\n"
-    "when they have finished (Ctrl-C leaves running ranks behind; `scalestudy cancel` stops\n"
-    "them).\n\n"
-    "options:\n"
-    "  --scheduler S     local, slurm or slurmrest (default: slurmrest if\n"
-    "                    $SCALESTUDY_SLURMRESTD is set, else slurm if sbatch is on PATH and\n"
-    "                    squeue answers, else local)\n"
-    "  --results-dir DIR results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n"
-    "  --max-parallel N  local: runs at once (default 1)\n"
-    "  --max-slots N     local: ranks at once (default: hardware threads)\n"
-    "  --no-arrays       slurm: one job per run instead of job arrays for same-shape runs\n"
-    "  --ordered         slurm: each job waits for the previous one (--dependency=afterany)\n"
-    "  --hold            slurm: submit held (release with scontrol release)\n"
+    "DIR/<study>/runs/<run_id>/.\n\n";
+
+const char kClosing[] =
     "  --dry-run         write the job scripts and list what would be submitted; submit nothing\n"
     "  --max-gpu-hours H refuse, before submitting anything, a study whose runs request more\n"
     "                    than H GPU-hours (time limit × nodes × GPUs); the study's\n"
@@ -40,26 +29,35 @@ const char kUsage[] =
     "exit codes: 0 submitted (or nothing to do); 1 the study is invalid, over budget, or some\n"
     "runs could not be submitted; 2 wrong arguments; 3 the scheduler is unavailable.";
 
+// The scheduler names, options and notes come from the registry.
+std::string submit_usage() {
+  std::vector<std::string> synopsis = {"[--scheduler " + scheduler_choices("|") + "]",
+                                       "[--results-dir DIR]"};
+  for (const std::string& option : scheduler_option_synopsis()) synopsis.push_back(option);
+  synopsis.insert(synopsis.end(), {"[--dry-run]", "[--max-gpu-hours H]"});
+  return wrap_units("usage: scalestudy submit STUDY.yaml ", synopsis, 25) + "\n\n" + kIntroduction +
+         scheduler_notes() + "options:\n" + scheduler_flag_help() +
+         "  --results-dir DIR results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n" +
+         scheduler_option_help() + kClosing;
+}
+
 int run_submit(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {kSubmitValueOptions, kSubmitFlagOptions});
+  auto parsed = parse_args(args, submit_arg_spec());
   if (!parsed) {
-    std::fprintf(stderr, "scalestudy submit: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "scalestudy submit: %s\n%s\n", parsed.status().message().c_str(),
+                 submit_usage().c_str());
     return kExitUsage;
   }
   if (parsed->positionals.size() != 1) {
-    std::fprintf(stderr, "scalestudy submit: expected one STUDY.yaml\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy submit: expected one STUDY.yaml\n%s\n",
+                 submit_usage().c_str());
     return kExitUsage;
   }
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
-  auto location = campaign::locate_study(parsed->positionals[0], results_dir);
-  if (!location || !location->study) {
-    std::fprintf(stderr, "%s\n",
-                 location ? "scalestudy submit: STUDY must be a study YAML file"
-                          : location.status().message().c_str());
-    return location ? kExitUsage : kExitFailure;
-  }
   int exit_code = kExitOk;
+  auto location = locate_study_yaml_or_explain("submit", *parsed, results_dir, exit_code);
+  if (!location) return exit_code;
   auto session = make_submit_session("submit", *parsed, *location->study, results_dir, exit_code);
   return session ? submit_and_print("submit", *session) : exit_code;
 }
@@ -67,6 +65,6 @@ int run_submit(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kSubmitCommand = {"submit", "submit every run of a study that is not done",
-                                       kUsage, run_submit};
+                                       submit_usage, run_submit};
 
 }  // namespace scalestudy::cli

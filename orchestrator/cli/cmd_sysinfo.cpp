@@ -83,7 +83,7 @@ int run_sysinfo(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kSysinfoCommand = {
-    "sysinfo", "describe this machine (CPU, GPUs, software, SLURM) as SYSTEM.md", kUsage,
-    run_sysinfo};
+    "sysinfo", "describe this machine (CPU, GPUs, software, SLURM) as SYSTEM.md",
+    fixed_usage<kUsage>, run_sysinfo};
 
 }  // namespace scalestudy::cli

@@ -56,6 +56,6 @@ int run_validate(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kValidateCommand = {"validate", "check study files and report every error",
-                                         kUsage, run_validate};
+                                         fixed_usage<kUsage>, run_validate};
 
 }  // namespace scalestudy::cli

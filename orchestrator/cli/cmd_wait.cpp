@@ -77,7 +77,7 @@ int run_wait(const std::vector<std::string>& args) {
 
 }  // namespace
 
-extern const Command kWaitCommand = {"wait", "wait until every run of a study has finished", kUsage,
-                                     run_wait};
+extern const Command kWaitCommand = {"wait", "wait until every run of a study has finished",
+                                     fixed_usage<kUsage>, run_wait};
 
 }  // namespace scalestudy::cli

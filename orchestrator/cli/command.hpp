@@ -12,16 +12,22 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailure = 1,      // the command ran and found a problem (failed runs, bad study)
   kExitUsage = 2,        // wrong flags or arguments
-  kExitEnvironment = 3,  // a dependency is missing or unreachable (sbatch, slurmrestd, files)
+  kExitEnvironment = 3,  // a dependency is missing or unreachable (a scheduler, files)
 };
 
 struct Command {
   const char* name;
   const char* summary;
-  const char* usage;                                 // full --help text
+  std::string (*usage)();                            // full --help text
   int (*run)(const std::vector<std::string>& args);  // args after the command name
 };
 
 const std::vector<Command>& commands();
+
+// Command::usage for a command whose help text is fixed.
+template <const char* kText>
+std::string fixed_usage() {
+  return kText;
+}
 
 }  // namespace scalestudy::cli

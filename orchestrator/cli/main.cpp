@@ -14,7 +14,7 @@ namespace {
 void print_help() {
   std::printf(
       "usage: scalestudy COMMAND [ARGS...]\n\n"
-      "Declare a scaling study in YAML, submit it to SLURM or the local executor, and\n"
+      "Declare a scaling study in YAML, submit it to SLURM or run it on this machine, and\n"
       "report efficiency tables.\n\ncommands:\n");
   for (const auto& command : scalestudy::cli::commands()) {
     std::printf("  %-10s %s\n", command.name, command.summary);
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       std::vector<std::string> rest(args.begin() + 1, args.end());
       for (const auto& arg : rest) {
         if (arg == "--help" || arg == "-h") {
-          std::printf("%s\n", command.usage);
+          std::printf("%s\n", command.usage().c_str());
           return kExitOk;
         }
       }

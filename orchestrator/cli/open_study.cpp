@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "orchestrator/campaign/study_locator.hpp"
+#include "orchestrator/cli/command.hpp"
 
 namespace scalestudy::cli {
 
@@ -21,6 +21,22 @@ std::optional<OpenedStudy> open_study_or_explain(const std::string& command,
     return std::nullopt;
   }
   return OpenedStudy{location->name, std::move(*state)};
+}
+
+std::optional<campaign::StudyLocation> locate_study_yaml_or_explain(const std::string& command,
+                                                                    const ParsedArgs& parsed,
+                                                                    const std::string& results_dir,
+                                                                    int& exit_code) {
+  auto location = campaign::locate_study(parsed.positionals.at(0), results_dir);
+  if (location && location->study) return std::move(*location);
+  if (location) {
+    std::fprintf(stderr, "scalestudy %s: STUDY must be a study YAML file\n", command.c_str());
+    exit_code = kExitUsage;
+  } else {
+    std::fprintf(stderr, "%s\n", location.status().message().c_str());
+    exit_code = kExitFailure;
+  }
+  return std::nullopt;
 }
 
 }  // namespace scalestudy::cli

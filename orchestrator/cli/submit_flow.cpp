@@ -8,19 +8,14 @@
 
 #include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/campaign/status_report.hpp"
-#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/budget.hpp"
 #include "orchestrator/study/interference_risk.hpp"
 
 namespace scalestudy::cli {
-
-const std::set<std::string> kSubmitValueOptions = {"--scheduler", "--results-dir", "--max-parallel",
-                                                   "--max-slots", "--max-gpu-hours"};
-const std::set<std::string> kSubmitFlagOptions = {"--no-arrays", "--ordered", "--hold",
-                                                  "--dry-run"};
-
 namespace {
 
 // `--max-gpu-hours H`: a number ≥ 0, when given.
@@ -35,60 +30,79 @@ Result<std::optional<double>> max_gpu_hours_option(const ParsedArgs& parsed) {
   return std::optional<double>(hours);
 }
 
-}  // namespace
+// What the user gave for the options the schedulers declare.
+sched::SchedulerOptionValues scheduler_option_values(const ParsedArgs& parsed) {
+  sched::SchedulerOptionValues values;
+  for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
+    for (const sched::SchedulerOption& option : entry.options) {
+      if (option.value_name.empty()) {
+        if (parsed.has(option.flag)) values[option.flag] = "";
+      } else if (auto value = parsed.value(option.flag)) {
+        values[option.flag] = *value;
+      }
+    }
+  }
+  return values;
+}
 
-std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
-                                                 const Study& study, const std::string& results_dir,
-                                                 int& exit_code) {
+// The checks made before a scheduler is chosen: the workload parameters, every scheduler's
+// options, the GPU-hour budget and the fault hook. On error prints it and sets exit_code.
+std::optional<common::FaultInjector> check_before_scheduling(
+    const char* command, const ParsedArgs& parsed, const Study& study,
+    const sched::SchedulerOptionValues& values, int& exit_code) {
+  auto fail = [&](const std::string& message, int code) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, message.c_str());
+    exit_code = code;
+    return std::nullopt;
+  };
   if (!report_workload_param_check(
           command, check_study_workload_params(study, campaign::executable_dir()))) {
     exit_code = kExitFailure;
     return std::nullopt;
   }
-  auto max_parallel = parsed.int_value_or("--max-parallel", 1);
-  auto max_slots = parsed.int_value_or("--max-slots", 0);
-  if (!max_parallel || !max_slots || *max_parallel < 1 || *max_slots < 0) {
-    std::fprintf(stderr, "scalestudy %s: --max-parallel and --max-slots take positive numbers\n",
-                 command);
-    exit_code = kExitUsage;
-    return std::nullopt;
+  if (Status options = sched::check_scheduler_options(values); !options) {
+    return fail(options.message(), kExitUsage);
   }
   auto max_gpu_hours = max_gpu_hours_option(parsed);
-  if (!max_gpu_hours) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, max_gpu_hours.status().message().c_str());
-    exit_code = kExitUsage;
-    return std::nullopt;
-  }
+  if (!max_gpu_hours) return fail(max_gpu_hours.status().message(), kExitUsage);
   // Refused before anything is submitted.
   if (Status budget =
           check_budget(requested_cost(study.runs), study.budget_gpu_hours, *max_gpu_hours);
       !budget) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, budget.message().c_str());
-    exit_code = kExitFailure;
-    return std::nullopt;
+    return fail(budget.message(), kExitFailure);
   }
   auto faults = common::FaultInjector::from_environment();
-  if (!faults) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, faults.status().message().c_str());
-    exit_code = kExitUsage;
-    return std::nullopt;
+  if (!faults) return fail(faults.status().message(), kExitUsage);
+  return *faults;
+}
+
+}  // namespace
+
+ArgSpec submit_arg_spec() {
+  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours"}, {"--dry-run"}};
+  for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
+    for (const sched::SchedulerOption& option : entry.options) {
+      (option.value_name.empty() ? spec.flag_options : spec.value_options).insert(option.flag);
+    }
   }
+  return spec;
+}
+
+std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
+                                                 const Study& study, const std::string& results_dir,
+                                                 int& exit_code) {
+  const sched::SchedulerOptionValues values = scheduler_option_values(parsed);
+  auto faults = check_before_scheduling(command, parsed, study, values, exit_code);
+  if (!faults) return std::nullopt;
   SubmitSession session;
   session.options.faults = *faults;
-  sched::SchedulerOptions& options = session.options.scheduler_options;
-  options.max_parallel_runs = *max_parallel;
-  options.max_slots = *max_slots;
-  // The local backend starts ranks through the torchrun-style launcher when it is built.
-  const std::string launcher = campaign::executable_dir() + "/scalestudy-launch";
-  if (std::filesystem::exists(launcher)) options.launcher_path = launcher;
-  options.use_job_arrays = !parsed.has("--no-arrays");
-  options.ordered = parsed.has("--ordered");
-  options.array_throttle = study.array_throttle;
-  options.array_script_dir =
+  sched::SchedulerContext& context = session.options.scheduler_context;
+  context.bin_dir = campaign::executable_dir();
+  context.array_throttle = study.array_throttle;
+  context.array_script_dir =
       (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
-  if (parsed.has("--hold")) options.extra_sbatch_args.push_back("--hold");
   session.scheduler_name = parsed.value_or("--scheduler", sched::detect_scheduler());
-  auto scheduler = sched::make_scheduler(session.scheduler_name, options);
+  auto scheduler = sched::make_scheduler(session.scheduler_name, context, values);
   if (!scheduler) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, scheduler.status().message().c_str());
     exit_code = kExitEnvironment;
@@ -103,15 +117,15 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
       return std::nullopt;
     }
   }
-  for (const auto& risk :
-       interference_risks(study, {session.scheduler_name, options.max_parallel_runs,
-                                  static_cast<int>(std::thread::hardware_concurrency())})) {
+  const ExecutionSettings settings{
+      session.scheduler->runs_on_this_host() ? RunPlacement::kThisHost : RunPlacement::kCluster,
+      session.scheduler->max_parallel_runs(),
+      static_cast<int>(std::thread::hardware_concurrency())};
+  for (const auto& risk : interference_risks(study, settings)) {
     std::fprintf(stderr, "warning: %s\n", risk.c_str());
   }
-  const char* profiles_dir = std::getenv("SCALESTUDY_PROFILES_DIR");
   session.options.prepare = campaign::make_run_preparer(
-      {campaign::executable_dir(),
-       profiles_dir && *profiles_dir ? profiles_dir : SCALESTUDY_PROFILES_DIR});
+      {campaign::executable_dir(), default_profiles_dir()}, *session.scheduler);
   session.options.log = [](const std::string& line) { std::cout << line << std::endl; };
   session.plan = campaign::make_submit_plan(study, results_dir);
   return session;

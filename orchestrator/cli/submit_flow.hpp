@@ -4,7 +4,6 @@
 
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "orchestrator/campaign/submit.hpp"
@@ -12,9 +11,8 @@
 
 namespace scalestudy::cli {
 
-// The options both commands accept.
-extern const std::set<std::string> kSubmitValueOptions;
-extern const std::set<std::string> kSubmitFlagOptions;
+// The options both commands accept: their own and every scheduler's (the registry's).
+ArgSpec submit_arg_spec();
 
 struct SubmitSession {
   std::string scheduler_name;

@@ -6,10 +6,6 @@ namespace scalestudy::common {
 
 namespace fs = std::filesystem;
 
-std::string stored_run_dir(const std::string& study_name, const std::string& run_id) {
-  return (fs::path(study_name) / "runs" / run_id).string();
-}
-
 std::string results_path(const std::string& study_db_path, const std::string& stored) {
   if (stored.empty() || fs::path(stored).is_absolute()) return stored;
   const fs::path results_dir = fs::absolute(fs::path(study_db_path)).parent_path();

@@ -1,8 +1,27 @@
 #include "orchestrator/results/comm_model.hpp"
 
 #include <cmath>
+#include <cstdlib>
 
 namespace scalestudy::results {
+
+const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, int world_size,
+                                    CurveSpan span) {
+  const BandwidthCurve* best = nullptr;
+  for (const auto& curve : curves) {
+    // One rank has no bus: its curve's busbw is 0 by definition and says nothing.
+    if (curve.points.empty() || curve.world_size < 2) continue;
+    if ((span == CurveSpan::kOneHost && curve.hosts > 1) ||
+        (span == CurveSpan::kSeveralHosts && curve.hosts < 2)) {
+      continue;
+    }
+    if (!best ||
+        std::abs(curve.world_size - world_size) < std::abs(best->world_size - world_size)) {
+      best = &curve;
+    }
+  }
+  return best;
+}
 
 std::optional<double> interpolate_busbw_gbps(const BandwidthCurve& curve, double bytes) {
   const auto& points = curve.points;

@@ -1,8 +1,9 @@
 // A communication model from a measured all-reduce bandwidth curve (scalestudy-allreduce,
 // nccl-tests semantics): interpolates bus bandwidth at a run's bucket size, predicts the
 // per-step all-reduce time of its gradient bytes, and from that the step time and
-// scaling efficiency the run would reach with no overlap of compute and communication.
-// Pure functions over values; thread-safe.
+// scaling efficiency the run would reach with no overlap of compute and communication;
+// and which of several measured curves stands for a given world size. Pure functions over
+// values; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,15 @@ struct BandwidthCurve {
   std::vector<BandwidthPoint> points;  // ascending bytes
   int hosts = 0;  // distinct hosts its ranks ran on; 0: not recorded (a lone rank database)
 };
+
+// Which all-reduce curves a choice considers: those measured on one host (or whose hosts
+// were not recorded), those measured across several, or all.
+enum class CurveSpan { kAny, kOneHost, kSeveralHosts };
+
+// The curve of `span` whose world size is nearest `world_size` (the first of equals);
+// curves of fewer than 2 ranks or no points never count. nullptr when none does.
+const BandwidthCurve* nearest_curve(const std::vector<BandwidthCurve>& curves, int world_size,
+                                    CurveSpan span = CurveSpan::kAny);
 
 // Bus bandwidth at `bytes`, linear in log(bytes) between measured sizes and clamped to
 // the first/last size outside them; nullopt for an empty curve.

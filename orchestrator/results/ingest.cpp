@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "harness/core/run_layout.hpp"
 #include "orchestrator/common/job_state.hpp"
 #include "orchestrator/common/results_path.hpp"
 #include "orchestrator/results/measurement_schema.hpp"
@@ -51,10 +52,6 @@ std::string utc_now() {
   return buffer;
 }
 
-std::string rank_file_name(int rank) {
-  return "rank" + std::to_string(rank) + ".sqlite";
-}
-
 // "name:size:mtime;" of one file of the fingerprint.
 std::string stamp(const fs::path& path, uintmax_t size) {
   std::error_code error;
@@ -70,7 +67,7 @@ std::string fingerprint(const PlannedRun& run) {
   std::string text;
   for (int rank = 0; rank < run.world_size; ++rank) {
     for (const std::string suffix : {"", "-wal"}) {
-      const fs::path path = run.out_dir / (rank_file_name(rank) + suffix);
+      const fs::path path = run.out_dir / (run_layout::rank_database_name(rank) + suffix);
       std::error_code error;
       const auto size = fs::file_size(path, error);
       if (error || (size == 0 && !suffix.empty())) {
@@ -83,7 +80,7 @@ std::string fingerprint(const PlannedRun& run) {
   if (run.metrics.empty()) return text;
   text += run.metrics_json + ";";
   for (int rank = 0; rank < run.world_size; ++rank) {
-    const fs::path path = rank_output_path(run.out_dir.string(), rank);
+    const fs::path path = run_layout::rank_log_path(run.out_dir.string(), rank);
     std::error_code error;
     const auto size = fs::file_size(path, error);
     if (!error) text += stamp(path, size);
@@ -96,7 +93,7 @@ std::string fingerprint(const PlannedRun& run) {
 bool measured_by_output_only(const PlannedRun& run) {
   if (run.metrics.empty()) return false;
   for (int rank = 0; rank < run.world_size; ++rank) {
-    if (fs::exists(run.out_dir / rank_file_name(rank))) return false;
+    if (fs::exists(run.out_dir / run_layout::rank_database_name(rank))) return false;
   }
   return true;
 }
@@ -119,12 +116,12 @@ RunReading read_run(const PlannedRun& run) {
   }
   std::vector<int> missing;
   for (int rank = 0; rank < run.world_size; ++rank) {
-    if (!fs::exists(run.out_dir / rank_file_name(rank))) missing.push_back(rank);
+    if (!fs::exists(run.out_dir / run_layout::rank_database_name(rank))) missing.push_back(rank);
   }
   if (!missing.empty()) {
     std::string names, ranks;
     for (int rank : missing) {
-      names += (names.empty() ? "" : ", ") + rank_file_name(rank);
+      names += (names.empty() ? "" : ", ") + run_layout::rank_database_name(rank);
       ranks += (ranks.empty() ? "" : ", ") + std::to_string(rank);
     }
     reading.failure = "missing run database" + std::string(missing.size() > 1 ? "s " : " ") +
@@ -134,7 +131,7 @@ RunReading read_run(const PlannedRun& run) {
     return reading;
   }
   for (int rank = 0; rank < run.world_size; ++rank) {
-    const std::string name = rank_file_name(rank);
+    const std::string name = run_layout::rank_database_name(rank);
     auto data = read_rank_database((run.out_dir / name).string());
     if (!data) {
       reading.failure = "corrupt run database " + name + ": " + data.status().message();

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "harness/core/run_layout.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
@@ -129,10 +130,6 @@ Result<ScannedOutput> scan_output_file(const std::string& path,
   return scanned;
 }
 
-std::string rank_output_path(const std::string& out_dir, int rank) {
-  return out_dir + "/rank" + std::to_string(rank) + ".log";
-}
-
 Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_dir, int world_size,
                                                          const std::vector<MetricSpec>& specs) {
   std::vector<OutputMetric> metrics;
@@ -142,7 +139,7 @@ Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_
   });
   const int ranks_read = rank0_only ? 1 : std::max(1, world_size);
   for (int rank = 0; rank < ranks_read; ++rank) {
-    const std::string path = rank_output_path(out_dir, rank);
+    const std::string path = run_layout::rank_log_path(out_dir, rank);
     auto scanned = scan_output_file(path, specs);
     if (!scanned) return scanned.status();
     for (size_t i = 0; i < specs.size(); ++i) {

@@ -39,9 +39,6 @@ struct OutputMetric {
   std::vector<RankMetricValue> ranks;
 };
 
-// The captured output of rank `rank` of a run.
-std::string rank_output_path(const std::string& out_dir, int rank);
-
 // Applies `specs` to the output of ranks 0..world_size-1 (rank 0 only when every spec
 // reduces with rank0). A pattern that matches nothing in a rank it needs, or only warm-up
 // matches, is an error naming the metric, the pattern and the file.

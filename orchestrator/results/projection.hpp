@@ -48,6 +48,14 @@ struct ProjectedPoint {
   std::optional<double> error_pct;  // (projected − measured) / measured · 100
 };
 
+// The projection of one series (configuration) of a strong or weak study.
+struct SeriesProjection {
+  std::string config_label;
+  std::string curve_source;  // the all-reduce run whose busbw curve the model used
+  ProjectionModel model;
+  std::vector<ProjectedPoint> points;  // the targets and the measured scales, ascending
+};
+
 // Ring all-reduce of `gradient_bytes` in buckets of `bucket_bytes` over `ranks`: each
 // bucket 2(n−1)/n · size / busbw(size).
 double bucketed_allreduce_ms(double gradient_bytes, double bucket_bytes, int ranks,

@@ -1,8 +1,10 @@
 // The report of one study: its measured points (a configuration at a scale, over its
 // repeats) with statistics, scaling efficiency or sensitivity deltas vs the baseline,
 // phase shares and bottleneck, memory, the communication-model prediction, and warnings.
-// build_report() computes it from a study database; render_report() (report_render.hpp)
-// prints it. Plain value types; build_report uses the Database from one thread.
+// build_report() computes it from a study database (grouping runs into points,
+// report_points.hpp; then the scaling, sensitivity and projection steps, report_*.hpp);
+// render_report() (report_render.hpp) prints it. Plain value types; build_report uses the
+// Database from one thread.
 #pragma once
 
 #include <map>
@@ -18,7 +20,7 @@
 #include "orchestrator/results/projection.hpp"
 #include "orchestrator/results/rank_memory.hpp"
 #include "orchestrator/results/run_measurements.hpp"
-#include "orchestrator/results/significance.hpp"
+#include "orchestrator/results/sensitivity_verdict.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
@@ -83,28 +85,6 @@ struct ReportPoint {
   std::vector<EpochAccuracy> accuracy_curve;
   // The study's `metrics:` by name: the median over repeats, in the metric's unit.
   std::map<std::string, PrintedMetric> output_metrics;
-};
-
-struct SensitivityVerdict {
-  std::string best_config;
-  double best_throughput_change_pct = 0;
-  std::optional<double> best_accuracy_change_points;
-  std::optional<bool> target_met;  // when a target gain is set
-  // Whether the best change stands out of the noise: Welch's t over the repeats of the
-  // best and the baseline configuration (nullopt with fewer than 2 repeats), and when it
-  // does not, the repeats that would resolve it.
-  int repeats = 0;  // the fewer of the two points'
-  std::optional<double> welch_t;
-  std::optional<bool> significant;
-  std::optional<int> repeats_needed;
-};
-
-// The projection of one series (configuration) of a strong or weak study.
-struct SeriesProjection {
-  std::string config_label;
-  std::string curve_source;  // the all-reduce run whose busbw curve the model used
-  ProjectionModel model;
-  std::vector<ProjectedPoint> points;  // the targets and the measured scales, ascending
 };
 
 struct Report {

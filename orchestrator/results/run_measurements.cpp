@@ -6,6 +6,7 @@
 #include "orchestrator/results/measurement_schema.hpp"
 #include "orchestrator/results/rank_database.hpp"
 #include "orchestrator/results/statistics.hpp"
+#include "orchestrator/study/metric_spec.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -162,6 +163,33 @@ double to_bytes(double value, const std::string& unit) {
   return factor == factors.end() ? value : value * factor->second;
 }
 
+// Fills the measurement a metric's role stands for, where the run database gave none.
+void fill_from_role(MetricRole role, double value, const std::string& unit, RunMeasurement& run) {
+  switch (role) {
+    case MetricRole::kNone:
+      return;
+    case MetricRole::kLoss:
+      return;  // a run's loss is shown as printed; no measurement of the report stands for it
+    case MetricRole::kThroughput:
+      if (run.samples_per_s == 0) run.samples_per_s = value;
+      return;
+    case MetricRole::kStepTime:
+      if (run.step_ms_median == 0) run.step_ms_median = to_ms(value, unit);
+      return;
+    case MetricRole::kEpochTime:
+      if (run.epoch_s == 0) run.epoch_s = to_ms(value, unit) / 1000;
+      return;
+    case MetricRole::kValAccuracy:
+      if (!run.final_val_acc) run.final_val_acc = unit == "%" ? value / 100 : value;
+      return;
+    case MetricRole::kMemory: {
+      auto& field = run.gpus_per_node > 0 ? run.gpu_mem_peak_bytes : run.cpu_rss_peak_bytes;
+      if (!field) field = to_bytes(value, unit);
+      return;
+    }
+  }
+}
+
 Status load_output_metrics(sqlite::Database& db, RunMeasurement& run) {
   auto has_table = table_exists(db, "m_output_metrics");
   if (!has_table) return has_table.status();
@@ -171,18 +199,11 @@ Status load_output_metrics(sqlite::Database& db, RunMeasurement& run) {
   if (!rows) return rows.status();
   for (const auto& row : *rows) {
     const std::string unit = sqlite::to_string(row[1]);
-    const std::string role = sqlite::to_string(row[2]);
     const double value = as_double(row[3]);
     run.output_metrics[sqlite::to_string(row[0])] = {value, unit};
-    if (role == "throughput" && run.samples_per_s == 0) run.samples_per_s = value;
-    if (role == "step_time" && run.step_ms_median == 0) run.step_ms_median = to_ms(value, unit);
-    if (role == "epoch_time" && run.epoch_s == 0) run.epoch_s = to_ms(value, unit) / 1000;
-    if (role == "val_accuracy" && !run.final_val_acc) {
-      run.final_val_acc = unit == "%" ? value / 100 : value;
-    }
-    if (role == "memory") {
-      auto& field = run.gpus_per_node > 0 ? run.gpu_mem_peak_bytes : run.cpu_rss_peak_bytes;
-      if (!field) field = to_bytes(value, unit);
+    // A role this build does not know (a newer database's) leaves the metric shown only.
+    if (auto role = parse_metric_role(sqlite::to_string(row[2]))) {
+      fill_from_role(*role, value, unit, run);
     }
   }
   return Status::ok();

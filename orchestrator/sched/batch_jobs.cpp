@@ -27,7 +27,7 @@ std::string wrapper_stem(const std::vector<const PreparedRun*>& runs) {
 }
 
 Result<BatchJob> write_array_job(const std::vector<const PreparedRun*>& runs,
-                                 const SchedulerOptions& options) {
+                                 const BatchOptions& options) {
   std::string dir = options.array_script_dir.empty()
                         ? std::filesystem::path(runs.front()->out_dir).parent_path().string()
                         : options.array_script_dir;
@@ -52,8 +52,26 @@ Result<BatchJob> write_array_job(const std::vector<const PreparedRun*>& runs,
 
 }  // namespace
 
+std::vector<SchedulerOption> batch_job_options() {
+  return {{"--no-arrays", "", "one job per run instead of job arrays for same-shape runs"},
+          {"--ordered", "", "each job waits for the previous one (--dependency=afterany)"},
+          {"--hold", "", "submit held (release with scontrol release)"}};
+}
+
+BatchOptions parse_batch_options(const SchedulerContext& context,
+                                 const SchedulerOptionValues& values) {
+  BatchOptions options;
+  options.use_job_arrays = values.count("--no-arrays") == 0;
+  options.ordered = values.count("--ordered") != 0;
+  if (values.count("--hold") != 0) options.extra_sbatch_args.push_back("--hold");
+  options.array_throttle = context.array_throttle;
+  options.array_script_dir = context.array_script_dir;
+  options.command_timeout_ms = context.command_timeout_ms;
+  return options;
+}
+
 Result<std::vector<BatchJob>> plan_batch_jobs(const std::vector<PreparedRun>& runs,
-                                              const SchedulerOptions& options) {
+                                              const BatchOptions& options) {
   std::vector<std::vector<size_t>> groups;
   if (options.use_job_arrays && !options.ordered) {
     auto grouped = group_by_shape(runs);
@@ -82,7 +100,7 @@ Result<std::vector<BatchJob>> plan_batch_jobs(const std::vector<PreparedRun>& ru
 }
 
 Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& jobs,
-                                                  const SchedulerOptions& options,
+                                                  const BatchOptions& options,
                                                   const SubmitOne& submit_one,
                                                   const SubmitCallbacks& callbacks) {
   std::vector<Submission> submissions;

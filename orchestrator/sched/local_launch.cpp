@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/core/run_layout.hpp"
+#include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 
 namespace scalestudy::sched {
@@ -48,10 +50,27 @@ std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
     process.env_overrides["RANK"] = std::to_string(rank);
     process.env_overrides["LOCAL_RANK"] = std::to_string(rank);
     process.env_overrides["GROUP_RANK"] = "0";
-    process.log_path = run.out_dir + "/rank" + std::to_string(rank) + ".log";
+    process.log_path = run_layout::rank_log_path(run.out_dir, rank);
     ranks.push_back(std::move(process));
   }
   return ranks;
+}
+
+Result<std::vector<std::string>> local_wrapper_argv(const ProfileDefinition& profile,
+                                                    const std::string& out_dir,
+                                                    const std::string& run_id) {
+  std::vector<std::string> words;
+  for (const auto& word : profile.wrapper) {
+    words.push_back(expand_wrapper_word(word, out_dir, run_id));
+  }
+  if (!words.empty() && words[0].find('/') == std::string::npos) {
+    auto program = common::find_on_path(words[0]);
+    if (!program) {
+      return Status::error("profile '" + profile.name + "': '" + words[0] + "' is not on PATH");
+    }
+    words[0] = *program;
+  }
+  return words;
 }
 
 }  // namespace scalestudy::sched

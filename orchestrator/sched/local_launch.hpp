@@ -4,13 +4,16 @@
 // per rank with the torchrun environment set directly. Either way each rank sees RANK,
 // WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT, which is what
 // the harness's rank discovery reads, plus SCALESTUDY_RUN_ID and SCALESTUDY_OUT_DIR; and
-// each rank's stdout and stderr land in <out_dir>/rank<RANK>.log. Pure functions; no state.
+// each rank's stdout and stderr land in <out_dir>/rank<RANK>.log. Also the profile wrapper
+// of a profiled local run, resolved so it can be executed. Functions; no state.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 
 namespace scalestudy::sched {
@@ -25,5 +28,11 @@ struct LocalProcess {
 // distinct from every concurrently running run's.
 std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
                                             const std::string& launcher_path, int master_port);
+
+// The profile's wrapper words with {{out_dir}} and {{run_id}} replaced, the first resolved
+// on PATH (the local backend starts argv[0] without a PATH search).
+Result<std::vector<std::string>> local_wrapper_argv(const ProfileDefinition& profile,
+                                                    const std::string& out_dir,
+                                                    const std::string& run_id);
 
 }  // namespace scalestudy::sched

@@ -12,12 +12,14 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <set>
 #include <thread>
 
 #include "harness/core/exit_codes.hpp"
 #include "orchestrator/common/fork_signals.hpp"
+#include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
 
@@ -250,9 +252,75 @@ bool group_alive(pid_t group) {
   return kill(-group, 0) == 0 || errno == EPERM;
 }
 
+// The whole number given for `flag`, or `fallback` when it was not given.
+Result<int> whole_number(const SchedulerOptionValues& values, const std::string& flag,
+                         int fallback) {
+  auto found = values.find(flag);
+  if (found == values.end()) return fallback;
+  try {
+    size_t used = 0;
+    const int parsed = std::stoi(found->second, &used);
+    if (used == found->second.size()) return parsed;
+  } catch (const std::exception&) {
+  }
+  return Status::error(flag + " takes a whole number, got '" + found->second + "'");
+}
+
 }  // namespace
 
-LocalScheduler::LocalScheduler(const SchedulerOptions& options)
+Result<LocalOptions> parse_local_options(const SchedulerContext& context,
+                                         const SchedulerOptionValues& values) {
+  LocalOptions options;
+  auto max_parallel = whole_number(values, "--max-parallel", 1);
+  auto max_slots = whole_number(values, "--max-slots", 0);
+  if (!max_parallel || !max_slots || *max_parallel < 1 || *max_slots < 0) {
+    return Status::error("--max-parallel and --max-slots take positive numbers");
+  }
+  options.max_parallel_runs = *max_parallel;
+  options.max_slots = *max_slots;
+  // Ranks start through the torchrun-style launcher when it is built.
+  const std::string launcher = context.bin_dir + "/scalestudy-launch";
+  if (!context.bin_dir.empty() && std::filesystem::exists(launcher)) {
+    options.launcher_path = launcher;
+  }
+  return options;
+}
+
+SchedulerEntry local_scheduler_entry() {
+  SchedulerEntry entry;
+  entry.name = "local";
+  entry.family = "local";
+  entry.options = {{"--max-parallel", "N", "runs at once (default 1)"},
+                   {"--max-slots", "N", "ranks at once (default: hardware threads)"}};
+  entry.help_note =
+      "The local scheduler has no daemon: it runs the runs itself, in this process, and "
+      "returns when they have finished (Ctrl-C leaves running ranks behind; `scalestudy "
+      "cancel` stops them).";
+  entry.cancels_with = "SIGTERM to a local run's processes";
+  entry.check_options = [](const SchedulerOptionValues& values) {
+    return parse_local_options({}, values).status();
+  };
+  entry.make = [](const SchedulerContext& context,
+                  const SchedulerOptionValues& values) -> Result<std::unique_ptr<Scheduler>> {
+    auto options = parse_local_options(context, values);
+    if (!options) return options.status();
+    return std::unique_ptr<Scheduler>(new LocalScheduler(*options));
+  };
+  return entry;
+}
+
+Result<PreparedRun> LocalScheduler::prepare(const RunSpec& spec,
+                                            const RunPreparation& preparation) const {
+  auto run = prepare_job_script(spec, preparation);
+  if (!run || !preparation.profiled) return run;
+  auto wrapper = local_wrapper_argv(preparation.profile, preparation.out_dir, spec.run_id);
+  if (!wrapper) return wrapper.status();
+  wrapper->insert(wrapper->end(), run->workload_argv.begin(), run->workload_argv.end());
+  run->workload_argv = std::move(*wrapper);
+  return run;
+}
+
+LocalScheduler::LocalScheduler(const LocalOptions& options)
     : max_parallel_runs_(std::max(1, options.max_parallel_runs)),
       max_slots_(options.max_slots > 0
                      ? options.max_slots

@@ -15,15 +15,35 @@
 #include <vector>
 
 #include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::sched {
 
+struct LocalOptions {
+  int max_parallel_runs = 1;  // runs at once
+  int max_slots = 0;          // ranks at once; 0: the machine's hardware threads
+  std::string launcher_path;  // scalestudy-launch; empty: ranks are spawned directly
+};
+
+// --max-parallel N and --max-slots N; the launcher when context.bin_dir holds one.
+Result<LocalOptions> parse_local_options(const SchedulerContext& context,
+                                         const SchedulerOptionValues& values);
+
+// The registry's entry: name "local", the fallback when no cluster answers.
+SchedulerEntry local_scheduler_entry();
+
 class LocalScheduler : public Scheduler {
  public:
-  explicit LocalScheduler(const SchedulerOptions& options);
+  explicit LocalScheduler(const LocalOptions& options);
 
   std::string name() const override { return "local"; }
   bool runs_inside_submit() const override { return true; }
+  bool runs_on_this_host() const override { return true; }
+  int max_parallel_runs() const override { return max_parallel_runs_; }
+  // The job script (kept for inspection) and the workload's command line, which is what
+  // runs here; a profiled run's command line starts with its profile's wrapper.
+  Result<PreparedRun> prepare(const RunSpec& spec,
+                              const RunPreparation& preparation) const override;
   Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
                                          const SubmitCallbacks& callbacks) override;
   Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;

@@ -1,20 +1,19 @@
-// Scheduler: how an allocation is obtained for a run, behind one small interface with a
-// registry by name (ReFrame's schedulers/ model). Backends, one file each:
-//   local     - runs the ranks as local processes inside the submitting process
-//               (daemon-less: submit() blocks until its runs finish; see local_scheduler.hpp)
-//   slurm     - sbatch / squeue / sacct / scancel through the process runner
-//   slurmrest - the same through slurmrestd's REST API (libcurl)
-// A Scheduler instance is used from one thread; separate instances share nothing.
+// Scheduler: how an allocation is obtained for a run, behind one small interface (ReFrame's
+// schedulers/ model). A backend owns everything specific to it: how a run is prepared (its
+// job script or command line), submitted, polled and cancelled, and which command-line
+// options it takes; it registers itself in scheduler_registry.cpp, one file per backend
+// (local_scheduler, slurm_scheduler, slurmrest_scheduler). A Scheduler instance is used
+// from one thread; separate instances share nothing.
 #pragma once
 
 #include <functional>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/core/status.hpp"
 #include "orchestrator/common/job_state.hpp"
+#include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/study/run_spec.hpp"
 
 namespace scalestudy::sched {
@@ -32,8 +31,16 @@ using common::to_string;
 struct PreparedRun {
   RunSpec spec;
   std::string out_dir;                     // results/<study>/runs/<run_id>, created
-  std::string script_path;                 // the rendered sbatch script (slurm backends)
-  std::vector<std::string> workload_argv;  // the workload binary + flags (local backend)
+  std::string script_path;                 // the rendered job script
+  std::vector<std::string> workload_argv;  // the workload binary + flags
+};
+
+// What a backend needs to prepare a run (Scheduler::prepare).
+struct RunPreparation {
+  std::string out_dir;        // the run's folder, absolute, created
+  std::string bin_dir;        // where the workload binaries and scalestudy-launch live
+  ProfileDefinition profile;  // the run's profile; empty wrapper: no profiler
+  bool profiled = false;      // an extra profiled run (`scalestudy profile`)
 };
 
 struct Submission {
@@ -53,30 +60,16 @@ struct SubmitCallbacks {
   std::function<Status(const Submission&)> launching;
 };
 
-struct SchedulerOptions {
-  // local
-  int max_parallel_runs = 1;  // runs at once
-  int max_slots = 0;          // ranks at once; 0: the machine's hardware threads
-  std::string launcher_path;  // scalestudy-launch; empty: ranks are spawned directly
-  // slurm and slurmrest
-  bool use_job_arrays = true;                  // runs of identical shape share one --array job
-  int array_throttle = 0;                      // the %N of --array; 0: no throttle
-  bool ordered = false;                        // each submission waits for the previous (afterany)
-  std::vector<std::string> extra_sbatch_args;  // e.g. "--hold"
-  std::string array_script_dir;                // where array wrapper scripts are written
-  int command_timeout_ms = 120'000;
-  // slurmrest
-  std::string rest_url;  // "unix:/path/slurmrestd.sock" or "https://host:port"
-  std::string rest_api_version = "v0.0.38";
-};
-
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
 
   virtual std::string name() const = 0;
-  // True when submit() runs the jobs to completion before it returns (local).
+  // True when submit() runs the jobs to completion before it returns.
   virtual bool runs_inside_submit() const { return false; }
+  // True when the runs execute on this host, and how many at once (interference risks).
+  virtual bool runs_on_this_host() const { return false; }
+  virtual int max_parallel_runs() const { return 1; }
   // Whether the scheduler answers at all (slurmrestd's ping, sbatch on PATH), asked before
   // anything is claimed or submitted; an error names what is missing.
   virtual Status check_reachable() { return Status::ok(); }
@@ -84,6 +77,10 @@ class Scheduler {
   // token's user); empty when jobs run as the submitting user.
   virtual std::string job_user() const { return ""; }
 
+  // Makes `spec` ready to submit: writes what the backend will execute into
+  // preparation.out_dir and fills the PreparedRun.
+  virtual Result<PreparedRun> prepare(const RunSpec& spec,
+                                      const RunPreparation& preparation) const = 0;
   // Submits every run (the backend may batch them, e.g. into job arrays), calling
   // callbacks.submitted for each as its job id becomes known. An error stops the batch;
   // the runs reported through the callback before it stay submitted.
@@ -94,14 +91,5 @@ class Scheduler {
       const std::vector<std::string>& job_ids) = 0;
   virtual Status cancel(const std::vector<std::string>& job_ids) = 0;
 };
-
-// "local", "slurm" or "slurmrest"; an error naming the known ones otherwise.
-Result<std::unique_ptr<Scheduler>> make_scheduler(const std::string& name,
-                                                  const SchedulerOptions& options);
-std::vector<std::string> scheduler_names();
-
-// The default when neither the command line nor the study names one: slurmrest if
-// SCALESTUDY_SLURMRESTD is set, slurm if sbatch is on PATH and squeue answers, else local.
-std::string detect_scheduler();
 
 }  // namespace scalestudy::sched

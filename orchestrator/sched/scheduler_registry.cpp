@@ -1,39 +1,82 @@
-// The registry of scheduler backends by name, and the default choice.
-#include <cstdlib>
+// The table of scheduler backends: adding one is one line here.
+#include "orchestrator/sched/scheduler_registry.hpp"
 
-#include "orchestrator/common/process_runner.hpp"
+#include <algorithm>
+
 #include "orchestrator/sched/local_scheduler.hpp"
-#include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/sched/slurm_scheduler.hpp"
 #include "orchestrator/sched/slurmrest_scheduler.hpp"
 
 namespace scalestudy::sched {
+namespace {
+
+const SchedulerEntry* find_entry(const std::string& name) {
+  for (const SchedulerEntry& entry : scheduler_entries()) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<SchedulerEntry>& scheduler_entries() {
+  static const std::vector<SchedulerEntry> entries = {
+      local_scheduler_entry(),
+      slurm_scheduler_entry(),
+      slurmrest_scheduler_entry(),
+  };
+  return entries;
+}
 
 std::vector<std::string> scheduler_names() {
-  return {"local", "slurm", "slurmrest"};
+  std::vector<std::string> names;
+  for (const SchedulerEntry& entry : scheduler_entries()) names.push_back(entry.name);
+  return names;
 }
 
 Result<std::unique_ptr<Scheduler>> make_scheduler(const std::string& name,
-                                                  const SchedulerOptions& options) {
-  if (name == "local") return std::unique_ptr<Scheduler>(new LocalScheduler(options));
-  if (name == "slurm") return std::unique_ptr<Scheduler>(new SlurmScheduler(options));
-  if (name == "slurmrest") {
-    auto rest = SlurmRestScheduler::create(options);
-    if (!rest) return rest.status();
-    return std::unique_ptr<Scheduler>(std::move(*rest));
+                                                  const SchedulerContext& context,
+                                                  const SchedulerOptionValues& values) {
+  if (const SchedulerEntry* entry = find_entry(name)) return entry->make(context, values);
+  std::string known;
+  for (const std::string& each : scheduler_names()) known += (known.empty() ? "" : ", ") + each;
+  return Status::error("unknown scheduler '" + name + "' (known: " + known + ")");
+}
+
+Status check_scheduler_options(const SchedulerOptionValues& values) {
+  for (const SchedulerEntry& entry : scheduler_entries()) {
+    if (entry.check_options == nullptr) continue;
+    if (Status checked = entry.check_options(values); !checked) return checked;
   }
-  return Status::error("unknown scheduler '" + name + "' (known: local, slurm, slurmrest)");
+  return Status::ok();
+}
+
+bool share_job_ids(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  const SchedulerEntry* first = find_entry(a);
+  const SchedulerEntry* second = find_entry(b);
+  return first != nullptr && second != nullptr && !first->family.empty() &&
+         first->family == second->family;
+}
+
+std::vector<const SchedulerEntry*> detection_order() {
+  std::vector<const SchedulerEntry*> order;
+  for (const SchedulerEntry& entry : scheduler_entries()) order.push_back(&entry);
+  // Probed entries first, by detect_order; the fallback (no probe) last.
+  std::stable_sort(order.begin(), order.end(),
+                   [](const SchedulerEntry* a, const SchedulerEntry* b) {
+                     if ((a->detect == nullptr) != (b->detect == nullptr))
+                       return b->detect == nullptr;
+                     return a->detect_order < b->detect_order;
+                   });
+  return order;
 }
 
 std::string detect_scheduler() {
-  if (const char* rest = std::getenv("SCALESTUDY_SLURMRESTD"); rest != nullptr && *rest != '\0') {
-    return "slurmrest";
+  for (const SchedulerEntry* entry : detection_order()) {
+    if (entry->detect == nullptr || entry->detect()) return entry->name;
   }
-  if (common::find_on_path("sbatch")) {
-    auto answer = common::run_process({{"squeue", "-h", "-o", "%i", "--me"}, {}, 10'000});
-    if (answer && answer->succeeded()) return "slurm";
-  }
-  return "local";
+  return "";
 }
 
 }  // namespace scalestudy::sched

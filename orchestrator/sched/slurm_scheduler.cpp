@@ -4,6 +4,7 @@
 
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 
 namespace scalestudy::sched {
@@ -16,6 +17,31 @@ std::string join(const std::set<std::string>& items) {
 }
 
 }  // namespace
+
+SchedulerEntry slurm_scheduler_entry() {
+  SchedulerEntry entry;
+  entry.name = "slurm";
+  entry.family = "slurm";
+  entry.options = batch_job_options();
+  entry.cancels_with = "scancel";
+  entry.detect_order = 1;
+  entry.detect_when = "sbatch is on PATH and squeue answers";
+  entry.detect = []() {
+    if (!common::find_on_path("sbatch")) return false;
+    auto answer = common::run_process({{"squeue", "-h", "-o", "%i", "--me"}, {}, 10'000});
+    return answer && answer->succeeded();
+  };
+  entry.make = [](const SchedulerContext& context,
+                  const SchedulerOptionValues& values) -> Result<std::unique_ptr<Scheduler>> {
+    return std::unique_ptr<Scheduler>(new SlurmScheduler(parse_batch_options(context, values)));
+  };
+  return entry;
+}
+
+Result<PreparedRun> SlurmScheduler::prepare(const RunSpec& spec,
+                                            const RunPreparation& preparation) const {
+  return prepare_job_script(spec, preparation);
+}
 
 // The command's stdout; with tolerate_failure a failing command yields "" (squeue exits 1
 // when none of the ids is known any more).

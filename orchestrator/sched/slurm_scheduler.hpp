@@ -5,16 +5,24 @@
 // counted (commands_run) so benchmarks can report scheduler load. Not thread-safe.
 #pragma once
 
+#include "orchestrator/sched/batch_jobs.hpp"
 #include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::sched {
 
+// The registry's entry: name "slurm", detected when sbatch is on PATH and squeue answers.
+SchedulerEntry slurm_scheduler_entry();
+
 class SlurmScheduler : public Scheduler {
  public:
-  explicit SlurmScheduler(const SchedulerOptions& options) : options_(options) {}
+  explicit SlurmScheduler(const BatchOptions& options) : options_(options) {}
 
   std::string name() const override { return "slurm"; }
   Status check_reachable() override;
+  // The rendered job script (<out_dir>/job.sbatch).
+  Result<PreparedRun> prepare(const RunSpec& spec,
+                              const RunPreparation& preparation) const override;
   Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
                                          const SubmitCallbacks& callbacks) override;
   Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
@@ -24,7 +32,7 @@ class SlurmScheduler : public Scheduler {
 
  private:
   Result<std::string> run_command(const std::vector<std::string>& argv, bool tolerate_failure);
-  SchedulerOptions options_;
+  BatchOptions options_;
   int commands_run_ = 0;
 };
 

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/redact.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
@@ -41,8 +42,33 @@ std::map<std::string, std::string> job_environment() {
 
 }  // namespace
 
+SchedulerEntry slurmrest_scheduler_entry() {
+  SchedulerEntry entry;
+  entry.name = "slurmrest";
+  entry.family = "slurm";
+  entry.options = batch_job_options();
+  entry.cancels_with = "slurmrestd DELETE";
+  entry.detect_order = 0;
+  entry.detect_when = "$SCALESTUDY_SLURMRESTD is set";
+  entry.detect = []() { return !first_env({"SCALESTUDY_SLURMRESTD"}).empty(); };
+  entry.make = [](const SchedulerContext& context,
+                  const SchedulerOptionValues& values) -> Result<std::unique_ptr<Scheduler>> {
+    SlurmRestOptions options;
+    options.batch = parse_batch_options(context, values);
+    auto made = SlurmRestScheduler::create(options);
+    if (!made) return made.status();
+    return std::unique_ptr<Scheduler>(std::move(*made));
+  };
+  return entry;
+}
+
+Result<PreparedRun> SlurmRestScheduler::prepare(const RunSpec& spec,
+                                                const RunPreparation& preparation) const {
+  return prepare_job_script(spec, preparation);
+}
+
 Result<std::unique_ptr<SlurmRestScheduler>> SlurmRestScheduler::create(
-    const SchedulerOptions& options) {
+    const SlurmRestOptions& options) {
   std::string url =
       options.rest_url.empty() ? first_env({"SCALESTUDY_SLURMRESTD"}) : options.rest_url;
   if (url.empty()) {
@@ -57,7 +83,7 @@ Result<std::unique_ptr<SlurmRestScheduler>> SlurmRestScheduler::create(
       new SlurmRestScheduler(options, std::move(url), std::move(user), std::move(token)));
 }
 
-SlurmRestScheduler::SlurmRestScheduler(const SchedulerOptions& options, std::string url,
+SlurmRestScheduler::SlurmRestScheduler(const SlurmRestOptions& options, std::string url,
                                        std::string user, std::string token)
     : options_(options),
       user_(user),
@@ -67,7 +93,7 @@ SlurmRestScheduler::SlurmRestScheduler(const SchedulerOptions& options, std::str
                 ? std::vector<std::pair<std::string, std::string>>{{"X-SLURM-USER-NAME", user}}
                 : std::vector<std::pair<std::string, std::string>>{{"X-SLURM-USER-NAME", user},
                                                                    {"X-SLURM-USER-TOKEN", token}},
-            options.command_timeout_ms) {}
+            options.batch.command_timeout_ms) {}
 
 Status SlurmRestScheduler::scrubbed(const Status& status) const {
   if (status.is_ok() || token_.empty()) return status;
@@ -98,7 +124,7 @@ Status SlurmRestScheduler::check_reachable() {
 
 Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<PreparedRun>& runs,
                                                            const SubmitCallbacks& callbacks) {
-  auto jobs = plan_batch_jobs(runs, options_);
+  auto jobs = plan_batch_jobs(runs, options_.batch);
   if (!jobs) return jobs.status();
   const std::map<std::string, std::string> environment = job_environment();
   const std::string path = "/slurm/" + options_.rest_api_version + "/job/submit";
@@ -118,7 +144,7 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
     auto job_id = parse_rest_submit_response(*answer);
     return job_id ? job_id : scrubbed(job_id.status());
   };
-  return submit_batch_jobs(*jobs, options_, post, callbacks);
+  return submit_batch_jobs(*jobs, options_.batch, post, callbacks);
 }
 
 Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(

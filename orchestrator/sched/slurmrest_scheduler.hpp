@@ -1,5 +1,5 @@
 // The `slurmrest` backend: the slurm backend's behaviour through slurmrestd's REST API
-// (v0.0.38 by default) over libcurl. The URL comes from SchedulerOptions::rest_url or
+// (v0.0.38 by default) over libcurl. The URL comes from SlurmRestOptions::rest_url or
 // $SCALESTUDY_SLURMRESTD ("unix:/run/slurmrestd.sock" or "https://host:port"); the JWT
 // from $SCALESTUDY_SLURMRESTD_TOKEN or $SLURM_JWT, sent as X-SLURM-USER-TOKEN with
 // X-SLURM-USER-NAME ($SCALESTUDY_SLURMRESTD_USER, $SLURM_USER_NAME, else the current user).
@@ -10,20 +10,35 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/sched/batch_jobs.hpp"
 #include "orchestrator/sched/http_client.hpp"
 #include "orchestrator/sched/scheduler.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::sched {
+
+struct SlurmRestOptions {
+  BatchOptions batch;
+  std::string rest_url;  // "unix:/path/slurmrestd.sock" or "https://host:port"; empty: from env
+  std::string rest_api_version = "v0.0.38";
+};
+
+// The registry's entry: name "slurmrest", detected when $SCALESTUDY_SLURMRESTD is set;
+// shares job ids with "slurm".
+SchedulerEntry slurmrest_scheduler_entry();
 
 class SlurmRestScheduler : public Scheduler {
  public:
   // An error when no URL is configured.
-  static Result<std::unique_ptr<SlurmRestScheduler>> create(const SchedulerOptions& options);
+  static Result<std::unique_ptr<SlurmRestScheduler>> create(const SlurmRestOptions& options);
 
   std::string name() const override { return "slurmrest"; }
   // GET /slurm/<version>/ping: an error when slurmrestd does not answer or slurmctld is down.
   Status check_reachable() override;
   std::string job_user() const override { return user_; }
+  // The rendered job script (<out_dir>/job.sbatch).
+  Result<PreparedRun> prepare(const RunSpec& spec,
+                              const RunPreparation& preparation) const override;
   Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
                                          const SubmitCallbacks& callbacks) override;
   Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
@@ -32,14 +47,14 @@ class SlurmRestScheduler : public Scheduler {
   int requests_sent() const { return http_.requests_sent(); }
 
  private:
-  SlurmRestScheduler(const SchedulerOptions& options, std::string url, std::string user,
+  SlurmRestScheduler(const SlurmRestOptions& options, std::string url, std::string user,
                      std::string token);
   // GET/POST/DELETE under /slurm or /slurmdb/<version>; the parsed JSON answer.
   Result<nlohmann::json> call(const std::string& method, const std::string& path,
                               const std::string& body = "");
   Status scrubbed(const Status& status) const;
 
-  SchedulerOptions options_;
+  SlurmRestOptions options_;
   std::string user_;
   std::string token_;
   HttpClient http_;

@@ -17,8 +17,9 @@ bool exclusive(const RunSpec& run) {
 std::vector<std::string> interference_risks(const Study& study, const ExecutionSettings& settings) {
   std::vector<std::string> risks;
   if (study.runs.size() < 2) return risks;
-  const bool local = settings.scheduler == "local";
-  const bool batch = settings.scheduler.empty() || !local;
+  const bool local = settings.placement == RunPlacement::kThisHost;
+  const bool unknown = settings.placement == RunPlacement::kUnknown;
+  const bool batch = unknown || !local;
   const auto shared = std::count_if(study.runs.begin(), study.runs.end(),
                                     [](const RunSpec& run) { return !exclusive(run); });
   if (batch && shared > 0 && study.array_throttle != 1) {
@@ -34,7 +35,7 @@ std::vector<std::string> interference_risks(const Study& study, const ExecutionS
     risks.push_back("the local executor runs " + std::to_string(settings.max_parallel_runs) +
                     " runs at once on this host (--max-parallel): they measure each other");
   }
-  if ((local || settings.scheduler.empty()) && settings.hardware_threads > 0) {
+  if ((local || unknown) && settings.hardware_threads > 0) {
     // Not knowing the scheduler yet (plan), only CPU runs are likely to run locally.
     int most_threads = 0;
     for (const auto& run : study.runs) {

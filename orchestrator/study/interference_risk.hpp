@@ -1,6 +1,6 @@
 // Whether a study's settings let its runs measure each other: runs that share a node
-// (sbatch without --exclusive while the array throttle lets several run at once), a local
-// executor running several runs at once, or more ranks × CPUs than this host has hardware
+// (sbatch without --exclusive while the array throttle lets several run at once), runs
+// executed several at once on this host, or more ranks × CPUs than this host has hardware
 // threads. `plan` and `submit` print these; the report flags runs that did overlap
 // (results/interference.hpp). Pure; thread-safe.
 #pragma once
@@ -12,9 +12,13 @@
 
 namespace scalestudy {
 
+// Where the runs execute: on this host (the submitting process runs them), on a cluster's
+// nodes, or not known yet (plan).
+enum class RunPlacement { kUnknown, kThisHost, kCluster };
+
 struct ExecutionSettings {
-  std::string scheduler;      // local | slurm | slurmrest; empty: not known yet (plan)
-  int max_parallel_runs = 1;  // local: runs at once
+  RunPlacement placement = RunPlacement::kUnknown;
+  int max_parallel_runs = 1;  // on this host: runs at once
   int hardware_threads = 0;   // of this host; 0: unknown
 };
 

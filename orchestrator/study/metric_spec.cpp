@@ -38,6 +38,9 @@ const char* metric_reduction_name(MetricReduction reduction) {
 const char* metric_role_name(MetricRole role) {
   return metric_role_names()[static_cast<size_t>(role)].c_str();
 }
+Result<MetricRole> parse_metric_role(const std::string& name) {
+  return parse_name<MetricRole>(metric_role_names(), name, "role");
+}
 
 nlohmann::json metric_specs_to_json(const std::vector<MetricSpec>& specs) {
   nlohmann::json list = nlohmann::json::array();
@@ -68,8 +71,7 @@ Result<std::vector<MetricSpec>> metric_specs_from_json(const nlohmann::json& jso
           metric_occurrence_names(), item.at("occurrence").get<std::string>(), "occurrence");
       auto reduction = parse_name<MetricReduction>(
           metric_reduction_names(), item.at("reduce").get<std::string>(), "reduction");
-      auto role =
-          parse_name<MetricRole>(metric_role_names(), item.at("role").get<std::string>(), "role");
+      auto role = parse_metric_role(item.at("role").get<std::string>());
       if (!occurrence) return occurrence.status();
       if (!reduction) return reduction.status();
       if (!role) return role.status();

@@ -50,6 +50,9 @@ const char* metric_occurrence_name(MetricOccurrence occurrence);
 const char* metric_reduction_name(MetricReduction reduction);
 const char* metric_role_name(MetricRole role);
 
+// A role by its name (as metric_role_name spells it); an error for an unknown name.
+Result<MetricRole> parse_metric_role(const std::string& name);
+
 // MetricSpecs as JSON (the spec_json the study database keeps per run) and back; reading
 // fails on an unknown name or a missing field.
 nlohmann::json metric_specs_to_json(const std::vector<MetricSpec>& specs);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "orchestrator/study/scalar_values.hpp"
+#include "orchestrator/study/schema_values.hpp"
 
 namespace scalestudy {
 namespace {
@@ -68,12 +69,7 @@ MetricSpec read_metric(const ConfigEntry& entry, Diagnostics& diagnostics) {
                     std::string("expected a map with a pattern, got a ") + map.type_name());
     return spec;
   }
-  for (const auto& field : map.entries) {
-    if (std::find(kMetricKeys.begin(), kMetricKeys.end(), field.key) == kMetricKeys.end()) {
-      diagnostics.add_unknown(field.key_location, prefix + "." + field.key, "key", field.key,
-                              kMetricKeys);
-    }
-  }
+  check_keys(map, prefix + ".", kMetricKeys, diagnostics);
   if (const ConfigNode* pattern = map.find("pattern"); pattern && pattern->is_scalar()) {
     spec.pattern = pattern->scalar;
     check_pattern(*pattern, prefix + ".pattern", spec.pattern, diagnostics);

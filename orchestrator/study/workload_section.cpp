@@ -4,6 +4,8 @@
 #include <cctype>
 
 #include "orchestrator/study/scalar_values.hpp"
+#include "orchestrator/study/schema_values.hpp"
+#include "orchestrator/study/study_variables.hpp"
 
 namespace scalestudy {
 namespace {
@@ -46,12 +48,6 @@ void read_env_params(const ConfigNode& node, WorkloadInvocation& invocation,
   }
 }
 
-}  // namespace
-
-const char* flag_style_name(FlagStyle style) {
-  return kFlagStyles[static_cast<size_t>(style)].c_str();
-}
-
 bool is_invocation_key(const std::string& key) {
   return std::find(kInvocationKeys.begin(), kInvocationKeys.end(), key) != kInvocationKeys.end();
 }
@@ -77,6 +73,65 @@ void read_invocation_entry(const ConfigEntry& entry, WorkloadInvocation& invocat
       invocation.run_flags = text == "true";
     } else {
       diagnostics.add(value.location, field, "expected true or false");
+    }
+  }
+}
+
+// A parameter of the workload: an identifier the harness does not set itself.
+void read_param(const ConfigEntry& entry, StudyTemplate& study, Diagnostics& diagnostics) {
+  const std::string field = "workload." + entry.key;
+  auto text = read_scalar(entry.value, field, diagnostics);
+  if (!text) return;
+  if (!is_identifier(entry.key)) {
+    diagnostics.add(entry.key_location, field,
+                    "parameter names are identifiers (letters, digits, '_'): they become "
+                    "--flags of the workload");
+    return;
+  }
+  if (is_reserved_param(entry.key)) {
+    diagnostics.add(entry.key_location, field,
+                    entry.key == "batch_size"
+                        ? "set the batch with global_batch (strong) or per_gpu_batch (weak)"
+                        : "is set by scalestudy itself");
+    return;
+  }
+  check_reference_syntax(entry.value, field, *text, diagnostics);
+  study.params[entry.key] = {*text, entry.value.location};
+}
+
+void read_binary(const ConfigNode& binary, StudyTemplate& study, Diagnostics& diagnostics) {
+  auto text = read_scalar(binary, "workload.binary", diagnostics);
+  if (!text) return;
+  if (text->empty() || has_control_character(*text)) {
+    diagnostics.add(binary.location, "workload.binary",
+                    "expected a program name or path on one line");
+  }
+  study.binary = {*text, binary.location};
+  remember_setting("workload.binary", binary, *text, study.field_locations, diagnostics);
+}
+
+}  // namespace
+
+const char* flag_style_name(FlagStyle style) {
+  return kFlagStyles[static_cast<size_t>(style)].c_str();
+}
+
+void read_workload_section(const ConfigNode& workload, StudyTemplate& study,
+                           Diagnostics& diagnostics) {
+  if (!expect_map(workload, "workload", diagnostics)) return;
+  for (const auto& entry : workload.entries) {
+    if (is_invocation_key(entry.key)) {
+      read_invocation_entry(entry, study.shared.invocation, diagnostics);
+    } else if (entry.key == "binary") {
+      read_binary(entry.value, study, diagnostics);
+    } else {
+      read_param(entry, study, diagnostics);
+    }
+  }
+  for (const auto& [param, variable] : study.shared.invocation.env_params) {
+    if (param != "batch_size" && study.params.count(param) == 0) {
+      diagnostics.add(workload.find("env_params")->location, "workload.env_params." + param,
+                      "names no parameter of the workload");
     }
   }
 }

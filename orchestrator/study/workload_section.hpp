@@ -1,22 +1,17 @@
-// Reads the invocation keys of a study's `workload:` map (args, flag_style, env_params,
-// run_flags; see studies/README.md) into a WorkloadInvocation. The other keys of the map
-// (binary and the parameters) are the study schema's. Pure functions.
+// Reads a study's `workload:` map (see studies/README.md): the binary, the parameters
+// (each becomes a --flag of the workload and may hold ${references}), and the invocation
+// keys (args, flag_style, env_params, run_flags) into a WorkloadInvocation.
 #pragma once
-
-#include <map>
-#include <string>
 
 #include "orchestrator/study/config_tree.hpp"
 #include "orchestrator/study/diagnostics.hpp"
-#include "orchestrator/study/workload_invocation.hpp"
+#include "orchestrator/study/study_template.hpp"
 
 namespace scalestudy {
 
-// Whether `key` is one of the invocation keys.
-bool is_invocation_key(const std::string& key);
-
-// Reads one invocation entry of `workload:` into `invocation`.
-void read_invocation_entry(const ConfigEntry& entry, WorkloadInvocation& invocation,
+// Reads `workload` into study.binary, study.params and study.shared.invocation (and
+// study.field_locations).
+void read_workload_section(const ConfigNode& workload, StudyTemplate& study,
                            Diagnostics& diagnostics);
 
 }  // namespace scalestudy

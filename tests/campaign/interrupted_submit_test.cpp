@@ -62,7 +62,7 @@ bool running(pid_t pid) {
 
 TEST_CASE("a local run that cannot be recorded is never started") {
   fs::path dir = fresh_dir("scalestudy_gate_refused");
-  LocalScheduler scheduler(SchedulerOptions{});
+  LocalScheduler scheduler(LocalOptions{});
   PreparedRun run = marking_run(dir, "unrecorded");
   bool submitted_called = false;
   SubmitCallbacks callbacks;
@@ -79,7 +79,7 @@ TEST_CASE("a local run that cannot be recorded is never started") {
 
 TEST_CASE("a recorded local run starts after its record, under the recorded job id") {
   fs::path dir = fresh_dir("scalestudy_gate_recorded");
-  LocalScheduler scheduler(SchedulerOptions{});
+  LocalScheduler scheduler(LocalOptions{});
   PreparedRun run = marking_run(dir, "recorded");
   std::string launching_id, submitted_id;
   SubmitCallbacks callbacks;
@@ -101,7 +101,7 @@ TEST_CASE("a submitter killed while its run waits at the gate leaves nothing run
   const fs::path job_id_file = dir / "job_id";
   pid_t submitter = fork();
   if (submitter == 0) {
-    LocalScheduler scheduler(SchedulerOptions{});
+    LocalScheduler scheduler(LocalOptions{});
     SubmitCallbacks callbacks;
     callbacks.launching = [&](const Submission& submission) {
       std::ofstream(job_id_file) << submission.job_id.substr(submission.job_id.find('.') + 1);
@@ -155,8 +155,8 @@ TEST_CASE("an unobserved leftover that completed is recorded completed, one that
     REQUIRE(
         rank->exec("CREATE TABLE run (status TEXT); INSERT INTO run VALUES ('completed')").is_ok());
   }
-  LocalScheduler scheduler(SchedulerOptions{});
-  REQUIRE(reconcile_study(*state, SchedulerOptions{}, &scheduler).is_ok());
+  LocalScheduler scheduler(LocalOptions{});
+  REQUIRE(reconcile_study(*state, SchedulerContext{}, &scheduler).is_ok());
   auto runs = state->runs();
   REQUIRE(runs.is_ok());
   for (const RunRecord& run : *runs) {

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "orchestrator/common/results_path.hpp"
+#include "harness/core/run_layout.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::campaign;
@@ -161,7 +161,7 @@ TEST_CASE("run directories stored relative to the results dir read back absolute
   StudyState state = fresh_state("scalestudy_state_relative.sqlite");
   REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 2}).is_ok());
   PlannedRun relative = planned("r");
-  relative.out_dir = common::stored_run_dir("demo", "r");
+  relative.out_dir = run_layout::study_run_dir("demo", "r");
   CHECK(relative.out_dir == "demo/runs/r");
   REQUIRE(state.plan_runs({relative, planned("a")}).is_ok());
   CHECK(record_of(state, "r").out_dir ==

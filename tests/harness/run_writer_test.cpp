@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "harness/core/run_layout.hpp"
 #include "harness/core/run_schema.hpp"
 #include "harness/core/sqlite.hpp"
 #include "harness/record/provenance.hpp"
@@ -157,7 +158,8 @@ TEST_CASE("a failed run keeps its reason and its buffered steps; a rerun replace
     REQUIRE((*writer)->add_step(row));
     REQUIRE((*writer)->mark_failed("peer rank died or timed out: all-reduce"));
   }
-  auto db = sqlite::Database::open(RunWriter::rank_file(dir, 0), sqlite::OpenMode::kReadOnly);
+  auto db =
+      sqlite::Database::open(run_layout::rank_database_path(dir, 0), sqlite::OpenMode::kReadOnly);
   REQUIRE(db);
   CHECK(std::get<std::string>(*scalar(*db, "SELECT status FROM run")) == "failed");
   CHECK(std::get<std::string>(*scalar(*db, "SELECT failure_reason FROM run")) ==
@@ -166,7 +168,8 @@ TEST_CASE("a failed run keeps its reason and its buffered steps; a rerun replace
 
   auto rerun = RunWriter::create(dir, identity_of_rank(0));
   REQUIRE(rerun);
-  auto fresh = sqlite::Database::open(RunWriter::rank_file(dir, 0), sqlite::OpenMode::kReadOnly);
+  auto fresh =
+      sqlite::Database::open(run_layout::rank_database_path(dir, 0), sqlite::OpenMode::kReadOnly);
   REQUIRE(fresh);
   CHECK(std::get<std::string>(*scalar(*fresh, "SELECT status FROM run")) == "running");
   CHECK(std::get<int64_t>(*scalar(*fresh, "SELECT count(*) FROM steps")) == 0);
@@ -193,7 +196,8 @@ TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoin
   REQUIRE(writer);
   REQUIRE((*writer)->discard_from(4, 2));
   {
-    auto db = sqlite::Database::open(RunWriter::rank_file(dir, 0), sqlite::OpenMode::kReadOnly);
+    auto db =
+        sqlite::Database::open(run_layout::rank_database_path(dir, 0), sqlite::OpenMode::kReadOnly);
     REQUIRE(db);
     CHECK(std::get<std::string>(*scalar(*db, "SELECT status || host FROM run")) ==
           "runningotherhost");
@@ -206,7 +210,7 @@ TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoin
   std::string empty = fresh_dir("run-writer-continue-none");
   auto fresh = RunWriter::create(empty, identity_of_rank(1), RunWriter::Attempt::kContinue);
   REQUIRE(fresh);
-  CHECK(std::filesystem::exists(RunWriter::rank_file(empty, 1)));
+  CHECK(std::filesystem::exists(run_layout::rank_database_path(empty, 1)));
 }
 
 TEST_CASE("an out-dir that cannot be created is an error naming it") {

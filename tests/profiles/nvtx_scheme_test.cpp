@@ -91,6 +91,143 @@ struct Scheme {
   std::optional<std::pair<int, int>> profile_steps;
 };
 
+// The trace's ranges as a tree: each range's children and the top-level ranges, in order.
+struct RangeTree {
+  std::vector<std::vector<int>> children;
+  std::vector<int> top;
+  std::set<std::string> names;
+};
+
+RangeTree range_tree(const NvtxTrace& trace) {
+  RangeTree tree;
+  tree.children.resize(trace.ranges.size());
+  for (size_t i = 0; i < trace.ranges.size(); ++i) {
+    const TraceRange& range = trace.ranges[i];
+    REQUIRE(range.domain == "scalestudy");
+    tree.names.insert(range.name);
+    if (range.parent < 0) {
+      tree.top.push_back(static_cast<int>(i));
+    } else {
+      tree.children[range.parent].push_back(static_cast<int>(i));
+    }
+  }
+  return tree;
+}
+
+// Every range the trace file begins ("ph":"B") was read back as a closed range.
+void check_every_range_closed(const fs::path& trace_path, const NvtxTrace& trace) {
+  const std::string text = read_text(trace_path);
+  size_t begins = 0;
+  for (size_t at = text.find("\"ph\":\"B\""); at != std::string::npos;
+       at = text.find("\"ph\":\"B\"", at + 1)) {
+    ++begins;
+  }
+  CHECK(begins == trace.ranges.size());  // every range was closed
+}
+
+// The range names in use and the top level: per epoch its steps, then one eval.
+void check_top_level(const NvtxTrace& trace, const RangeTree& tree, const Scheme& scheme) {
+  std::set<std::string> expected_names = {"step",     "data",      "forward",
+                                          "backward", "optimizer", "eval"};
+  if (scheme.ranks > 1) expected_names.insert({"comm_exposed", "allreduce"});
+  CHECK(tree.names == expected_names);
+
+  std::vector<std::string> expected_top;
+  for (int epoch = 1; epoch <= scheme.epochs; ++epoch) {
+    expected_top.insert(expected_top.end(), scheme.steps_per_epoch, "step");
+    expected_top.push_back("eval");
+  }
+  std::vector<std::string> top_names;
+  for (int index : tree.top) top_names.push_back(trace.ranges[index].name);
+  REQUIRE(top_names == expected_top);
+}
+
+// What the gradient all-reduces of a run add up to, from its run database.
+struct GradientTotals {
+  int64_t bytes = 0;
+  size_t buckets = 0;
+};
+
+// One step's phases in order (payload: the step), and its all-reduces inside
+// `allreduce_parent`, one per bucket, their payloads summing to the gradient bytes.
+void check_step_phases(const NvtxTrace& trace, const RangeTree& tree, int step_index, int64_t step,
+                       const Scheme& scheme, const GradientTotals& gradients) {
+  const bool reduces = scheme.ranks > 1;
+  std::vector<std::string> phases = {"data", "forward", "backward", "optimizer"};
+  if (reduces) phases.insert(phases.begin() + 3, "comm_exposed");
+  std::vector<std::string> phase_names;
+  size_t allreduces = 0;
+  int64_t allreduce_bytes = 0;
+  for (int phase : tree.children[step_index]) {
+    const TraceRange& phase_range = trace.ranges[phase];
+    phase_names.push_back(phase_range.name);
+    CHECK(phase_range.payload == step);
+    for (int inner : tree.children[phase]) {
+      const TraceRange& allreduce = trace.ranges[inner];
+      CHECK(allreduce.name == "allreduce");
+      CHECK(phase_range.name == scheme.allreduce_parent);
+      CHECK(tree.children[inner].empty());
+      REQUIRE(allreduce.payload.has_value());
+      CHECK(*allreduce.payload > 0);
+      allreduce_bytes += *allreduce.payload;
+      ++allreduces;
+    }
+  }
+  CHECK(phase_names == phases);
+  CHECK(allreduces == (reduces ? gradients.buckets : 0));
+  CHECK(allreduce_bytes == (reduces ? gradients.bytes : 0));
+}
+
+// The top-level ranges on one thread, in time order: eval ranges carry their epoch and
+// nothing inside; step ranges carry the global step. Returns the step ranges.
+std::vector<const TraceRange*> check_steps_and_evals(const NvtxTrace& trace, const RangeTree& tree,
+                                                     const Scheme& scheme,
+                                                     const GradientTotals& gradients) {
+  std::vector<const TraceRange*> steps;
+  int64_t epoch = 0;
+  for (int index : tree.top) {
+    const TraceRange& range = trace.ranges[index];
+    CHECK(range.tid == trace.ranges[tree.top.front()].tid);
+    CHECK(range.end_us > range.begin_us);
+    if (range.name == "eval") {
+      CHECK(range.payload == ++epoch);
+      CHECK(tree.children[index].empty());
+      continue;
+    }
+    const int64_t step = static_cast<int64_t>(steps.size());
+    INFO("step " << step);
+    CHECK(range.payload == step);
+    if (!steps.empty()) CHECK(range.begin_us >= steps.back()->end_us);
+    steps.push_back(&range);
+    check_step_phases(trace, tree, index, step, scheme, gradients);
+  }
+  return steps;
+}
+
+// With a profile window, the profiler_start / profiler_stop marks sit between the steps
+// before FROM and TO and those steps; without one there are no marks.
+void check_profile_marks(const NvtxTrace& trace, const std::vector<const TraceRange*>& steps,
+                         const Scheme& scheme) {
+  if (!scheme.profile_steps) {
+    CHECK(trace.marks.empty());
+    return;
+  }
+  const auto [from, to] = *scheme.profile_steps;
+  REQUIRE(trace.marks.size() == 2);
+  const std::pair<const char*, int> edges[] = {{"profiler_start", from}, {"profiler_stop", to}};
+  for (size_t i = 0; i < 2; ++i) {
+    const TraceMark& mark = trace.marks[i];
+    const int step = edges[i].second;
+    INFO(mark.name << " before step " << step);
+    CHECK(mark.domain == "scalestudy");
+    CHECK(mark.name == edges[i].first);
+    CHECK(mark.payload == step);
+    CHECK(mark.tid == steps.front()->tid);
+    if (step > 0) CHECK(mark.at_us >= steps[step - 1]->end_us);
+    if (step < static_cast<int>(steps.size())) CHECK(mark.at_us <= steps[step]->begin_us);
+  }
+}
+
 // The scheme (docs/profiling.md), all in the `scalestudy` domain on the training thread:
 // per epoch, its steps then one `eval` (payload: the epoch); per step one `step` (payload:
 // the global step) holding data, forward, backward, comm_exposed and optimizer in that
@@ -103,105 +240,18 @@ void check_scheme(const fs::path& trace_path, const fs::path& run_db, const Sche
   INFO(trace_path.string());
   auto trace = read_nvtx_trace(trace_path.string());
   REQUIRE_MESSAGE(trace.is_ok(), trace.status().message());
-  const std::string text = read_text(trace_path);
-  size_t begins = 0;
-  for (size_t at = text.find("\"ph\":\"B\""); at != std::string::npos;
-       at = text.find("\"ph\":\"B\"", at + 1)) {
-    ++begins;
-  }
-  CHECK(begins == trace->ranges.size());  // every range was closed
+  check_every_range_closed(trace_path, *trace);
 
-  const auto gradient_bytes = static_cast<int64_t>(summary_value(run_db, "gradient_bytes"));
-  const auto buckets = static_cast<size_t>(summary_value(run_db, "bucket_count"));
-  CHECK(gradient_bytes == static_cast<int64_t>(summary_value(run_db, "parameters")) * 4);  // fp32
+  GradientTotals gradients;
+  gradients.bytes = static_cast<int64_t>(summary_value(run_db, "gradient_bytes"));
+  gradients.buckets = static_cast<size_t>(summary_value(run_db, "bucket_count"));
+  CHECK(gradients.bytes == static_cast<int64_t>(summary_value(run_db, "parameters")) * 4);  // fp32
 
-  std::vector<std::vector<int>> children(trace->ranges.size());
-  std::vector<int> top;
-  std::set<std::string> names;
-  for (size_t i = 0; i < trace->ranges.size(); ++i) {
-    const TraceRange& range = trace->ranges[i];
-    REQUIRE(range.domain == "scalestudy");
-    names.insert(range.name);
-    if (range.parent < 0) {
-      top.push_back(static_cast<int>(i));
-    } else {
-      children[range.parent].push_back(static_cast<int>(i));
-    }
-  }
-  const bool reduces = scheme.ranks > 1;
-  std::set<std::string> expected_names = {"step",     "data",      "forward",
-                                          "backward", "optimizer", "eval"};
-  if (reduces) expected_names.insert({"comm_exposed", "allreduce"});
-  CHECK(names == expected_names);
-
-  std::vector<std::string> expected_top;
-  for (int epoch = 1; epoch <= scheme.epochs; ++epoch) {
-    expected_top.insert(expected_top.end(), scheme.steps_per_epoch, "step");
-    expected_top.push_back("eval");
-  }
-  std::vector<std::string> top_names;
-  for (int index : top) top_names.push_back(trace->ranges[index].name);
-  REQUIRE(top_names == expected_top);
-
-  std::vector<std::string> phases = {"data", "forward", "backward", "optimizer"};
-  if (reduces) phases.insert(phases.begin() + 3, "comm_exposed");
-  std::vector<const TraceRange*> steps;
-  int64_t epoch = 0;
-  for (int index : top) {
-    const TraceRange& range = trace->ranges[index];
-    CHECK(range.tid == trace->ranges[top.front()].tid);
-    CHECK(range.end_us > range.begin_us);
-    if (range.name == "eval") {
-      CHECK(range.payload == ++epoch);
-      CHECK(children[index].empty());
-      continue;
-    }
-    const int64_t step = static_cast<int64_t>(steps.size());
-    INFO("step " << step);
-    CHECK(range.payload == step);
-    if (!steps.empty()) CHECK(range.begin_us >= steps.back()->end_us);
-    steps.push_back(&range);
-    std::vector<std::string> phase_names;
-    size_t allreduces = 0;
-    int64_t allreduce_bytes = 0;
-    for (int phase : children[index]) {
-      const TraceRange& phase_range = trace->ranges[phase];
-      phase_names.push_back(phase_range.name);
-      CHECK(phase_range.payload == step);
-      for (int inner : children[phase]) {
-        const TraceRange& allreduce = trace->ranges[inner];
-        CHECK(allreduce.name == "allreduce");
-        CHECK(phase_range.name == scheme.allreduce_parent);
-        CHECK(children[inner].empty());
-        REQUIRE(allreduce.payload.has_value());
-        CHECK(*allreduce.payload > 0);
-        allreduce_bytes += *allreduce.payload;
-        ++allreduces;
-      }
-    }
-    CHECK(phase_names == phases);
-    CHECK(allreduces == (reduces ? buckets : 0));
-    CHECK(allreduce_bytes == (reduces ? gradient_bytes : 0));
-  }
-
-  if (!scheme.profile_steps) {
-    CHECK(trace->marks.empty());
-    return;
-  }
-  const auto [from, to] = *scheme.profile_steps;
-  REQUIRE(trace->marks.size() == 2);
-  const std::pair<const char*, int> edges[] = {{"profiler_start", from}, {"profiler_stop", to}};
-  for (size_t i = 0; i < 2; ++i) {
-    const TraceMark& mark = trace->marks[i];
-    const int step = edges[i].second;
-    INFO(mark.name << " before step " << step);
-    CHECK(mark.domain == "scalestudy");
-    CHECK(mark.name == edges[i].first);
-    CHECK(mark.payload == step);
-    CHECK(mark.tid == steps.front()->tid);
-    if (step > 0) CHECK(mark.at_us >= steps[step - 1]->end_us);
-    if (step < static_cast<int>(steps.size())) CHECK(mark.at_us <= steps[step]->begin_us);
-  }
+  const RangeTree tree = range_tree(*trace);
+  check_top_level(*trace, tree, scheme);
+  const std::vector<const TraceRange*> steps =
+      check_steps_and_evals(*trace, tree, scheme, gradients);
+  check_profile_marks(*trace, steps, scheme);
 }
 
 // Two epochs, the profiler window over global steps 1 to 3 (across the first eval).

@@ -10,7 +10,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/profiling/profiled_run.hpp"
+#include "orchestrator/campaign/profiled_submit.hpp"
+#include "orchestrator/sched/local_launch.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/profile_wrapper.hpp"
 #include "orchestrator/sched/render/shell_quote.hpp"
@@ -94,10 +95,10 @@ struct FakeCluster {
 };
 
 std::vector<std::string> wrapper_of(const std::string& profile) {
-  auto words = load_profile_wrapper(SCALESTUDY_PROFILES_DIR, profile);
-  INFO(words.status().message());
-  REQUIRE(words.is_ok());
-  return *words;
+  auto loaded = load_profile(SCALESTUDY_PROFILES_DIR, profile);
+  INFO(loaded.status().message());
+  REQUIRE(loaded.is_ok());
+  return loaded->wrapper;
 }
 
 TEST_CASE("none wraps nothing") {
@@ -160,21 +161,21 @@ TEST_CASE("torch: every rank gets the NVTX trace library from the workload's fol
 
 TEST_CASE("a profiled run is the measured run with a profile, its params and a new id") {
   RunSpec measured = first_run();
-  auto nsys = profiling::load_profile_definition(SCALESTUDY_PROFILES_DIR, "nsys");
-  auto ncu = profiling::load_profile_definition(SCALESTUDY_PROFILES_DIR, "ncu");
+  auto nsys = load_profile(SCALESTUDY_PROFILES_DIR, "nsys");
+  auto ncu = load_profile(SCALESTUDY_PROFILES_DIR, "ncu");
   REQUIRE(nsys.is_ok());
   REQUIRE(ncu.is_ok());
-  RunSpec profiled = profiling::make_profiled_spec(measured, *nsys);
+  RunSpec profiled = campaign::make_profiled_spec(measured, *nsys);
   CHECK(profiled.profile == "nsys");
   CHECK(profiled.params.at("profile_steps") == "20:30");
   CHECK(profiled.params.at("model") == "resnet18");
   CHECK(profiled.run_id.size() == 16);
   CHECK(profiled.run_id != measured.run_id);
-  CHECK(profiling::make_profiled_spec(measured, *nsys).run_id == profiled.run_id);
-  CHECK(profiling::make_profiled_spec(measured, *ncu).run_id != profiled.run_id);
+  CHECK(campaign::make_profiled_spec(measured, *nsys).run_id == profiled.run_id);
+  CHECK(campaign::make_profiled_spec(measured, *ncu).run_id != profiled.run_id);
   CHECK(measured.profile == "none");
 
-  auto words = profiling::local_wrapper_argv(*nsys, "/r/out", "abc");
+  auto words = sched::local_wrapper_argv(*nsys, "/r/out", "abc");
   REQUIRE(words.is_ok());
   CHECK(fs::path((*words)[0]).is_absolute());
   CHECK(fs::path((*words)[0]).filename() == "bash");
@@ -186,7 +187,7 @@ TEST_CASE("a bad profile file names the file, position and field") {
       fs::temp_directory_path() / ("scalestudy-bad-profile-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   std::ofstream(dir / "broken.yaml") << "name: broken\nparams:\n  - profile_steps\n";
-  auto profile = profiling::load_profile_definition(dir.string(), "broken");
+  auto profile = load_profile(dir.string(), "broken");
   REQUIRE_FALSE(profile.is_ok());
   CHECK(profile.status().message() ==
         (dir / "broken.yaml").string() + ":3:3: field 'params': expected a map");

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "harness/core/run_layout.hpp"
 #include "orchestrator/results/output_metrics.hpp"
 
 namespace scalestudy::results {
@@ -33,7 +34,7 @@ TEST_CASE("a 1 GB rank output is streamed in bounded memory") {
   const fs::path dir =
       fs::temp_directory_path() / ("scalestudy_large_output_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const std::string path = rank_output_path(dir.string(), 0);
+  const std::string path = run_layout::rank_log_path(dir.string(), 0);
   int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   REQUIRE(fd >= 0);
   write_at(fd, 0, "Throughput 100 img/s\n");

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/core/run_layout.hpp"
 #include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/output_metrics.hpp"
 #include "orchestrator/results/run_measurements.hpp"
 #include "tests/results/fixture.hpp"
 
@@ -37,7 +37,7 @@ FixtureRun printing_run(StudyFixture& study, const std::string& id, int world_si
   study.add_run(run);
   std::filesystem::create_directories(study.out_dir(id));
   for (int rank = 0; rank < world_size; ++rank) {
-    std::ofstream(rank_output_path(study.out_dir(id), rank))
+    std::ofstream(run_layout::rank_log_path(study.out_dir(id), rank))
         << "Throughput 1 img/s\nThroughput " << throughput << " img/s\nepoch time " << 10 + rank
         << " s\nVal Acc 81.5%\n";
   }
@@ -101,7 +101,7 @@ TEST_CASE("output ingest is idempotent; a changed output is re-read") {
   CHECK(again.ingested == 0);
   CHECK(again.unchanged == 1);
 
-  std::ofstream(rank_output_path(study.out_dir("bbbb000000000003"), 1), std::ios::app)
+  std::ofstream(run_layout::rank_log_path(study.out_dir("bbbb000000000003"), 1), std::ios::app)
       << "Throughput 70 img/s\nThroughput 70 img/s\n";
   CHECK(ingest_ok(study).ingested == 1);
   // Rank 1 now has 70 and 70 after its warm-up: its median is 70.
@@ -114,7 +114,7 @@ TEST_CASE("output ingest is idempotent; a changed output is re-read") {
 TEST_CASE("a pattern that matches nothing marks the run FAILED with the reason") {
   StudyFixture study("printing_nothing", "strong");
   printing_run(study, "bbbb000000000004", 2, 50);
-  std::ofstream(rank_output_path(study.out_dir("bbbb000000000004"), 1), std::ios::trunc)
+  std::ofstream(run_layout::rank_log_path(study.out_dir("bbbb000000000004"), 1), std::ios::trunc)
       << "RuntimeError: connection refused\n";
   IngestOutcome outcome = ingest_ok(study);
   CHECK(outcome.failed == 1);
@@ -154,7 +154,7 @@ TEST_CASE("a run that did not complete is not taken from its output") {
   run.metrics_json = kMetricsJson;
   study.add_run(run);
   std::filesystem::create_directories(study.out_dir(run.run_id));
-  std::ofstream(rank_output_path(study.out_dir(run.run_id), 0))
+  std::ofstream(run_layout::rank_log_path(study.out_dir(run.run_id), 0))
       << "Throughput 1 img/s\nThroughput 2 img/s\nepoch time 1 s\nVal Acc 1%\n";
   IngestOutcome outcome = ingest_ok(study);
   CHECK(outcome.ingested == 0);

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <string>
 
+#include "harness/core/run_layout.hpp"
+
 namespace scalestudy::results {
 namespace {
 
@@ -24,7 +26,7 @@ struct OutputDir {
   OutputDir() { fs::create_directories(path); }
   ~OutputDir() { fs::remove_all(path); }
   void write(int rank, const std::string& text) const {
-    std::ofstream(rank_output_path(path.string(), rank), std::ios::binary) << text;
+    std::ofstream(run_layout::rank_log_path(path.string(), rank), std::ios::binary) << text;
   }
 };
 
@@ -152,8 +154,8 @@ TEST_CASE("lines longer than the line limit are matched in pieces, in bounded me
   std::string text(kMaxLineBytes * 2 + 10, 'x');
   text += " value 7\nvalue 8\n";
   dir.write(0, text);
-  auto scanned =
-      scan_output_file(rank_output_path(dir.path.string(), 0), {metric("value", R"(value (\d+))")});
+  auto scanned = scan_output_file(run_layout::rank_log_path(dir.path.string(), 0),
+                                  {metric("value", R"(value (\d+))")});
   REQUIRE(scanned);
   CHECK(scanned->values[0] == std::vector<double>{7, 8});
 }

@@ -47,7 +47,7 @@ TEST_CASE("runs group by allocation shape, whatever their launch lines") {
   CHECK((*groups)[0] == std::vector<size_t>{0, 2, 3});
   CHECK((*groups)[1] == std::vector<size_t>{1});
 
-  SchedulerOptions options;
+  BatchOptions options;
   options.array_throttle = 2;
   options.array_script_dir = (dir / "arrays").string();
   options.extra_sbatch_args = {"--hold"};
@@ -115,7 +115,7 @@ TEST_CASE("a failing submission stops the batch after reporting what went throug
   fs::remove_all(dir);
   std::vector<PreparedRun> runs = {prepared(dir, "a", 1), prepared(dir, "b", 1),
                                    prepared(dir, "c", 1)};
-  SchedulerOptions options;
+  BatchOptions options;
   options.use_job_arrays = false;
   auto jobs = plan_batch_jobs(runs, options);
   REQUIRE(jobs.is_ok());

@@ -92,7 +92,7 @@ struct Recorder {
 
 TEST_CASE("a two-rank run gets the torchrun environment and completes") {
   fs::path dir = test_dir("scalestudy_local_two_ranks");
-  SchedulerOptions options;
+  LocalOptions options;
   LocalScheduler scheduler(options);
   Recorder recorder;
   std::vector<PreparedRun> runs = {run_of(dir, "r1", 2, 0.1)};
@@ -122,7 +122,7 @@ TEST_CASE("a two-rank run gets the torchrun environment and completes") {
 
 TEST_CASE("a failing rank fails its run and stops the other ranks") {
   fs::path dir = test_dir("scalestudy_local_failing_rank");
-  LocalScheduler scheduler(SchedulerOptions{});
+  LocalScheduler scheduler(LocalOptions{});
   Recorder recorder;
   auto started = std::chrono::steady_clock::now();
   // Rank 1 fails after 0.2 s; rank 0 would sleep 300 s, far beyond the bound below, which
@@ -147,7 +147,7 @@ TEST_CASE("a launcher's report of a killed rank is a signal, not launcher rank 0
   fs::path launcher = dir / "fake_launch.sh";
   std::ofstream(launcher) << "#!/bin/sh\nexit \"$SCALESTUDY_FAKE_LAUNCH_EXIT\"\n";
   fs::permissions(launcher, fs::perms::owner_all);
-  SchedulerOptions options;
+  LocalOptions options;
   options.launcher_path = launcher.string();
   const struct {
     const char* exit_code;
@@ -186,7 +186,7 @@ TEST_CASE("a launcher's report of a killed rank is a signal, not launcher rank 0
 
 TEST_CASE("max_parallel_runs bounds concurrent runs, each with its own MASTER_PORT") {
   fs::path dir = test_dir("scalestudy_local_parallel");
-  SchedulerOptions options;
+  LocalOptions options;
   options.max_parallel_runs = 2;
   options.max_slots = 8;
   LocalScheduler scheduler(options);
@@ -220,7 +220,7 @@ TEST_CASE("max_parallel_runs bounds concurrent runs, each with its own MASTER_PO
 
 TEST_CASE("max_slots counts ranks: two 2-rank runs on 2 slots run one after the other") {
   fs::path dir = test_dir("scalestudy_local_slots");
-  SchedulerOptions options;
+  LocalOptions options;
   options.max_parallel_runs = 4;
   options.max_slots = 2;
   LocalScheduler scheduler(options);
@@ -243,7 +243,7 @@ TEST_CASE("another process's scheduler sees a live run and can cancel it") {
   std::promise<std::string> submitted_job;
   std::future<std::string> submitted = submitted_job.get_future();
   std::thread submitter([&] {
-    LocalScheduler scheduler(SchedulerOptions{});
+    LocalScheduler scheduler(LocalOptions{});
     SubmitCallbacks callbacks = recorder.callbacks();
     auto report = callbacks.submitted;
     callbacks.submitted = [&](const Submission& s) {
@@ -255,7 +255,7 @@ TEST_CASE("another process's scheduler sees a live run and can cancel it") {
   // Only a guard against a hang: the run is submitted within milliseconds.
   REQUIRE(submitted.wait_for(std::chrono::seconds(60)) == std::future_status::ready);
   const std::string job_id = submitted.get();
-  LocalScheduler observer(SchedulerOptions{});
+  LocalScheduler observer(LocalOptions{});
   auto polled = observer.poll({job_id});
   REQUIRE(polled.is_ok());
   CHECK((*polled)[job_id].state == JobState::kRunning);
@@ -269,7 +269,7 @@ TEST_CASE("a run whose submitter died without recording it reads as lost") {
   if (child == 0) _exit(0);
   waitpid(child, nullptr, 0);
   const std::string job_id = "local-" + std::to_string(child) + "." + std::to_string(child);
-  LocalScheduler observer(SchedulerOptions{});
+  LocalScheduler observer(LocalOptions{});
   auto polled = observer.poll({job_id});
   REQUIRE(polled.is_ok());
   REQUIRE(polled->count(job_id) == 1);

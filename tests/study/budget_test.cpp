@@ -94,29 +94,29 @@ TEST_CASE("budget: the study key is read") {
 
 TEST_CASE("interference_risks: shared nodes, parallel local runs, more threads than cores") {
   const Study shared = load(kGpuStudy);
-  auto risks = interference_risks(shared, {"slurm", 1, 64});
+  auto risks = interference_risks(shared, {RunPlacement::kCluster, 1, 64});
   REQUIRE(risks.size() == 1);
   CHECK(risks[0].find("6 runs lack slurm.extra: [--exclusive] and array_throttle unset") !=
         std::string::npos);
 
   const Study exclusive = load(std::string(kGpuStudy) + "array_throttle: 1\n");
-  CHECK(interference_risks(exclusive, {"slurm", 1, 64}).empty());
+  CHECK(interference_risks(exclusive, {RunPlacement::kCluster, 1, 64}).empty());
   const Study exclusive_option = load(
       "study: x\nkind: strong\nworkload: {model: small-cnn}\nscale: [1, 4]\nglobal_batch: 64\n"
       "slurm: {gpus_per_node: 4, extra: [--exclusive]}\narray_throttle: 4\n");
-  CHECK(interference_risks(exclusive_option, {"slurm", 1, 64}).empty());
+  CHECK(interference_risks(exclusive_option, {RunPlacement::kCluster, 1, 64}).empty());
 
   // Local: 8 ranks × 1 CPU on a 2-thread host, 2 runs at once.
   const Study cpu = load(
       "study: local\nkind: strong\nworkload: {model: small-cnn}\nscale: [1, 8]\n"
       "global_batch: 64\nslurm: {ranks_per_node: 8}\n");
-  risks = interference_risks(cpu, {"local", 2, 2});
+  risks = interference_risks(cpu, {RunPlacement::kThisHost, 2, 2});
   REQUIRE(risks.size() == 2);
   CHECK(risks[0].find("runs 2 runs at once") != std::string::npos);
   CHECK(risks[1].find("needs 8 threads (ranks × cpus_per_task) but this host has 2") !=
         std::string::npos);
-  CHECK(interference_risks(cpu, {"local", 1, 8}).empty());
+  CHECK(interference_risks(cpu, {RunPlacement::kThisHost, 1, 8}).empty());
   // Plan (scheduler not known): the CPU study may run locally, the GPU study is not warned.
-  CHECK(interference_risks(cpu, {"", 1, 2}).size() == 2);
-  CHECK(interference_risks(shared, {"", 1, 2}).size() == 1);
+  CHECK(interference_risks(cpu, {RunPlacement::kUnknown, 1, 2}).size() == 2);
+  CHECK(interference_risks(shared, {RunPlacement::kUnknown, 1, 2}).size() == 1);
 }

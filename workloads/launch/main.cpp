@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/run_layout.hpp"
 #include "harness/dist/rank_discovery.hpp"
 #include "workloads/launch/child_processes.hpp"
 
@@ -145,7 +146,7 @@ Status resolve_defaults(LaunchArgs& args, const scalestudy::dist::Environment& e
 
 std::string rank_log_path(const LaunchArgs& args, int rank) {
   if (args.rank_log_dir.empty()) return "";
-  return args.rank_log_dir + "/rank" + std::to_string(rank) + ".log";
+  return scalestudy::run_layout::rank_log_path(args.rank_log_dir, rank);
 }
 
 // --srun-task: exports this srun task's torchrun variables and execs the command.

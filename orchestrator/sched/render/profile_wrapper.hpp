@@ -1,9 +1,10 @@
-// Profiles as data: profiles/<name>.yaml says how to wrap a run's launch line (the words
-// placed before the workload binary, e.g. `nsys profile -o {{out_dir}}/rank%q{SLURM_PROCID}`).
-// This reader takes only the `wrapper` list; other keys belong to the profiling module.
-// Stateless; thread-safe.
+// Profiles as data: profiles/<name>.yaml says how to wrap a run's launch line (`wrapper`, the
+// words placed before the workload binary, e.g. `nsys profile -o {{out_dir}}/rank%q{SLURM_PROCID}`)
+// and which workload parameters a profiled run adds (`params`, e.g. profile_steps). The one
+// reader of those files. Stateless; thread-safe.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,9 +12,14 @@
 
 namespace scalestudy {
 
-// Reads `<profiles_dir>/<name>.yaml`; errors name the file and position.
-Result<std::vector<std::string>> load_profile_wrapper(const std::string& profiles_dir,
-                                                      const std::string& name);
+struct ProfileDefinition {
+  std::string name;
+  std::map<std::string, std::string> params;  // workload parameters a profiled run adds
+  std::vector<std::string> wrapper;           // launch-line words (see job_script.hpp)
+};
+
+// Reads `<profiles_dir>/<name>.yaml`; errors name the file, position and field.
+Result<ProfileDefinition> load_profile(const std::string& profiles_dir, const std::string& name);
 
 // A wrapper word with its placeholders filled: {{out_dir}} (the run's output folder) and
 // {{run_id}}. Anything else, e.g. SLURM's %q{SLURM_PROCID}, is left for the launcher.

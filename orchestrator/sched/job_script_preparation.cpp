@@ -1,0 +1,45 @@
+#include "orchestrator/sched/job_script_preparation.hpp"
+
+#include <fstream>
+
+#include "orchestrator/sched/render/job_script.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+RenderContext render_context(const RunSpec& spec, const RunPreparation& preparation) {
+  RenderContext render;
+  render.out_dir = preparation.out_dir;
+  render.binary_path = resolve_workload_binary(spec.workload, preparation.bin_dir);
+  render.launch_helper_path = preparation.bin_dir + "/scalestudy-launch";
+  render.profile_wrapper = preparation.profile.wrapper;
+  return render;
+}
+
+Result<std::string> checked_script(const RunSpec& spec, const RenderContext& render) {
+  if (Status checked = check_render_context(render); !checked) return checked;
+  return render_sbatch_script(spec, render);
+}
+
+}  // namespace
+
+Result<std::string> render_job_script(const RunSpec& spec, const RunPreparation& preparation) {
+  return checked_script(spec, render_context(spec, preparation));
+}
+
+Result<PreparedRun> prepare_job_script(const RunSpec& spec, const RunPreparation& preparation) {
+  auto text = render_job_script(spec, preparation);
+  if (!text) return text.status();
+  PreparedRun run;
+  run.spec = spec;
+  run.out_dir = preparation.out_dir;
+  run.script_path = preparation.out_dir + "/job.sbatch";
+  run.workload_argv =
+      workload_argv(spec, render_context(spec, preparation).binary_path, preparation.out_dir);
+  std::ofstream script(run.script_path, std::ios::trunc);
+  script << *text;
+  if (!script.flush()) return Status::error(run.script_path + ": cannot write the job script");
+  return run;
+}
+
+}  // namespace scalestudy::sched

@@ -1,0 +1,31 @@
+// What a scheduler is configured from: the command-line options each backend declares (with
+// their help text, which the CLI's usage shows), the values a user gave them, and the few
+// settings every backend shares. Each backend parses the values into its own typed options.
+// Plain data.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace scalestudy::sched {
+
+// One command-line option of a backend, e.g. {"--max-parallel", "N", "runs at once (default 1)"}.
+struct SchedulerOption {
+  std::string flag;
+  std::string value_name;  // empty: a flag that takes no value
+  std::string help;        // one line, without the backend's name
+};
+
+// The options a user gave: flag -> value ("" for flags without a value).
+using SchedulerOptionValues = std::map<std::string, std::string>;
+
+// What every backend may use, whichever options it takes.
+struct SchedulerContext {
+  std::string bin_dir;  // where scalestudy's helpers live (scalestudy-launch); may be empty
+  std::string array_script_dir;  // where job-array wrapper scripts go; empty: beside the runs
+  int array_throttle = 0;        // the study's array_throttle; 0: none
+  int command_timeout_ms = 120'000;
+};
+
+}  // namespace scalestudy::sched

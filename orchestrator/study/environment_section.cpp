@@ -1,0 +1,127 @@
+#include "orchestrator/study/environment_section.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "orchestrator/study/references.hpp"
+#include "orchestrator/study/run_spec_names.hpp"
+#include "orchestrator/study/scalar_values.hpp"
+#include "orchestrator/study/schema_values.hpp"
+
+namespace scalestudy {
+namespace {
+
+const std::vector<std::string> kContainerKeys = {"image", "binds"};
+
+bool is_module_name(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("._/+-@:").find(c) != std::string_view::npos;
+  });
+}
+
+bool is_profile_name(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+}
+
+void read_launcher(const ConfigNode& launcher, RunSpec& shared, Diagnostics& diagnostics) {
+  auto text = read_scalar(launcher, "launcher", diagnostics);
+  if (!text) return;
+  if (auto parsed = parse_launcher(*text)) {
+    shared.launcher = *parsed;
+  } else {
+    diagnostics.add_unknown(launcher.location, "launcher", "launcher", *text, {"srun", "torchrun"});
+  }
+}
+
+void read_modules(const ConfigNode& modules, StudyTemplate& study, Diagnostics& diagnostics) {
+  std::vector<std::string>& names = study.shared.modules;
+  for (const ConfigNode* item :
+       read_list(modules, "modules", diagnostics, SingleValue::kListOfOne)) {
+    std::string field = indexed_field("modules", names.size());
+    auto text = read_scalar(*item, field, diagnostics);
+    if (!text) continue;
+    if (!has_reference(*text) && !is_module_name(*text)) {
+      diagnostics.add(item->location, field,
+                      "'" + *text + "' is not a module name (letters, digits and . _ / + - @ :)");
+      continue;
+    }
+    remember_setting(field, *item, *text, study.field_locations, diagnostics);
+    names.push_back(*text);
+  }
+}
+
+void read_container(const ConfigNode& container, StudyTemplate& study, Diagnostics& diagnostics) {
+  if (!expect_map(container, "container", diagnostics)) return;
+  check_keys(container, "container.", kContainerKeys, diagnostics);
+  Container& target = study.shared.container;
+  if (const ConfigNode* image = container.find("image")) {
+    if (auto text = read_line_scalar(*image, "container.image", diagnostics)) {
+      if (text->empty()) diagnostics.add(image->location, "container.image", "may not be empty");
+      target.image = *text;
+      remember_setting("container.image", *image, *text, study.field_locations, diagnostics);
+    }
+  } else {
+    diagnostics.add(container.location, "container.image", "missing: the apptainer image to run");
+  }
+  const ConfigNode* binds = container.find("binds");
+  if (!binds) return;
+  for (const ConfigNode* item :
+       read_list(*binds, "container.binds", diagnostics, SingleValue::kListOfOne)) {
+    std::string field = indexed_field("container.binds", target.binds.size());
+    if (auto text = read_line_scalar(*item, field, diagnostics)) {
+      remember_setting(field, *item, *text, study.field_locations, diagnostics);
+      target.binds.push_back(*text);
+    }
+  }
+}
+
+void read_env(const ConfigNode& env, StudyTemplate& study, Diagnostics& diagnostics) {
+  if (!expect_map(env, "env", diagnostics)) return;
+  for (const auto& entry : env.entries) {
+    std::string field = "env." + entry.key;
+    if (!is_identifier(entry.key)) {
+      diagnostics.add(entry.key_location, field,
+                      "'" + entry.key + "' is not a valid environment variable name");
+      continue;
+    }
+    if (auto text = read_scalar(entry.value, field, diagnostics)) {
+      remember_setting(field, entry.value, *text, study.field_locations, diagnostics);
+      study.shared.env[entry.key] = *text;
+    }
+  }
+}
+
+void read_profile(const ConfigNode& profile, RunSpec& shared, Diagnostics& diagnostics) {
+  auto text = read_scalar(profile, "profile", diagnostics);
+  if (!text) return;
+  if (!is_profile_name(*text)) {
+    diagnostics.add(profile.location, "profile",
+                    "'" + *text + "' is not a profile name (a file in profiles/, without .yaml)");
+  }
+  shared.profile = *text;
+}
+
+}  // namespace
+
+void read_environment_section(const ConfigNode& document, StudyTemplate& study,
+                              Diagnostics& diagnostics) {
+  if (const ConfigNode* launcher = document.find("launcher")) {
+    read_launcher(*launcher, study.shared, diagnostics);
+  }
+  if (const ConfigNode* modules = document.find("modules")) {
+    read_modules(*modules, study, diagnostics);
+  }
+  if (const ConfigNode* container = document.find("container")) {
+    read_container(*container, study, diagnostics);
+  }
+  if (const ConfigNode* env = document.find("env")) read_env(*env, study, diagnostics);
+  if (const ConfigNode* profile = document.find("profile")) {
+    read_profile(*profile, study.shared, diagnostics);
+  }
+}
+
+}  // namespace scalestudy

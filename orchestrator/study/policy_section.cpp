@@ -1,0 +1,70 @@
+#include "orchestrator/study/policy_section.hpp"
+
+#include "orchestrator/study/schema_values.hpp"
+
+namespace scalestudy {
+namespace {
+
+const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
+const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds"};
+// The thresholds the report reads (docs/study-database.md, "Report settings").
+const std::vector<std::string> kThresholdKeys = {"efficiency_pct", "input_bound_pct",
+                                                 "comm_bound_pct", "cv_warn_pct", "min_repeats"};
+
+// A whole-number field of at least 1, when the document gives it.
+std::optional<long long> read_count(const ConfigNode& document, const std::string& key,
+                                    Diagnostics& diagnostics) {
+  const ConfigNode* node = document.find(key);
+  return node ? read_integer(*node, key, 1, diagnostics) : std::nullopt;
+}
+
+void read_report(const ConfigNode& report, StudyReportSettings& settings,
+                 Diagnostics& diagnostics) {
+  if (!expect_map(report, "report", diagnostics)) return;
+  check_keys(report, "report.", kReportKeys, diagnostics);
+  if (const ConfigNode* gain = report.find("target_gain_pct")) {
+    settings.target_gain_pct =
+        read_non_negative_number(*gain, "report.target_gain_pct", diagnostics);
+  }
+  const ConfigNode* thresholds = report.find("thresholds");
+  if (!thresholds || !expect_map(*thresholds, "report.thresholds", diagnostics)) return;
+  check_keys(*thresholds, "report.thresholds.", kThresholdKeys, diagnostics);
+  for (const auto& entry : thresholds->entries) {
+    if (auto value =
+            read_non_negative_number(entry.value, "report.thresholds." + entry.key, diagnostics)) {
+      settings.thresholds[entry.key] = *value;
+    }
+  }
+}
+
+}  // namespace
+
+void read_policy_section(const ConfigNode& document, StudyTemplate& study,
+                         Diagnostics& diagnostics) {
+  if (auto repeats = read_count(document, "repeats", diagnostics)) {
+    study.repeats = static_cast<int>(*repeats);
+  }
+  if (auto max_runs = read_count(document, "max_runs", diagnostics)) {
+    study.max_runs = static_cast<size_t>(*max_runs);
+    study.max_runs_location = document.find("max_runs")->location;
+  }
+  if (auto attempts = read_count(document, "max_attempts", diagnostics)) {
+    study.info.max_attempts = static_cast<int>(*attempts);
+  }
+  if (auto throttle = read_count(document, "array_throttle", diagnostics)) {
+    study.info.array_throttle = static_cast<int>(*throttle);
+  }
+  const ConfigNode* budget = document.find("budget");
+  if (budget && expect_map(*budget, "budget", diagnostics)) {
+    check_keys(*budget, "budget.", kBudgetKeys, diagnostics);
+    if (const ConfigNode* hours = budget->find("gpu_hours")) {
+      study.info.budget_gpu_hours =
+          read_non_negative_number(*hours, "budget.gpu_hours", diagnostics);
+    }
+  }
+  if (const ConfigNode* report = document.find("report")) {
+    read_report(*report, study.info.report, diagnostics);
+  }
+}
+
+}  // namespace scalestudy

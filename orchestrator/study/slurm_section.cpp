@@ -1,0 +1,115 @@
+#include "orchestrator/study/slurm_section.hpp"
+
+#include "orchestrator/study/scalar_values.hpp"
+#include "orchestrator/study/schema_values.hpp"
+
+namespace scalestudy {
+namespace {
+
+const std::vector<std::string> kSlurmKeys = {
+    "partition",     "account", "qos",           "constraint",     "time",
+    "cpus_per_task", "mem",     "gpus_per_node", "ranks_per_node", "extra"};
+
+// partition, account, qos, constraint: one line of text each, may hold ${references}.
+void read_text_options(const ConfigNode& slurm, StudyTemplate& study, Diagnostics& diagnostics) {
+  SlurmOptions& options = study.shared.slurm;
+  const std::pair<const char*, std::string*> text_options[] = {{"partition", &options.partition},
+                                                               {"account", &options.account},
+                                                               {"qos", &options.qos},
+                                                               {"constraint", &options.constraint}};
+  for (const auto& [key, target] : text_options) {
+    const ConfigNode* node = slurm.find(key);
+    if (!node) continue;
+    std::string field = std::string("slurm.") + key;
+    if (auto text = read_line_scalar(*node, field, diagnostics)) {
+      *target = *text;
+      remember_setting(field, *node, *text, study.field_locations, diagnostics);
+    }
+  }
+}
+
+void read_time(const ConfigNode& time, SlurmOptions& options, Diagnostics& diagnostics) {
+  auto text = read_scalar(time, "slurm.time", diagnostics);
+  if (!text) return;
+  auto minutes = parse_time_limit_minutes(*text);
+  if (!minutes) {
+    diagnostics.add(time.location, "slurm.time",
+                    "malformed time '" + *text + "' (expected MM, HH:MM:SS or D-HH:MM:SS)");
+  } else if (*minutes <= 0) {
+    diagnostics.add(time.location, "slurm.time", "must be longer than zero");
+  } else {
+    options.time_limit_minutes = *minutes;
+  }
+}
+
+void read_memory(const ConfigNode& mem, SlurmOptions& options, Diagnostics& diagnostics) {
+  auto text = read_scalar(mem, "slurm.mem", diagnostics);
+  if (!text) return;
+  auto megabytes = parse_memory_mb(*text);
+  if (!megabytes) {
+    diagnostics.add(mem.location, "slurm.mem",
+                    "malformed memory size '" + *text + "' (e.g. 16G, 4000M)");
+  } else if (*megabytes <= 0) {
+    diagnostics.add(mem.location, "slurm.mem", "must be more than zero");
+  } else {
+    options.memory_mb = *megabytes;
+  }
+}
+
+NodeDefaults read_node_defaults(const ConfigNode& slurm, Diagnostics& diagnostics) {
+  NodeDefaults defaults;
+  if (const ConfigNode* gpus = slurm.find("gpus_per_node")) {
+    if (auto value = read_integer(*gpus, "slurm.gpus_per_node", 0, diagnostics)) {
+      defaults.gpus_per_node = static_cast<int>(*value);
+    }
+  }
+  if (const ConfigNode* ranks = slurm.find("ranks_per_node")) {
+    if (auto value = read_integer(*ranks, "slurm.ranks_per_node", 1, diagnostics)) {
+      defaults.ranks_per_node = static_cast<int>(*value);
+      if (defaults.gpus_per_node > 0) {
+        diagnostics.add(ranks->location, "slurm.ranks_per_node",
+                        "give gpus_per_node (GPU runs) or ranks_per_node (CPU runs), not both");
+      }
+    }
+  }
+  return defaults;
+}
+
+// Raw sbatch options ("--exclusive"), each on one line.
+void read_extra_options(const ConfigNode& extra, StudyTemplate& study, Diagnostics& diagnostics) {
+  size_t index = 0;
+  for (const ConfigNode* item : read_list(extra, "slurm.extra", diagnostics)) {
+    std::string field = indexed_field("slurm.extra", index++);
+    auto text = read_line_scalar(*item, field, diagnostics);
+    if (!text) continue;
+    if (text->size() < 2 || (*text)[0] != '-') {
+      diagnostics.add(item->location, field,
+                      "expected an sbatch option such as --exclusive, got '" + *text + "'");
+      continue;
+    }
+    remember_setting(field, *item, *text, study.field_locations, diagnostics);
+    study.shared.slurm.extra_options.push_back(*text);
+  }
+}
+
+}  // namespace
+
+NodeDefaults read_slurm_section(const ConfigNode& slurm, StudyTemplate& study,
+                                Diagnostics& diagnostics) {
+  if (!expect_map(slurm, "slurm", diagnostics)) return {};
+  check_keys(slurm, "slurm.", kSlurmKeys, diagnostics);
+  SlurmOptions& options = study.shared.slurm;
+  read_text_options(slurm, study, diagnostics);
+  if (const ConfigNode* time = slurm.find("time")) read_time(*time, options, diagnostics);
+  if (const ConfigNode* cpus = slurm.find("cpus_per_task")) {
+    if (auto value = read_integer(*cpus, "slurm.cpus_per_task", 1, diagnostics)) {
+      options.cpus_per_task = static_cast<int>(*value);
+    }
+  }
+  if (const ConfigNode* mem = slurm.find("mem")) read_memory(*mem, options, diagnostics);
+  NodeDefaults defaults = read_node_defaults(slurm, diagnostics);
+  if (const ConfigNode* extra = slurm.find("extra")) read_extra_options(*extra, study, diagnostics);
+  return defaults;
+}
+
+}  // namespace scalestudy
