@@ -143,6 +143,37 @@ void print_totals(const PlanTotals& totals, const char* prefix) {
   std::printf("%s%s\n", prefix, results::describe_estimate(totals.estimate).c_str());
 }
 
+// Writes `value.dump(2)` as it reads nested `indent` spaces deep in a larger document: JSON
+// text holds no raw newline inside a string, so each newline begins a nested line.
+void put_nested(const nlohmann::json& value, size_t indent) {
+  const std::string text = value.dump(2);
+  const std::string margin(indent, ' ');
+  size_t line_start = 0;
+  for (size_t newline = text.find('\n'); newline != std::string::npos;
+       newline = text.find('\n', line_start)) {
+    std::fwrite(text.data() + line_start, 1, newline + 1 - line_start, stdout);
+    std::fputs(margin.c_str(), stdout);
+    line_start = newline + 1;
+  }
+  std::fwrite(text.data() + line_start, 1, text.size() - line_start, stdout);
+}
+
+// The "runs" array, one run converted and written at a time.
+void put_runs(const std::vector<RunSpec>& runs) {
+  if (runs.empty()) {
+    std::fputs("[]", stdout);
+    return;
+  }
+  std::fputs("[\n", stdout);
+  for (size_t index = 0; index < runs.size(); ++index) {
+    std::fputs(index == 0 ? "    " : ",\n    ", stdout);
+    put_nested(campaign::run_spec_to_json(runs[index]), 4);
+  }
+  std::fputs("\n  ]", stdout);
+}
+
+// The plan as `dump(2)` of one document prints it, without building that document: its
+// runs are written one at a time (a 10,000-run plan is 15 MB of text).
 void print_json(const Study& study, const PlanTotals& totals) {
   nlohmann::json out = {
       {"study", study.name},
@@ -153,16 +184,24 @@ void print_json(const Study& study, const PlanTotals& totals) {
       {"max_attempts", study.max_attempts},
       {"array_throttle", study.array_throttle},
       {"varied_keys", study.varied_keys},
-      {"runs", nlohmann::json::array()},
+      {"runs", nullptr},  // a place in the key order; written by put_runs
+      {"totals", totals_json(totals)},
   };
   nlohmann::json report = nlohmann::json::object();
   if (study.report.target_gain_pct) report["target_gain_pct"] = *study.report.target_gain_pct;
   if (!study.report.thresholds.empty()) report["thresholds"] = study.report.thresholds;
   out["report"] = std::move(report);
-  for (const auto& run : study.runs) out["runs"].push_back(campaign::run_spec_to_json(run));
-  out["totals"] = totals_json(totals);
   if (study.budget_gpu_hours) out["budget_gpu_hours"] = *study.budget_gpu_hours;
-  std::printf("%s\n", out.dump(2).c_str());
+  for (auto field = out.begin(); field != out.end(); ++field) {
+    std::fputs(field == out.begin() ? "{\n  " : ",\n  ", stdout);
+    std::fputs((nlohmann::json(field.key()).dump() + ": ").c_str(), stdout);
+    if (field.key() == "runs") {
+      put_runs(study.runs);
+    } else {
+      put_nested(field.value(), 2);
+    }
+  }
+  std::fputs("\n}\n", stdout);
 }
 
 // Every run's job script as campaign's run preparer and the schedulers render it, into

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <utility>
 
+#include "orchestrator/cli/flag_description_cache.hpp"
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/study/workload_flags.hpp"
@@ -30,9 +32,8 @@ bool mentions_describe_flag(const std::string& path) {
   return false;
 }
 
-// The program's flags, or why it cannot tell them.
-Result<WorkloadFlags> describe(const std::string& path) {
-  if (access(path.c_str(), X_OK) != 0) return Status::error("not found or not executable");
+// The program's answer to `--describe-flags json`, or why it cannot tell its flags.
+Result<std::string> ask_flags(const std::string& path) {
   if (!mentions_describe_flag(path)) {
     return Status::error(std::string("it does not describe its flags (") + kDescribeFlag +
                          " json)");
@@ -45,7 +46,14 @@ Result<WorkloadFlags> describe(const std::string& path) {
   if (!answer->succeeded()) {
     return common::command_error(request.argv, *answer);
   }
-  return parse_workload_flags_json(answer->stdout_text);
+  return std::move(answer->stdout_text);
+}
+
+// The program's flags, remembered per binary content in `cache_dir`, or why it cannot tell
+// them.
+Result<WorkloadFlags> describe(const std::string& path, const std::string& cache_dir) {
+  if (access(path.c_str(), X_OK) != 0) return Status::error("not found or not executable");
+  return cached_flag_description(cache_dir, path, [&path] { return ask_flags(path); });
 }
 
 }  // namespace
@@ -55,9 +63,10 @@ WorkloadParamCheck check_study_workload_params(const Study& study, const std::st
   std::set<std::string> binaries;
   for (const RunSpec& run : study.runs) binaries.insert(run.workload);
   Diagnostics diagnostics;
+  const std::string cache_dir = default_flag_description_cache_dir();
   for (const std::string& binary : binaries) {
     const std::string path = resolve_workload_binary(binary, bin_dir);
-    auto flags = describe(path);
+    auto flags = describe(path, cache_dir);
     if (!flags) {
       check.notes.push_back(path + ": parameters passed unchecked: " + flags.status().message());
       continue;

@@ -1,8 +1,9 @@
 // Checks a study's workload parameters before plan, validate, submit or run go on: each
-// workload binary that can describe its flags (`--describe-flags json`) is asked once, and
-// every parameter of every run is checked against its answer (study/workload_flags).
-// A program that cannot describe itself (a user's own script, a binary not built yet) is
-// passed through unchecked, with a note saying so. Only files that mention
+// workload binary that can describe its flags (`--describe-flags json`) is asked once (its
+// answer is remembered per binary content: cli/flag_description_cache), and every parameter of
+// every run is checked against its answer (study/workload_flags). A program that cannot describe
+// itself (a user's own script, a binary not built yet) is passed through unchecked, with a note
+// saying so. Only files that mention
 // "--describe-flags" are run, so a user's script is never started by a check.
 #pragma once
 

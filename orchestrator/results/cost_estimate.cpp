@@ -19,6 +19,13 @@ constexpr const char* kMeasuredRunsSql =
     "FROM runs r JOIN m_epochs e ON e.run_id = r.run_id AND e.rank = 0 "
     "WHERE r.profiled = 0 GROUP BY r.run_id";
 
+// The key of parameters already without `seed`, as JSON text.
+std::string key_of(const std::string& workload, const std::string& params_json, int nodes,
+                   int world_size, int gpus_per_node) {
+  return workload + " " + params_json + " nodes=" + std::to_string(nodes) +
+         " ranks=" + std::to_string(world_size) + " gpus_per_node=" + std::to_string(gpus_per_node);
+}
+
 }  // namespace
 
 std::string configuration_key(const std::string& workload, std::string params_json, int nodes,
@@ -28,13 +35,15 @@ std::string configuration_key(const std::string& workload, std::string params_js
     params.erase("seed");
     params_json = params.dump();
   }
-  return workload + " " + params_json + " nodes=" + std::to_string(nodes) +
-         " ranks=" + std::to_string(world_size) + " gpus_per_node=" + std::to_string(gpus_per_node);
+  return key_of(workload, params_json, nodes, world_size, gpus_per_node);
 }
 
+// The same key as from the run's parameters as JSON text, without a JSON round trip.
 std::string configuration_key(const RunSpec& run) {
-  return configuration_key(run.workload, nlohmann::json(workload_params(run)).dump(), run.nodes,
-                           run.world_size, run.slurm.gpus_per_node);
+  auto params = workload_params(run);
+  params.erase("seed");
+  return key_of(run.workload, nlohmann::json(params).dump(), run.nodes, run.world_size,
+                run.slurm.gpus_per_node);
 }
 
 std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_dir) {
@@ -66,12 +75,13 @@ std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_
 
 CostEstimate estimate_cost(const std::vector<RunSpec>& runs,
                            const std::vector<MeasuredRunTime>& measured) {
+  CostEstimate estimate;
+  estimate.runs_planned = static_cast<int>(runs.size());
+  if (measured.empty()) return estimate;  // nothing to match: skip the keys of the runs
   std::map<std::string, std::vector<double>> seconds_by_key;
   for (const auto& run : measured) seconds_by_key[run.configuration_key].push_back(run.seconds);
-  CostEstimate estimate;
   std::map<std::string, bool> used;
   for (const auto& run : runs) {
-    ++estimate.runs_planned;
     const std::string key = configuration_key(run);
     auto found = seconds_by_key.find(key);
     if (found == seconds_by_key.end()) continue;

@@ -2,6 +2,8 @@
 
 #include <ctime>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 
 #include "harness/core/run_layout.hpp"
@@ -10,6 +12,7 @@
 #include "orchestrator/results/measurement_schema.hpp"
 #include "orchestrator/results/output_metrics.hpp"
 #include "orchestrator/results/output_metrics_store.hpp"
+#include "orchestrator/results/prepared_queries.hpp"
 #include "orchestrator/results/rank_database.hpp"
 
 namespace scalestudy::results {
@@ -31,6 +34,9 @@ struct PlannedRun {
   fs::path out_dir;
   std::vector<MetricSpec> metrics;  // the study's `metrics:`: read from the ranks' output
   std::string metrics_json;         // their text, part of the fingerprint
+  // Their patterns, compiled once per distinct text and shared by the runs that have it;
+  // null without metrics.
+  std::shared_ptr<const Result<MetricPatterns>> patterns;
 };
 
 // Either the ranks' data, or why the run cannot be ingested.
@@ -100,7 +106,11 @@ bool measured_by_output_only(const PlannedRun& run) {
 
 void read_output_metrics(const PlannedRun& run, RunReading& reading) {
   if (run.metrics.empty() || reading.failure) return;
-  auto extracted = extract_output_metrics(run.out_dir.string(), run.world_size, run.metrics);
+  if (!*run.patterns) {
+    reading.failure = run.patterns->status().message();
+    return;
+  }
+  auto extracted = extract_output_metrics(run.out_dir.string(), run.world_size, **run.patterns);
   if (!extracted) {
     reading.failure = extracted.status().message();
     return;
@@ -162,44 +172,44 @@ RunReading read_run(const PlannedRun& run) {
   return reading;
 }
 
-Status delete_measurements(sqlite::Database& db, const std::string& run_id) {
+Status delete_measurements(PreparedQueries& queries, const std::string& run_id) {
   std::vector<std::string> tables = {"m_phases", std::string("m_") + kStepsTable};
   for (const CopiedTable& table : copied_tables()) tables.push_back(std::string("m_") + table.name);
   for (const auto& table : tables) {
-    auto statement = db.prepare("DELETE FROM " + table + " WHERE run_id = ?");
-    if (!statement) return statement.status();
-    statement->bind(1, run_id);
-    if (Status status = statement->run(); !status) return status;
+    if (Status status = queries.run("DELETE FROM " + table + " WHERE run_id = ?", {run_id});
+        !status) {
+      return status;
+    }
   }
-  return delete_output_metrics(db, run_id);
+  return delete_output_metrics(queries, run_id);
 }
 
-Status insert_rows(sqlite::Database& db, const std::string& table, const std::string& columns,
+Status insert_rows(PreparedQueries& queries, const std::string& table, const std::string& columns,
                    const std::string& run_id, int rank, const Rows& rows) {
   if (rows.empty()) return Status::ok();
   std::string placeholders = "?, ?, ?";
   for (char c : columns) placeholders += c == ',' ? ", ?" : "";
-  auto statement = db.prepare("INSERT INTO " + table + " (run_id, rank, " + columns + ") VALUES (" +
-                              placeholders + ")");
+  auto statement = queries.statement("INSERT INTO " + table + " (run_id, rank, " + columns +
+                                     ") VALUES (" + placeholders + ")");
   if (!statement) return statement.status();
   for (const auto& row : rows) {
-    statement->bind(1, run_id).bind(2, rank);
-    for (size_t i = 0; i < row.size(); ++i) statement->bind(static_cast<int>(i + 3), row[i]);
-    if (Status status = statement->run(); !status) return status;
+    (*statement)->bind(1, run_id).bind(2, rank);
+    for (size_t i = 0; i < row.size(); ++i) (*statement)->bind(static_cast<int>(i + 3), row[i]);
+    if (Status status = (*statement)->run(); !status) return status;
   }
   return Status::ok();
 }
 
-Status insert_rank(sqlite::Database& db, const RankData& rank, bool store_steps) {
+Status insert_rank(PreparedQueries& queries, const RankData& rank, bool store_steps) {
   for (const CopiedTable& table : copied_tables()) {
-    if (Status status = insert_rows(db, std::string("m_") + table.name, table.columns, rank.run_id,
-                                    rank.rank, rank.tables.at(table.name));
+    if (Status status = insert_rows(queries, std::string("m_") + table.name, table.columns,
+                                    rank.run_id, rank.rank, rank.tables.at(table.name));
         !status) {
       return status;
     }
   }
   if (store_steps) {
-    if (Status status = insert_rows(db, std::string("m_") + kStepsTable,
+    if (Status status = insert_rows(queries, std::string("m_") + kStepsTable,
                                     "global_step, epoch, warmup, samples, data_ms, forward_ms, "
                                     "backward_ms, comm_exposed_ms, optimizer_ms, step_ms, loss",
                                     rank.run_id, rank.rank, rank.tables.at(kStepsTable));
@@ -212,25 +222,25 @@ Status insert_rank(sqlite::Database& db, const RankData& rank, bool store_steps)
     phase_rows.push_back({phase.phase, int64_t{phase.steps}, phase.median_ms, phase.mean_ms,
                           phase.min_ms, phase.max_ms, phase.total_ms});
   }
-  return insert_rows(db, "m_phases", "phase, steps, median_ms, mean_ms, min_ms, max_ms, total_ms",
-                     rank.run_id, rank.rank, phase_rows);
+  return insert_rows(queries, "m_phases",
+                     "phase, steps, median_ms, mean_ms, min_ms, max_ms, total_ms", rank.run_id,
+                     rank.rank, phase_rows);
 }
 
-Status record_ingest(sqlite::Database& db, const PlannedRun& run, const std::string& print,
+Status record_ingest(PreparedQueries& queries, const PlannedRun& run, const std::string& print,
                      const std::optional<std::string>& failure) {
-  auto statement = db.prepare(
-      "INSERT OR REPLACE INTO m_ingest (run_id, status, reason, ranks, fingerprint, ingested_at) "
-      "VALUES (?, ?, ?, ?, ?, ?)");
-  if (!statement) return statement.status();
-  statement->bind(1, run.run_id).bind(2, failure ? "failed" : "ingested");
-  failure ? statement->bind(3, *failure) : statement->bind_null(3);
-  statement->bind(4, run.world_size).bind(5, print).bind(6, utc_now());
-  if (Status status = statement->run(); !status) return status;
+  const sqlite::Value reason = failure ? sqlite::Value(*failure) : sqlite::Value();
+  if (Status status = queries.run(
+          "INSERT OR REPLACE INTO m_ingest (run_id, status, reason, ranks, fingerprint, "
+          "ingested_at) VALUES (?, ?, ?, ?, ?, ?)",
+          {run.run_id, std::string(failure ? "failed" : "ingested"), reason,
+           int64_t{run.world_size}, print, utc_now()});
+      !status) {
+    return status;
+  }
   if (!failure) return Status::ok();
-  auto mark = db.prepare("UPDATE runs SET state = 'FAILED', reason = ? WHERE run_id = ?");
-  if (!mark) return mark.status();
-  mark->bind(1, *failure).bind(2, run.run_id);
-  return mark->run();
+  return queries.run("UPDATE runs SET state = 'FAILED', reason = ? WHERE run_id = ?",
+                     {*failure, run.run_id});
 }
 
 Result<std::vector<PlannedRun>> planned_runs(sqlite::Database& db, const fs::path& base_dir) {
@@ -240,51 +250,60 @@ Result<std::vector<PlannedRun>> planned_runs(sqlite::Database& db, const fs::pat
                        *current + " ORDER BY run_id");
   if (!rows) return rows.status();
   std::vector<PlannedRun> runs;
+  std::map<std::string, std::shared_ptr<const Result<MetricPatterns>>> compiled;  // by text
   for (const auto& row : *rows) {
     PlannedRun run{sqlite::to_string(row[0]),
                    sqlite::to_string(row[1]),
                    static_cast<int>(std::get<int64_t>(row[2])),
                    fs::path(sqlite::to_string(row[3])),
                    {},
-                   ""};
+                   "",
+                   nullptr};
     if (run.out_dir.is_relative()) run.out_dir = base_dir / run.out_dir;
     auto metrics = metrics_of_spec_json(sqlite::to_string(row[4]));
     if (!metrics) return metrics.status().with_context("run " + run.run_id + " spec_json");
     run.metrics = std::move(*metrics);
-    if (!run.metrics.empty()) run.metrics_json = metric_specs_to_json(run.metrics).dump();
+    if (!run.metrics.empty()) {
+      run.metrics_json = metric_specs_to_json(run.metrics).dump();
+      auto& patterns = compiled[run.metrics_json];
+      if (!patterns) {
+        patterns =
+            std::make_shared<const Result<MetricPatterns>>(MetricPatterns::compile(run.metrics));
+      }
+      run.patterns = patterns;
+    }
     runs.push_back(std::move(run));
   }
   return runs;
 }
 
-Result<std::optional<std::string>> stored_fingerprint(sqlite::Database& db,
+Result<std::optional<std::string>> stored_fingerprint(PreparedQueries& queries,
                                                       const std::string& run_id) {
-  auto value = db.query_value("SELECT fingerprint FROM m_ingest WHERE run_id = ?", {run_id});
+  auto value = queries.value("SELECT fingerprint FROM m_ingest WHERE run_id = ?", {run_id});
   if (!value) return value.status();
   if (!*value) return std::optional<std::string>();
   return std::optional<std::string>(sqlite::to_string(**value));
 }
 
-Result<bool> previously_ingested(sqlite::Database& db, const std::string& run_id) {
-  auto value = db.query_value("SELECT status FROM m_ingest WHERE run_id = ?", {run_id});
+Result<bool> previously_ingested(PreparedQueries& queries, const std::string& run_id) {
+  auto value = queries.value("SELECT status FROM m_ingest WHERE run_id = ?", {run_id});
   if (!value) return value.status();
   return *value && sqlite::to_string(**value) == "ingested";
 }
 
 // Measurements once ingested live in the study database; a purged run folder only
 // changes the note beside them, never the run's state.
-Status keep_measurements(sqlite::Database& db, const PlannedRun& run, const std::string& print) {
-  auto statement = db.prepare("UPDATE m_ingest SET reason = ?, fingerprint = ? WHERE run_id = ?");
-  if (!statement) return statement.status();
-  statement->bind(1, kGoneKept).bind(2, print).bind(3, run.run_id);
-  return statement->run();
+Status keep_measurements(PreparedQueries& queries, const PlannedRun& run,
+                         const std::string& print) {
+  return queries.run("UPDATE m_ingest SET reason = ?, fingerprint = ? WHERE run_id = ?",
+                     {std::string(kGoneKept), print, run.run_id});
 }
 
-Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptions& options,
+Status ingest_run(PreparedQueries& queries, const PlannedRun& run, const IngestOptions& options,
                   IngestOutcome& outcome) {
   const bool completed = common::parse_job_state(run.state) == common::JobState::kCompleted;
   const std::string print = fingerprint(run);
-  auto previous = stored_fingerprint(db, run.run_id);
+  auto previous = stored_fingerprint(queries, run.run_id);
   if (!previous) return previous.status();
   if (*previous && **previous == print) {
     ++outcome.unchanged;
@@ -292,30 +311,31 @@ Status ingest_run(sqlite::Database& db, const PlannedRun& run, const IngestOptio
   }
   RunReading reading = read_run(run);
   if (reading.files_missing) {
-    auto ingested_before = previously_ingested(db, run.run_id);
+    auto ingested_before = previously_ingested(queries, run.run_id);
     if (!ingested_before) return ingested_before.status();
     if (*ingested_before) {
       outcome.kept.push_back(run.run_id + ": " + kGoneKept);
-      return keep_measurements(db, run, print);
+      return keep_measurements(queries, run, print);
     }
   }
   // A run the scheduler did not report completed is taken only when its run databases
   // prove it (output alone cannot).
   if (!completed && (reading.failure || measured_by_output_only(run))) return Status::ok();
-  if (Status status = delete_measurements(db, run.run_id); !status) return status;
+  if (Status status = delete_measurements(queries, run.run_id); !status) return status;
   if (reading.failure) {
     ++outcome.failed;
     outcome.failures.push_back(run.run_id + ": " + *reading.failure);
   } else {
     for (const RankData& rank : reading.ranks) {
-      if (Status status = insert_rank(db, rank, options.store_steps); !status) return status;
+      if (Status status = insert_rank(queries, rank, options.store_steps); !status) return status;
     }
-    if (Status status = store_output_metrics(db, run.run_id, reading.output_metrics); !status) {
+    if (Status status = store_output_metrics(queries, run.run_id, reading.output_metrics);
+        !status) {
       return status;
     }
     ++outcome.ingested;
   }
-  return record_ingest(db, run, print, reading.failure);
+  return record_ingest(queries, run, print, reading.failure);
 }
 
 }  // namespace
@@ -336,9 +356,10 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
     if (Status schema = ensure_measurement_schema(study_db); !schema) return schema;
     auto runs = planned_runs(study_db, base_dir);
     if (!runs) return runs.status();
+    PreparedQueries queries(study_db);  // the same dozen statements for every run
     for (const PlannedRun& run : *runs) {
       if (unfinished(run.state)) continue;
-      if (Status ingested = ingest_run(study_db, run, options, outcome); !ingested) {
+      if (Status ingested = ingest_run(queries, run, options, outcome); !ingested) {
         return ingested.with_context("ingesting run " + run.run_id);
       }
       faults.reached("ingest.run_written");

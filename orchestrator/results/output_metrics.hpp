@@ -8,11 +8,16 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/core/status.hpp"
 #include "orchestrator/study/metric_spec.hpp"
+
+namespace re2 {
+class RE2;
+}
 
 namespace scalestudy::results {
 
@@ -24,6 +29,29 @@ inline constexpr size_t kMaxLineBytes = size_t{1} << 20;
 struct ScannedOutput {
   std::vector<std::vector<double>> values;
 };
+
+// A study's `metrics:` with their patterns compiled, made once and shared by every file
+// scanned with them (compiling per file cost as much as scanning a short log). Immutable;
+// thread-safe.
+class MetricPatterns {
+ public:
+  // An error naming the metric whose pattern does not compile with one capture group.
+  static Result<MetricPatterns> compile(const std::vector<MetricSpec>& specs);
+  MetricPatterns(MetricPatterns&&) noexcept;
+  MetricPatterns& operator=(MetricPatterns&&) noexcept;
+  ~MetricPatterns();
+
+  const std::vector<MetricSpec>& specs() const { return specs_; }
+  const re2::RE2& pattern(size_t index) const { return *patterns_[index]; }
+
+ private:
+  MetricPatterns() = default;
+  std::vector<MetricSpec> specs_;
+  std::vector<std::unique_ptr<re2::RE2>> patterns_;
+};
+
+// The overloads taking `specs` compile them for that one call.
+Result<ScannedOutput> scan_output_file(const std::string& path, const MetricPatterns& patterns);
 Result<ScannedOutput> scan_output_file(const std::string& path,
                                        const std::vector<MetricSpec>& specs);
 
@@ -42,6 +70,8 @@ struct OutputMetric {
 // Applies `specs` to the output of ranks 0..world_size-1 (rank 0 only when every spec
 // reduces with rank0). A pattern that matches nothing in a rank it needs, or only warm-up
 // matches, is an error naming the metric, the pattern and the file.
+Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_dir, int world_size,
+                                                         const MetricPatterns& patterns);
 Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_dir, int world_size,
                                                          const std::vector<MetricSpec>& specs);
 

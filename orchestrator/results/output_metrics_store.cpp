@@ -4,36 +4,37 @@
 
 namespace scalestudy::results {
 
-Status delete_output_metrics(sqlite::Database& study_db, const std::string& run_id) {
+Status delete_output_metrics(PreparedQueries& study_queries, const std::string& run_id) {
   for (const char* table : {"m_output_metrics", "m_output_metric_ranks"}) {
-    auto statement = study_db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id = ?");
-    if (!statement) return statement.status();
-    statement->bind(1, run_id);
-    if (Status status = statement->run(); !status) return status;
+    if (Status status =
+            study_queries.run(std::string("DELETE FROM ") + table + " WHERE run_id = ?", {run_id});
+        !status) {
+      return status;
+    }
   }
   return Status::ok();
 }
 
-Status store_output_metrics(sqlite::Database& study_db, const std::string& run_id,
+Status store_output_metrics(PreparedQueries& study_queries, const std::string& run_id,
                             const std::vector<OutputMetric>& metrics) {
-  auto run_row = study_db.prepare(
-      "INSERT INTO m_output_metrics (run_id, name, unit, role, reduction, value) "
-      "VALUES (?, ?, ?, ?, ?, ?)");
-  if (!run_row) return run_row.status();
-  auto rank_row = study_db.prepare(
-      "INSERT INTO m_output_metric_ranks (run_id, name, rank, value, matches) "
-      "VALUES (?, ?, ?, ?, ?)");
-  if (!rank_row) return rank_row.status();
   for (const OutputMetric& metric : metrics) {
     const MetricSpec& spec = metric.spec;
-    run_row->bind(1, run_id).bind(2, spec.name).bind(3, spec.unit);
-    run_row->bind(4, metric_role_name(spec.role)).bind(5, metric_reduction_name(spec.reduction));
-    run_row->bind(6, metric.value);
-    if (Status status = run_row->run(); !status) return status;
+    if (Status status = study_queries.run(
+            "INSERT INTO m_output_metrics (run_id, name, unit, role, reduction, value) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            {run_id, spec.name, spec.unit, std::string(metric_role_name(spec.role)),
+             std::string(metric_reduction_name(spec.reduction)), metric.value});
+        !status) {
+      return status;
+    }
     for (const RankMetricValue& rank : metric.ranks) {
-      rank_row->bind(1, run_id).bind(2, spec.name).bind(3, rank.rank).bind(4, rank.value);
-      rank_row->bind(5, rank.matches);
-      if (Status status = rank_row->run(); !status) return status;
+      if (Status status = study_queries.run(
+              "INSERT INTO m_output_metric_ranks (run_id, name, rank, value, matches) "
+              "VALUES (?, ?, ?, ?, ?)",
+              {run_id, spec.name, int64_t{rank.rank}, rank.value, int64_t{rank.matches}});
+          !status) {
+        return status;
+      }
     }
   }
   return Status::ok();

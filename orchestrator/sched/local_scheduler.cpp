@@ -19,6 +19,7 @@
 
 #include "harness/core/exit_codes.hpp"
 #include "orchestrator/common/fork_signals.hpp"
+#include "orchestrator/sched/child_exit.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
@@ -33,6 +34,8 @@ constexpr auto kKillGrace = std::chrono::seconds(5);
 // At the time limit the ranks get SIGTERM and this long to finish their step and write a
 // checkpoint (SLURM's default KillWait) before SIGKILL.
 constexpr auto kCheckpointGrace = std::chrono::seconds(30);
+// How often to look for exited ranks where their exit cannot be waited for (no pidfd), and
+// to repeat SIGKILL to a run that outlives it.
 constexpr auto kReapInterval = std::chrono::milliseconds(20);
 
 struct RankProcess {
@@ -40,6 +43,7 @@ struct RankProcess {
   bool done = false;
   int wait_status = 0;
   bool launcher = false;  // scalestudy-launch, whose ranks are its children
+  ChildExit exit;         // readable once the process has exited
 };
 
 struct ActiveRun {
@@ -187,6 +191,7 @@ bool advance(ActiveRun& run) {
     pid_t reaped = waitpid(process.pid, &process.wait_status, WNOHANG);
     if (reaped == process.pid || (reaped < 0 && errno == ECHILD)) {
       process.done = true;
+      process.exit = ChildExit();
       // A rank that checkpointed stopped on request; the others are stopping alike.
       if (exited_with(process, exit_codes::kCheckpointed)) {
         ++run.checkpointed;
@@ -209,6 +214,29 @@ bool advance(ActiveRun& run) {
     kill(-run.group, SIGKILL);
   }
   return false;
+}
+
+// When advance() next has something to do for `run` besides reaping: its SIGKILL, its time
+// limit, or repeating a SIGKILL already sent.
+std::optional<Clock::time_point> next_timer(const ActiveRun& run, Clock::time_point now) {
+  if (run.kill_at) return *run.kill_at > now ? *run.kill_at : now + kReapInterval;
+  return run.deadline;
+}
+
+// Sleeps until a rank of an active run exits or the earliest timer of one is due.
+void wait_for_active(const std::vector<ActiveRun>& active) {
+  const auto now = Clock::now();
+  std::vector<const ChildExit*> exits;
+  std::optional<Clock::time_point> wake_at;
+  for (const ActiveRun& run : active) {
+    for (const RankProcess& process : run.ranks) {
+      if (!process.done) exits.push_back(&process.exit);
+    }
+    if (auto timer = next_timer(run, now); timer && (!wake_at || *timer < *wake_at)) {
+      wake_at = timer;
+    }
+  }
+  wait_for_child_exit(exits, wake_at, kReapInterval);
 }
 
 JobStatus final_status(const ActiveRun& run, int time_limit_minutes) {
@@ -361,7 +389,8 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
           break;
         }
         if (started.group == 0) started.group = *pid;
-        started.ranks.push_back({*pid, false, 0, process.argv.front() == launcher_path_});
+        started.ranks.push_back(
+            {*pid, false, 0, process.argv.front() == launcher_path_, ChildExit::watch(*pid)});
       }
       if (started.group == 0) break;
       started.submission = {run.spec.run_id, local_job_id(started.group)};
@@ -387,6 +416,7 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
       active.push_back(std::move(started));
       ++next;
     }
+    bool finished_any = false;
     for (auto it = active.begin(); it != active.end();) {
       if (!advance(*it)) {
         ++it;
@@ -401,8 +431,10 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
       ports_in_use.erase(it->master_port);
       slots_in_use -= it->slots;
       it = active.erase(it);
+      finished_any = true;
     }
-    if (!active.empty()) std::this_thread::sleep_for(kReapInterval);
+    // A run that just ended may have freed room for the next: start it before sleeping.
+    if (!active.empty() && !finished_any) wait_for_active(active);
   }
   if (!start_error.is_ok()) return start_error;
   return submissions;

@@ -345,6 +345,24 @@ class Expander {
     return substitute_field(value, field.c_str());
   }
 
+  // Whether each of the first run's parameters (in name order) differs in some run, in one
+  // pass over the runs: every run holds the same parameter names (the template's slots), so
+  // the maps are compared in step instead of looking each name up in each run.
+  std::vector<bool> varying_params() const {
+    const auto& first = study_.runs.front().params;
+    std::vector<bool> varies(first.size(), false);
+    for (const RunSpec& run : study_.runs) {
+      auto other = run.params.begin();
+      size_t position = 0;
+      for (const auto& entry : first) {
+        varies[position] = varies[position] || other->second != entry.second;
+        ++other;
+        ++position;
+      }
+    }
+    return varies;
+  }
+
   // A parameter is varied when its value differs between runs; world_size is always
   // varied in strong and weak studies; nodes when one world size runs on several layouts.
   void fill_varied() {
@@ -369,9 +387,10 @@ class Expander {
     bool batch_varies = std::any_of(given_batches_.begin(), given_batches_.end(),
                                     [&](long long b) { return b != given_batches_.front(); });
     if (batch_varies) keys.push_back(batch_field_);
-    for (const auto& [name, value] : first.params) {
-      auto value_of = [&name](const RunSpec& r) -> const std::string& { return r.params.at(name); };
-      if (differs(value_of)) keys.push_back(name);
+    const std::vector<bool> params_vary = varying_params();
+    size_t position = 0;
+    for (const auto& entry : first.params) {
+      if (params_vary[position++]) keys.push_back(entry.first);
     }
     for (RunSpec& run : study_.runs) {
       for (const auto& key : keys) {

@@ -4,7 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "orchestrator/results/ingest.hpp"
+#include "orchestrator/study/workload_params.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;
@@ -43,6 +46,23 @@ TEST_CASE("configuration_key: the same but for the seed") {
   CHECK(configuration_key(planned(2, "1")) != configuration_key(planned(4, "1")));
   CHECK(configuration_key(planned(2, "1")) ==
         configuration_key("train", R"({"seed":"3","model":"small-cnn"})", 1, 2, 2));
+}
+
+TEST_CASE("configuration_key: a run's key equals the key of its parameters as JSON text") {
+  RunSpec run = planned(2, "5");
+  run.params["note"] = "quote \" backslash \\ tab \t unicode \u00e9";
+  run.params["lr"] = "0.1";
+  CHECK(configuration_key(run) ==
+        configuration_key(run.workload, nlohmann::json(workload_params(run)).dump(), run.nodes,
+                          run.world_size, run.slurm.gpus_per_node));
+}
+
+TEST_CASE("estimate_cost: without measured runs every run is planned and none estimated") {
+  const CostEstimate estimate = estimate_cost({planned(1, "1"), planned(2, "1")}, {});
+  CHECK(estimate.runs_planned == 2);
+  CHECK(estimate.runs_estimated == 0);
+  CHECK(estimate.measured_runs_used == 0);
+  CHECK(estimate.gpu_hours == 0);
 }
 
 TEST_CASE("estimate_cost: median measured time × nodes × GPUs of each matching planned run") {

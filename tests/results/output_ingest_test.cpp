@@ -93,6 +93,22 @@ TEST_CASE("runs without a run database are measured by their output's patterns")
   CHECK(two_ranks.output_metrics.at("throughput").unit == "img/s");
 }
 
+TEST_CASE("the report's runs load inside a caller's own transaction too") {
+  StudyFixture study("printing_nested", "strong");
+  printing_run(study, "bbbb000000000009", 1, 100);
+  ingest_ok(study);
+  auto db = sqlite::Database::open(study.db_path());
+  REQUIRE(db);
+  Status status = sqlite::in_transaction(*db, [&]() -> Status {
+    auto runs = load_run_measurements(*db);
+    REQUIRE_MESSAGE(runs, runs.status().message());
+    REQUIRE(runs->size() == 1);
+    CHECK((*runs)[0].samples_per_s == doctest::Approx(100));
+    return Status::ok();
+  });
+  CHECK_MESSAGE(status, status.message());
+}
+
 TEST_CASE("output ingest is idempotent; a changed output is re-read") {
   StudyFixture study("printing_again", "strong");
   printing_run(study, "bbbb000000000003", 2, 50);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "harness/core/run_layout.hpp"
 
@@ -158,6 +159,48 @@ TEST_CASE("lines longer than the line limit are matched in pieces, in bounded me
                                   {metric("value", R"(value (\d+))")});
   REQUIRE(scanned);
   CHECK(scanned->values[0] == std::vector<double>{7, 8});
+}
+
+TEST_CASE("patterns compiled once serve every file scanned with them") {
+  OutputDir first, second;
+  first.write(0, "throughput 100 img/s\n");
+  second.write(0, "throughput 7 img/s\nthroughput 9 img/s\n");
+  auto patterns = MetricPatterns::compile({metric("throughput", R"(throughput (\d+) img/s)")});
+  REQUIRE(patterns);
+  for (const auto& [dir, expected] : {std::pair{&first, 100.0}, std::pair{&second, 9.0}}) {
+    auto metrics = extract_output_metrics(dir->path.string(), 1, *patterns);
+    REQUIRE(metrics);
+    CHECK((*metrics)[0].value == expected);
+  }
+  auto bad = MetricPatterns::compile({metric("two", R"((a)(b))")});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.status().message().find("metric 'two'") != std::string::npos);
+}
+
+TEST_CASE("a line split between two reads is matched whole, with its line number") {
+  OutputDir dir;
+  // Filler lines that end three bytes before the first 1 MiB read does, so the next line
+  // starts in one read and ends in the next.
+  const size_t read_bytes = size_t{1} << 20;
+  std::string text;
+  int lines = 0;
+  while (text.size() + 1024 <= read_bytes - 3) {
+    text += std::string(1023, 'x') + "\n";
+    ++lines;
+  }
+  text += std::string(read_bytes - 4 - text.size(), 'y') + "\n";
+  ++lines;
+  REQUIRE(text.size() == read_bytes - 3);
+  text += "value 7\nvalue 8\nvalue nine\n";
+  dir.write(0, text);
+  const std::string path = run_layout::rank_log_path(dir.path.string(), 0);
+  auto scanned = scan_output_file(path, {metric("value", R"(^value (\d+)$)")});
+  REQUIRE(scanned);
+  CHECK(scanned->values[0] == std::vector<double>{7, 8});
+  auto not_a_number = scan_output_file(path, {metric("value", R"(^value (\S+)$)")});
+  REQUIRE_FALSE(not_a_number);
+  CHECK(not_a_number.status().message().find(":" + std::to_string(lines + 3) + ": metric") !=
+        std::string::npos);
 }
 
 }  // namespace

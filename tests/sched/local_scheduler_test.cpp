@@ -140,6 +140,24 @@ TEST_CASE("a failing rank fails its run and stops the other ranks") {
   CHECK(elapsed_s < 60);
 }
 
+TEST_CASE("a rank that ignores SIGTERM after another failed is killed once the grace is over") {
+  fs::path dir = test_dir("scalestudy_local_kill_escalation");
+  LocalScheduler scheduler(LocalOptions{});
+  Recorder recorder;
+  // Rank 0 outlives SIGTERM and never exits on its own: the run ends only if the submitter
+  // wakes for the SIGKILL after the grace period (a hang here hits the test timeout).
+  PreparedRun run = run_of(dir, "stubborn", 2, 0);
+  // Rank 1 fails only once rank 0 ignores SIGTERM (its sleep inherits that).
+  run.workload_argv = {"/bin/sh", "-c",
+                       "ready=$SCALESTUDY_OUT_DIR/ignoring_term; if [ \"$RANK\" = 1 ]; then "
+                       "while [ ! -e \"$ready\" ]; do sleep 0.05; done; exit 3; "
+                       "else trap '' TERM; touch \"$ready\"; sleep 300; fi"};
+  REQUIRE(scheduler.submit({run}, recorder.callbacks()).is_ok());
+  const JobStatus& status = recorder.finished["stubborn"];
+  CHECK(status.state == JobState::kFailed);
+  CHECK(status.reason == "rank 1 exited with code 3");
+}
+
 TEST_CASE("a launcher's report of a killed rank is a signal, not launcher rank 0's exit code") {
   fs::path dir = test_dir("scalestudy_local_launcher_signal");
   // Stands in for scalestudy-launch: exits as it does when its first failed rank died of a
