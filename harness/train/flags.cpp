@@ -5,13 +5,13 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "harness/core/hex.hpp"
 #include "harness/core/nearest_name.hpp"
 
 namespace scalestudy::train {
 namespace {
 
 std::string json_string(const std::string& text) {
-  static const char kHex[] = "0123456789abcdef";
   std::string out = "\"";
   for (unsigned char c : text) {
     if (c == '"' || c == '\\') {
@@ -19,8 +19,7 @@ std::string json_string(const std::string& text) {
       out += static_cast<char>(c);
     } else if (c < 0x20) {
       out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      append_hex(out, c);
     } else {
       out += static_cast<char>(c);
     }

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <vector>
 
+#include "harness/core/hex.hpp"
 #include "orchestrator/fetch/file_digest.hpp"
 
 namespace scalestudy::cli {
@@ -35,16 +36,6 @@ bool read_at(int fd, void* buffer, size_t bytes, uint64_t offset) {
   return pread(fd, buffer, bytes, static_cast<off_t>(offset)) == static_cast<ssize_t>(bytes);
 }
 
-std::string hex(const unsigned char* bytes, size_t count) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < count; ++i) {
-    out += kDigits[bytes[i] >> 4];
-    out += kDigits[bytes[i] & 15];
-  }
-  return out;
-}
-
 // The NT_GNU_BUILD_ID descriptor in one note segment, as hex.
 std::optional<std::string> build_id_in_notes(const std::vector<unsigned char>& notes,
                                              size_t align) {
@@ -59,7 +50,7 @@ std::optional<std::string> build_id_in_notes(const std::vector<unsigned char>& n
     if (desc_at > notes.size() || next > notes.size()) return std::nullopt;
     const bool gnu = header.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0;
     if (gnu && header.n_type == NT_GNU_BUILD_ID && header.n_descsz > 0) {
-      return hex(notes.data() + desc_at, header.n_descsz);
+      return to_hex(notes.data() + desc_at, header.n_descsz);
     }
     at = next;
   }

@@ -8,6 +8,8 @@
 #include <memory>
 #include <vector>
 
+#include "harness/core/hex.hpp"
+
 namespace scalestudy::fetch {
 
 Result<std::string> file_digest(const std::string& path, DigestKind kind) {
@@ -30,13 +32,7 @@ Result<std::string> file_digest(const std::string& path, DigestKind kind) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned length = 0;
   EVP_DigestFinal_ex(context.get(), digest, &length);
-  static const char kHex[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned i = 0; i < length; ++i) {
-    hex += kHex[digest[i] >> 4];
-    hex += kHex[digest[i] & 15];
-  }
-  return hex;
+  return to_hex(digest, length);
 }
 
 }  // namespace scalestudy::fetch

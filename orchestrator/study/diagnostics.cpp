@@ -1,17 +1,16 @@
 #include "orchestrator/study/diagnostics.hpp"
 
+#include "harness/core/hex.hpp"
 #include "harness/core/nearest_name.hpp"
 
 namespace scalestudy {
 
 std::string printable_text(const std::string& text) {
-  static const char kHex[] = "0123456789abcdef";
   std::string out;
   for (unsigned char c : text) {
     if (c < 0x20 || c == 0x7f) {
       out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
+      append_hex(out, c);
     } else {
       out += static_cast<char>(c);
     }
