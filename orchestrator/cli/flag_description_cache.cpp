@@ -108,15 +108,15 @@ void remember(const fs::path& path, const std::string& text) {
   std::error_code error;
   fs::create_directories(path.parent_path(), error);
   if (error) return;
-  const fs::path temporary = path.string() + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out.flush()) {
-      out.close();
-      fs::remove(temporary, error);
-      return;
-    }
+  // A unique name (mkstemp): processes on other hosts sharing the cache may have our pid.
+  std::string temporary = path.string() + ".XXXXXX";
+  const int fd = mkstemp(temporary.data());
+  if (fd < 0) return;
+  const bool written =
+      write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && close(fd) == 0;
+  if (!written) {
+    fs::remove(temporary, error);
+    return;
   }
   fs::rename(temporary, path, error);
   if (error) fs::remove(temporary, error);
@@ -158,7 +158,12 @@ Result<WorkloadFlags> cached_flag_description(const std::string& cache_dir, cons
   auto answer = ask();
   if (!answer) return answer.status();
   auto flags = parse_workload_flags_json(*answer);
-  if (flags && entry) remember(*entry, *answer);
+  // Remembered only when the binary that answered is still the one the key was read from
+  // (a rebuild while it ran would file the new answer under the old content).
+  if (flags && entry) {
+    auto key_now = binary_content_key(path);
+    if (key_now && entry->filename() == *key_now + ".json") remember(*entry, *answer);
+  }
   return flags;
 }
 

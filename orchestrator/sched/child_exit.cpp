@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <thread>
 
 namespace scalestudy::sched {
 
@@ -50,7 +52,10 @@ void wait_for_child_exit(const std::vector<const ChildExit*>& exits,
     timeout = std::clamp(left, milliseconds(0), milliseconds(INT_MAX));
   }
   if (!all_watched) timeout = std::min(timeout.value_or(fallback_interval), fallback_interval);
-  poll(descriptors.data(), descriptors.size(), timeout ? static_cast<int>(timeout->count()) : -1);
+  const int ready = poll(descriptors.data(), descriptors.size(),
+                         timeout ? static_cast<int>(timeout->count()) : -1);
+  // A poll that keeps failing (not a signal) must not turn the caller's loop into a spin.
+  if (ready < 0 && errno != EINTR) std::this_thread::sleep_for(fallback_interval);
 }
 
 }  // namespace scalestudy::sched

@@ -28,14 +28,14 @@ Result<std::string> render_job_script(const RunSpec& spec, const RunPreparation&
 }
 
 Result<PreparedRun> prepare_job_script(const RunSpec& spec, const RunPreparation& preparation) {
-  auto text = render_job_script(spec, preparation);
+  const RenderContext render = render_context(spec, preparation);
+  auto text = checked_script(spec, render);
   if (!text) return text.status();
   PreparedRun run;
   run.spec = spec;
   run.out_dir = preparation.out_dir;
   run.script_path = preparation.out_dir + "/job.sbatch";
-  run.workload_argv =
-      workload_argv(spec, render_context(spec, preparation).binary_path, preparation.out_dir);
+  run.workload_argv = workload_argv(spec, render.binary_path, preparation.out_dir);
   std::ofstream script(run.script_path, std::ios::trunc);
   script << *text;
   if (!script.flush()) return Status::error(run.script_path + ": cannot write the job script");
