@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/core/nearest_name.hpp"
+#include "harness/core/whole_number.hpp"
 
 namespace scalestudy::cli {
 
@@ -26,13 +27,7 @@ std::vector<std::string> ParsedArgs::values(const std::string& name) const {
 Result<int> ParsedArgs::int_value_or(const std::string& name, int fallback) const {
   auto text = value(name);
   if (!text) return fallback;
-  try {
-    size_t used = 0;
-    int parsed = std::stoi(*text, &used);
-    if (used == text->size()) return parsed;
-  } catch (const std::exception&) {
-  }
-  return Status::error(name + " takes a whole number, got '" + *text + "'");
+  return parse_whole_number(name, *text);
 }
 
 Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "harness/core/exit_codes.hpp"
+#include "harness/core/whole_number.hpp"
 #include "orchestrator/common/fork_signals.hpp"
 #include "orchestrator/sched/child_exit.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
@@ -285,13 +286,7 @@ Result<int> whole_number(const SchedulerOptionValues& values, const std::string&
                          int fallback) {
   auto found = values.find(flag);
   if (found == values.end()) return fallback;
-  try {
-    size_t used = 0;
-    const int parsed = std::stoi(found->second, &used);
-    if (used == found->second.size()) return parsed;
-  } catch (const std::exception&) {
-  }
-  return Status::error(flag + " takes a whole number, got '" + found->second + "'");
+  return parse_whole_number(flag, found->second);
 }
 
 }  // namespace
