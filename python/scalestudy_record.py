@@ -27,6 +27,10 @@ global throughput when the script has imported torch; works without either.
             run.epoch(epoch, lr=lr, train_loss=mean_loss, val_acc=acc,
                       samples_per_s=epoch_throughput, epoch_s=epoch_seconds)
 
+With Run(..., target={"val_accuracy": args.target_val_accuracy}) (a study's `target:`,
+passed as --target-val-accuracy), run.epoch() also records when global validation first
+reaches the target: summary time_to_target_s (since the first step) and time_to_target_epoch.
+
 The run id and directory come from SCALESTUDY_RUN_ID and SCALESTUDY_OUT_DIR (scalestudy
 sets both for every rank); the rank from RANK, LOCAL_RANK and WORLD_SIZE. Leaving the
 `with` block by an exception marks the run failed with the exception as its reason.
@@ -105,11 +109,15 @@ CREATE TABLE collectives (
   algbw_gbps     REAL NOT NULL,
   busbw_gbps     REAL NOT NULL
 );
+CREATE TABLE arrivals (
+  global_step     INTEGER PRIMARY KEY,
+  arrival_unix_s  REAL NOT NULL
+);
 """
 
 PHASES = ("data", "forward", "backward", "comm_exposed", "optimizer")
 STEP_BATCH = 128
-ENV_PREFIXES = ("NCCL_", "GLOO_", "OMP_", "CUDA_", "TORCH_")
+ENV_PREFIXES = ("NCCL_", "GLOO_", "OMP_", "GOMP_", "OPENBLAS_", "CUDA_", "TORCH_")
 
 
 def utc_now():
@@ -127,6 +135,18 @@ def _nvtx():
     if cuda is None or not cuda.is_available():
         return None
     return getattr(cuda, "nvtx", None)
+
+
+def _parse_target(target):
+    """(metric, value) from {"val_accuracy": 0.88} or {"val_loss": 0.4}; None for no
+    target (None, {} or a value of 0, as the flags' default)."""
+    given = {k: float(v) for k, v in (target or {}).items() if v}
+    if not given:
+        return None
+    if len(given) != 1 or not set(given) <= {"val_accuracy", "val_loss"}:
+        raise ValueError("target: expected {'val_accuracy': fraction} or {'val_loss': value},"
+                         " got %r" % (target,))
+    return next(iter(given.items()))
 
 
 class Step:
@@ -160,8 +180,12 @@ class Run:
     """This rank's run database. Not thread-safe: call it from the training loop."""
 
     def __init__(self, workload, config=None, device="cpu", backend=None, out_dir=None,
-                 run_id=None):
+                 run_id=None, target=None):
+        """`target`: {"val_accuracy": 0.88} or {"val_loss": 0.4} (a study's `target:`,
+        passed to the script as --target-val-accuracy / --target-val-loss): epoch() then
+        records when global validation first reaches it (time_to_target_s, _epoch)."""
         env = os.environ
+        self._target = _parse_target(target)
         self.rank = int(env.get("RANK", "0"))
         self.local_rank = int(env.get("LOCAL_RANK", "0"))
         self.world_size = int(env.get("WORLD_SIZE", "1"))
@@ -192,7 +216,11 @@ class Run:
         self._measured_step_ms = []
         self._measured_samples = 0
         self._global_step = 0
+        self._training_started = None  # the first step's start: time-to-target's clock
+        self._target_reached = False
         self._finished = False
+        if self._target:
+            self.summary(**{"target_" + self._target[0]: self._target[1]})
 
     # ---- context manager: completed on success, failed on an exception -------------
     def __enter__(self):
@@ -254,6 +282,8 @@ class Run:
         """Times one training step (its wall time is the block's) and records it."""
         step = Step(epoch, samples, warmup, self._nvtx)
         start = time.perf_counter()
+        if self._training_started is None:
+            self._training_started = start
         yield step
         step_ms = (time.perf_counter() - start) * 1000.0
         self._global_step += 1
@@ -305,6 +335,20 @@ class Run:
                 "INSERT OR REPLACE INTO epochs (epoch, lr, train_loss, train_acc, val_loss,"
                 " val_acc, samples_per_s, epoch_s) VALUES (?,?,?,?,?,?,?,?)",
                 (epoch, lr, train_loss, train_acc, val_loss, val_acc, samples_per_s, epoch_s))
+        self._note_target(epoch, val_loss, val_acc)
+
+    def _note_target(self, epoch, val_loss, val_acc):
+        """The first epoch whose validation reaches the target, and the seconds from the
+        first step to now (after that epoch's validation)."""
+        if not self._target or self._target_reached or self._training_started is None:
+            return
+        metric, value = self._target
+        reached = (val_acc is not None and val_acc >= value if metric == "val_accuracy"
+                   else val_loss is not None and val_loss <= value)
+        if reached:
+            self._target_reached = True
+            self.summary(time_to_target_s=time.perf_counter() - self._training_started,
+                         time_to_target_epoch=epoch)
 
     def summary(self, **values):
         """Run-level numbers by docs/run-database.md name (final_val_acc=0.91, ...)."""

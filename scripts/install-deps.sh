@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format git
   libtorch-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
   libre2-dev libgloo-dev doctest-dev nlohmann-json3-dev libssl-dev zlib1g-dev libturbojpeg0-dev libpng-dev
-  dataset-fashion-mnist gnuplot-nox python3 python3-torch
+  libopenblas0-openmp dataset-fashion-mnist gnuplot-nox python3 python3-torch
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
   curl jq procps time
   python3-venv python3-pip shellcheck
@@ -18,10 +18,28 @@ for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' ||
     missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+
+# LibTorch (C++ and python3-torch alike) calls BLAS through libblas.so.3, which Debian's
+# alternatives point at the reference BLAS unless told otherwise. OpenBLAS's OpenMP build
+# runs on LibTorch's own libgomp pool, so one intra-op thread count governs both and they
+# never oversubscribe the cores (its pthread build has a pool of its own; docs/performance.md).
+select_openblas() {
+  local arch name target
+  arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -dumpmachine)
+  for name in libblas.so.3 liblapack.so.3; do
+    target=/usr/lib/$arch/openblas-openmp/$name
+    [ "$(readlink -f "/usr/lib/$arch/$name")" = "$target" ] && continue
+    "${sudo_cmd[@]}" update-alternatives --set "$name-$arch" "$target"
+  done
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  select_openblas
+  exit 0
+fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -q
 # Services from these packages are started by slurm/cluster.sh with our own configs,
@@ -33,3 +51,4 @@ if [ ! -e "$policy" ]; then
   trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
 fi
 "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+select_openblas

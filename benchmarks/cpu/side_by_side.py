@@ -82,11 +82,11 @@ class Sides:
         return {"images_per_s": rate, "threads": int(threads), "losses": losses,
                 "untimed_share": 1 - timed_ms / (epoch_s * 1000)}
 
-    def python(self, model, ranks, batch, warmup, steps, initial_state=""):
+    def python(self, model, ranks, batch, warmup, steps, initial_state="", threads=0):
         command = self.launch(ranks) + [
             sys.executable, os.path.join(HERE, "reference_train.py"), "--model", model,
             "--batch-size", str(batch), "--warmup-steps", str(warmup), "--steps", str(steps),
-            "--seed", "0"]
+            "--seed", "0", "--threads", str(threads)]
         if initial_state:
             command += ["--initial-state", initial_state]
         output = run(command, f"Python {model}")
@@ -117,27 +117,36 @@ def spread(values, digits=None):
 
 def measure(sides, model, ranks, batch, warmup, steps, repeats, work_dir):
     variants = ["python", "cpp", "cpp-uninstrumented"]
-    results = {variant: [] for variant in variants}
+    results = {variant: [] for variant in variants + ["python-same-threads"]}
     for repeat in range(repeats):
         order = variants[repeat % 3:] + variants[:repeat % 3]
         for variant in order:
             if variant == "python":
                 results[variant].append(sides.python(model, ranks, batch, warmup, steps))
-            else:
-                out_dir = os.path.join(work_dir, f"{variant}-{repeat}")
-                results[variant].append(sides.cpp(model, ranks, batch, warmup, steps, out_dir,
-                                                  variant == "cpp"))
+                continue
+            out_dir = os.path.join(work_dir, f"{variant}-{repeat}")
+            results[variant].append(sides.cpp(model, ranks, batch, warmup, steps, out_dir,
+                                              variant == "cpp"))
+            if variant == "cpp":  # Python on the threads the C++ run chose, right after it
+                results["python-same-threads"].append(sides.python(
+                    model, ranks, batch, warmup, steps, threads=results["cpp"][-1]["threads"]))
     python = [r["images_per_s"] for r in results["python"]]
+    same = [r["images_per_s"] for r in results["python-same-threads"]]
     cpp = [r["images_per_s"] for r in results["cpp"]]
     bare = [r["images_per_s"] for r in results["cpp-uninstrumented"]]
-    ratios = [c / p for c, p in zip(cpp, python)]
     overheads = [100 * (1 - c / b) for c, b in zip(cpp, bare)]
     untimed = [100 * r["untimed_share"] for r in results["cpp"]]
     threads = f"{results['cpp'][0]['threads']}/{results['python'][0]['threads']}"
     print(f"| {model} | {ranks} | {batch} | {threads} | {spread(python)} | {spread(cpp)} | "
-          f"{statistics.median(cpp) / statistics.median(python):.2f} "
-          f"[{min(ratios):.2f}-{max(ratios):.2f}] | {spread(bare)} | {spread(overheads, 1)} | "
-          f"{spread(untimed, 1)} |", flush=True)
+          f"{ratio(cpp, python)} | {spread(same)} | {ratio(cpp, same)} | {spread(bare)} | "
+          f"{spread(overheads, 1)} | {spread(untimed, 1)} |", flush=True)
+
+
+def ratio(numerators, denominators):
+    """Ratio of the medians [range of the per-repeat ratios]."""
+    ratios = [n / d for n, d in zip(numerators, denominators)]
+    return (f"{statistics.median(numerators) / statistics.median(denominators):.2f} "
+            f"[{min(ratios):.2f}-{max(ratios):.2f}]")
 
 
 def main():
@@ -168,10 +177,12 @@ def main():
                                       args.loss_tolerance)
         started = time.time()
         print(f"\n{os.cpu_count()} cores; {repeats} interleaved repeat(s); median [min-max]; "
-              "threads = intra-op threads per rank, C++/Python")
+              "threads = intra-op threads per rank, C++ (its --threads 0 choice)/Python "
+              "(cores / local ranks)")
         print("| model | ranks | batch | threads | Python img/s | C++ img/s | C++/Python | "
+              "Python at C++'s threads img/s | C++/Python same threads | "
               "C++ --instrument false img/s | instrumentation overhead % | untimed wall % |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for ranks in ranks_list:
             for model, batch, warmup, steps in configs:
                 run_dir = os.path.join(work_dir, f"{model}-{ranks}-{batch}")

@@ -70,6 +70,19 @@ CREATE TABLE collectives (
 );
 )sql";
 
+// Tables added within version 1, after the first files were written: a writer creates them
+// with the rest (and in an earlier attempt's file it continues); readers take a file
+// without them as one that recorded no such data.
+// `arrivals`: per measured step, when this rank reached the gradient all-reduce (its first
+// bucket ready, before any wait) on its host's realtime clock, in seconds since the Unix
+// epoch; the summary's clock_offset_s puts it on rank 0's clock where hosts differ.
+inline constexpr const char* kAddedSql = R"sql(
+CREATE TABLE IF NOT EXISTS arrivals (
+  global_step     INTEGER PRIMARY KEY,
+  arrival_unix_s  REAL NOT NULL
+);
+)sql";
+
 // A table and its columns in CREATE order, comma-separated, ready for SELECT and INSERT.
 struct Table {
   const char* name;
@@ -93,7 +106,9 @@ inline constexpr Table kTelemetry = {
 inline constexpr Table kCollectives = {
     "collectives", "op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps"};
 
-inline constexpr Table kTables[] = {kRun,     kProvenance, kSteps,      kEpochs,
-                                    kSummary, kTelemetry,  kCollectives};
+inline constexpr Table kArrivals = {"arrivals", "global_step, arrival_unix_s"};
+
+inline constexpr Table kTables[] = {kRun,     kProvenance, kSteps,       kEpochs,
+                                    kSummary, kTelemetry,  kCollectives, kArrivals};
 
 }  // namespace scalestudy::run_schema

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "harness/dist/clock_offset.hpp"
+
 namespace scalestudy::dist {
 namespace {
 
@@ -122,6 +124,10 @@ void GradientBucketer::on_gradient_accumulated(size_t bucket_index, size_t slot)
 }
 
 void GradientBucketer::launch_ready_buckets() {
+  if (next_to_launch_ == 0 && !buckets_.empty() && buckets_.front().pending == 0) {
+    last_arrival_.arrival_unix_s = realtime_now_s();
+    first_launch_ = std::chrono::steady_clock::now();
+  }
   while (next_to_launch_ < buckets_.size() && buckets_[next_to_launch_].pending == 0) {
     metrics::NvtxRange range(nvtx_, "allreduce", layouts_[next_to_launch_].bytes);
     Bucket& bucket = buckets_[next_to_launch_++];
@@ -150,6 +156,9 @@ Status GradientBucketer::finish() {
     bucket.work.reset();
     bucket.flat.div_(world_size);
   }
+  last_arrival_.span_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_launch_)
+          .count();
   return Status::ok();
 }
 

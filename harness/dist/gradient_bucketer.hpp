@@ -17,12 +17,17 @@
 // domain is given: on CPU the hooks run on the training thread, so it nests in `backward`,
 // or in `comm_exposed` for the buckets finish() launches; on GPU, on autograd's device thread.
 //
+// Each step's arrival at the all-reduce — when its first bucket launches, every gradient of
+// it ready and before any wait — is taken on the host's realtime clock (one clock per
+// host), so ranks' arrivals compare and the rank the others waited for can be named.
+//
 // Thread-safety: the hooks run on autograd threads and take an internal lock; start_step(),
 // finish() and the accessors are called by the training thread outside backward.
 #pragma once
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -37,6 +42,15 @@ struct BucketerOptions {
   double bucket_cap_mb = 25.0;
   double first_bucket_cap_mb = 1.0;
   bool overlap = true;
+};
+
+// One step's all-reduce as this rank saw it (zeros before the first finish()).
+struct StepArrival {
+  double arrival_unix_s = 0;  // first bucket launched, on the host's realtime clock
+  // From that launch until finish() had every bucket's result on the host: the whole
+  // all-reduce where the communicator's wait blocks the host (gloo); on NCCL, whose wait
+  // only orders streams, the host's part alone.
+  double span_ms = 0;
 };
 
 struct BucketLayout {
@@ -71,6 +85,8 @@ class GradientBucketer {
   // The plan (also with one rank, where it is not executed).
   const std::vector<BucketLayout>& buckets() const { return layouts_; }
   int64_t gradient_bytes() const;
+  // The last finish()'s step; read by the training thread after finish().
+  const StepArrival& last_arrival() const { return last_arrival_; }
 
  private:
   struct Bucket {
@@ -95,6 +111,8 @@ class GradientBucketer {
   // parameter holds it weakly) and the key of our post-hook on it.
   std::vector<std::pair<std::shared_ptr<torch::autograd::Node>, uintptr_t>> hooks_;
   size_t next_to_launch_ = 0;
+  std::chrono::steady_clock::time_point first_launch_;  // of the current step
+  StepArrival last_arrival_;
   std::mutex mutex_;
 };
 

@@ -51,15 +51,18 @@ void ThroughputMeter::resume(State state, int64_t global_step) {
   window_start_.reset();
 }
 
-double ThroughputMeter::median_step_ms() const {
-  if (measured_step_ms_.empty()) return 0.0;
-  std::vector<double> sorted = measured_step_ms_;
-  size_t middle = sorted.size() / 2;
-  std::nth_element(sorted.begin(), sorted.begin() + middle, sorted.end());
-  if (sorted.size() % 2 == 1) return sorted[middle];
-  double upper = sorted[middle];
-  double lower = *std::max_element(sorted.begin(), sorted.begin() + middle);
+double median_of(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  size_t middle = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + middle, values.end());
+  if (values.size() % 2 == 1) return values[middle];
+  double upper = values[middle];
+  double lower = *std::max_element(values.begin(), values.begin() + middle);
   return (lower + upper) / 2;
+}
+
+double ThroughputMeter::median_step_ms() const {
+  return median_of(measured_step_ms_);
 }
 
 }  // namespace scalestudy::metrics

@@ -16,6 +16,9 @@
 
 namespace scalestudy::metrics {
 
+// The median of `values` (the mean of the middle two for an even count); 0 when empty.
+double median_of(std::vector<double> values);
+
 struct ThroughputTotals {
   int64_t steps = 0;
   int64_t samples = 0;

@@ -10,6 +10,7 @@
 #include <gloo/config.h>
 #endif
 
+#include "harness/core/elf_build_id.hpp"
 #include "harness/record/build_info.hpp"
 
 namespace scalestudy::record {
@@ -26,6 +27,24 @@ std::string gloo_version() {
 #else
   return "bundled with libtorch";
 #endif
+}
+
+// The BLAS this process loaded, as the loader resolved it: Debian's alternatives decide
+// what libblas.so.3 is (reference BLAS or an OpenBLAS build), and it moves CPU step times by
+// 2x (docs/performance.md). Empty when none is mapped (a LibTorch with BLAS built in).
+std::string mapped_blas_library() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    size_t path = line.find('/');
+    if (path == std::string::npos) continue;
+    std::string file = line.substr(path);
+    std::string name = file.substr(file.rfind('/') + 1);
+    if (starts_with(name, "libblas.so") || starts_with(name, "libopenblas") ||
+        starts_with(name, "libmkl_rt")) {
+      return file;
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -62,6 +81,10 @@ ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& e
       {"cpu_model", cpu_model()},
       {"cpu_cores", std::to_string(std::thread::hardware_concurrency())},
   };
+  // The binary's content: two runs of one commit built twice (other flags, another
+  // compiler) still differ here.
+  if (auto id = elf_build_id("/proc/self/exe")) entries["binary_build_id"] = *id;
+  if (std::string blas = mapped_blas_library(); !blas.empty()) entries["blas_library"] = blas;
   const std::map<std::string, std::string> slurm_keys = {
       {"SLURM_JOB_ID", "slurm_job_id"},
       {"SLURM_ARRAY_TASK_ID", "slurm_array_task_id"},
@@ -72,7 +95,7 @@ ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& e
     if (found != environment.end()) entries[key] = found->second;
   }
   for (const auto& [name, value] : environment) {
-    for (const char* prefix : {"NCCL_", "GLOO_", "OMP_", "CUDA_", "TORCH_"}) {
+    for (const char* prefix : {"NCCL_", "GLOO_", "OMP_", "GOMP_", "OPENBLAS_", "CUDA_", "TORCH_"}) {
       if (starts_with(name, prefix)) entries["env." + name] = value;
     }
   }

@@ -119,6 +119,7 @@ Result<std::optional<sqlite::Database>> continue_attempt(const std::string& path
       .bind(3, identity.backend)
       .bind(4, to_json_object(identity.config));
   if (Status updated = update->run(); !updated) return updated;
+  if (Status added = db->exec(run_schema::kAddedSql); !added) return added;
   return std::optional<sqlite::Database>(std::move(*db));
 }
 
@@ -149,6 +150,7 @@ Result<std::unique_ptr<RunWriter>> RunWriter::create(const std::string& out_dir,
   if (status) {
     status = sqlite::in_transaction(*db, [&] {
       if (Status made = db->exec(run_schema::kCreateSql); !made) return made;
+      if (Status added = db->exec(run_schema::kAddedSql); !added) return added;
       if (Status versioned =
               db->exec("PRAGMA user_version = " + std::to_string(run_schema::kVersion));
           !versioned) {
@@ -170,7 +172,10 @@ Status RunWriter::discard_from(int64_t global_step, int epoch) {
     if (Status deleted = steps->bind(1, global_step).run(); !deleted) return deleted;
     auto epochs = db_->prepare("DELETE FROM epochs WHERE epoch >= ?");
     if (!epochs) return epochs.status();
-    return epochs->bind(1, epoch).run();
+    if (Status deleted = epochs->bind(1, epoch).run(); !deleted) return deleted;
+    auto arrivals = db_->prepare("DELETE FROM arrivals WHERE global_step >= ?");
+    if (!arrivals) return arrivals.status();
+    return arrivals->bind(1, global_step).run();
   });
 }
 
@@ -303,6 +308,21 @@ Status RunWriter::add_collectives(const std::vector<CollectiveRow>& rows) {
           .bind(5, row.time_us)
           .bind(6, row.algbw_gbps)
           .bind(7, row.busbw_gbps);
+      if (Status done = insert->run(); !done) return done;
+    }
+    return Status::ok();
+  });
+}
+
+Status RunWriter::add_arrivals(const std::vector<ArrivalRow>& rows) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (Status flushed = flush_locked(); !flushed) return flushed;
+  return sqlite::in_transaction(*db_, [&] {
+    auto insert =
+        db_->prepare("INSERT OR REPLACE INTO arrivals (global_step, arrival_unix_s) VALUES (?, ?)");
+    if (!insert) return insert.status();
+    for (const ArrivalRow& row : rows) {
+      insert->bind(1, row.global_step).bind(2, row.arrival_unix_s);
       if (Status done = insert->run(); !done) return done;
     }
     return Status::ok();

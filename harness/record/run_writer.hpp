@@ -64,6 +64,12 @@ struct CollectiveRow {
   double busbw_gbps = 0;
 };
 
+// When a measured step reached the gradient all-reduce (table `arrivals`).
+struct ArrivalRow {
+  int64_t global_step = 0;
+  double arrival_unix_s = 0;  // the host's realtime clock
+};
+
 class RunWriter {
  public:
   static constexpr size_t kStepBatch = 128;
@@ -89,9 +95,11 @@ class RunWriter {
   Status set_summary(const std::map<std::string, double>& values);
   Status add_telemetry(const std::vector<metrics::TelemetrySample>& samples);
   Status add_collectives(const std::vector<CollectiveRow>& rows);
+  Status add_arrivals(const std::vector<ArrivalRow>& rows);
 
-  // A resumed run: removes the steps from `global_step` on and the epochs from `epoch` on,
-  // which the attempt that wrote them recorded after its checkpoint and this one redoes.
+  // A resumed run: removes the steps and arrivals from `global_step` on and the epochs from
+  // `epoch` on, which the attempt that wrote them recorded after its checkpoint and this
+  // one redoes.
   Status discard_from(int64_t global_step, int epoch);
 
   Status mark_completed();

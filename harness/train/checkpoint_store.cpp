@@ -40,7 +40,9 @@ const std::set<std::string> kObservationFlags = {"run-id",
                                                  "dump-params",
                                                  "dump-initial-state",
                                                  "instrument",
-                                                 "profile-steps"};
+                                                 "profile-steps",
+                                                 "target-val-accuracy",
+                                                 "target-val-loss"};
 
 Status errno_error(const std::string& what, const std::string& path) {
   return Status::error(what + " " + path + ": " + std::strerror(errno));

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "harness/core/exit_codes.hpp"
+#include "harness/dist/clock_offset.hpp"
 #include "harness/dist/connect.hpp"
 #include "harness/metrics/memory.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
@@ -24,7 +25,10 @@ void declare_session_flags(Flags& flags) {
   flags.declare("timeout-s", "120", "bound on every rendezvous and collective wait").number(0);
   flags.declare("world-size", "0", "expected world size, checked against the launcher's; 0: any")
       .integer(0);
-  flags.declare("threads", "0", "intra-op threads per rank; 0: cores / ranks on this node")
+  flags
+      .declare("threads", "0",
+               "intra-op threads per rank; 0: cores / ranks on this node, fewer on a CPU for a "
+               "model with little work per step (recorded as intra_op_threads)")
       .integer(0);
   flags
       .declare("device", "auto",
@@ -125,6 +129,13 @@ Status run_session(Session& session, int threads,
                                     device.telemetry_source());
   if (*telemetry_ms > 0) sampler.start();
   std::map<std::string, double> summary;
+  // Ranks on several hosts: the offset that puts this host's recorded times (the gradient
+  // all-reduce arrivals) on rank 0's clock; one host has one clock and needs none.
+  if (rank_info.local_world_size < rank_info.world_size) {
+    auto offset = dist::measure_clock_offset_s(*communicator);
+    if (!offset) return offset.status().with_context("measuring the clock offset to rank 0");
+    summary["clock_offset_s"] = *offset;
+  }
   RunContext context{flags,   rank_info, *communicator,      session.writer,
                      summary, device,    session.termination};
   Status ran = Status::ok();

@@ -33,4 +33,10 @@ void TestFaults::pause_after_step() const {
   if (step_delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(step_delay_ms));
 }
 
+void TestFaults::delay_if_slow_rank(int rank) const {
+  if (rank == slow_rank && slow_rank_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(slow_rank_ms));
+  }
+}
+
 }  // namespace scalestudy::train

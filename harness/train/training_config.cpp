@@ -62,6 +62,7 @@ void declare_training_flags(Flags& flags) {
   flags.declare("profile-steps", "",
                 "FROM:TO: cudaProfilerStart before global step FROM, Stop before TO; empty: none");
   flags.declare("measure-warmup-steps", "5", "first steps excluded from throughput").integer(0);
+  declare_target_flags(flags);
   flags.declare("log-interval", "10", "steps between progress updates on a terminal; 0: off")
       .integer(0);
   flags
@@ -97,6 +98,14 @@ void declare_training_flags(Flags& flags) {
       .integer(0);
   flags.declare("test-step-delay-ms", "0", "pause after every step (tests time limits)", true)
       .integer(0);
+  flags.declare("test-slow-rank", "-1", "this rank sleeps before every backward; -1: none", true)
+      .integer(-1);
+  flags.declare("test-slow-rank-ms", "0", "how long --test-slow-rank sleeps per step", true)
+      .integer(0);
+  flags
+      .declare("calibrate", "true",
+               "measure the GEMM and all-reduce ceilings at the start (summary ceiling_*)")
+      .boolean();
   flags.declare("dump-params", "", "save the final parameters (torch::save) here", true);
   flags.declare("dump-initial-state", "",
                 "save the module's initial parameters and buffers (torch::save) here", true);
@@ -137,6 +146,7 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
        [&] { return profiling::parse_step_window(flags.get("profile-steps")); });
   read(status, config.measure_warmup_steps, [&] { return flags.get_int("measure-warmup-steps"); });
   read(status, config.log_interval, [&] { return flags.get_int("log-interval"); });
+  read(status, config.target, [&] { return resolve_target(flags); });
   read(status, config.checkpoint_every, [&] { return flags.get_int("checkpoint-every"); });
   read(status, config.checkpoint_on_signal, [&] { return flags.get_bool("checkpoint-on-signal"); });
   read(status, config.stop_check_every, [&] { return flags.get_int("stop-check-every"); });
@@ -147,6 +157,9 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.test_faults.kill_at_step, [&] { return flags.get_int("test-kill-at-step"); });
   read(status, config.test_faults.step_delay_ms,
        [&] { return flags.get_int("test-step-delay-ms"); });
+  read(status, config.test_faults.slow_rank, [&] { return flags.get_int("test-slow-rank"); });
+  read(status, config.test_faults.slow_rank_ms, [&] { return flags.get_int("test-slow-rank-ms"); });
+  read(status, config.calibrate, [&] { return flags.get_bool("calibrate"); });
   if (!status) return status;
   config.dump_params_path = flags.get("dump-params");
   config.dump_initial_state_path = flags.get("dump-initial-state");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "harness/core/status.hpp"
@@ -17,6 +18,7 @@
 #include "harness/train/flags.hpp"
 #include "harness/train/test_faults.hpp"
 #include "harness/train/training_optimizer.hpp"
+#include "harness/train/training_target.hpp"
 
 namespace scalestudy::train {
 
@@ -37,12 +39,14 @@ struct TrainingConfig {
   double bucket_cap_mb = 25;
   bool overlap = true;
   bool instrument = true;
+  bool calibrate = true;                // measure the GEMM and all-reduce ceilings before training
   profiling::StepWindow profile_steps;  // empty: no cudaProfilerStart/Stop calls
   int64_t measure_warmup_steps = 5;
   int64_t log_interval = 10;
-  int64_t checkpoint_every = 0;      // steps between periodic checkpoints; 0: none
-  bool checkpoint_on_signal = true;  // SIGTERM / SIGINT: checkpoint and exit 75, not fail
-  int64_t stop_check_every = 10;     // steps between the ranks' agreement on a stop request
+  std::optional<TrainingTarget> target;  // --target-val-accuracy / --target-val-loss
+  int64_t checkpoint_every = 0;          // steps between periodic checkpoints; 0: none
+  bool checkpoint_on_signal = true;      // SIGTERM / SIGINT: checkpoint and exit 75, not fail
+  int64_t stop_check_every = 10;         // steps between the ranks' agreement on a stop request
   // Hidden test flag: stop at this global step as if a signal had come (0: never).
   int64_t checkpoint_stop_at_step = 0;
   TestFaults test_faults;        // hidden test flags --test-*

@@ -10,9 +10,11 @@
 #include "harness/metrics/phase_timer.hpp"
 #include "harness/metrics/throughput_meter.hpp"
 #include "harness/profiling/profiler_window.hpp"
+#include "harness/train/ceiling_calibration.hpp"
 #include "harness/train/checkpoint_store.hpp"
 #include "harness/train/epoch_batches.hpp"
 #include "harness/train/epoch_report.hpp"
+#include "harness/train/intra_op_threads.hpp"
 #include "harness/train/mixed_precision.hpp"
 #include "harness/train/training_checkpoint.hpp"
 #include "harness/train/training_config.hpp"
@@ -139,6 +141,8 @@ class TrainingRun {
       graph_ = std::move(*graph);
     }
     record_model_summary(parameters_);
+    if (Status calibrated = calibrate(); !calibrated) return calibrated;
+    if (Status threaded = settle_intra_op_threads(); !threaded) return threaded;
     if (Status recorded =
             context_.writer.add_provenance({{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
                                             {"data_on_device", resident_split_ ? "true" : "false"},
@@ -215,6 +219,41 @@ class TrainingRun {
     summary["per_rank_batch"] = static_cast<double>(config_.batch_size);
     summary["global_batch"] = static_cast<double>(global_batch());
     for (const auto& [name, value] : task_.summary()) summary[name] = value;
+    if (config_.target) summary[config_.target->summary_key()] = config_.target->value;
+  }
+
+  // `--threads 0` on a CPU: narrow the driver's cores / ranks to what this model's step
+  // can use, once its forward cost is known (after calibration, which measures the cores
+  // the rank owns). The choice and its rule replace the driver's provenance entry.
+  Status settle_intra_op_threads() {
+    auto requested = context_.flags.get_int("threads");
+    if (!requested) return requested.status();
+    if (*requested > 0 || !device_.is_cpu()) return Status::ok();
+    auto flops = context_.summary.find("forward_flops");
+    double per_step = flops == context_.summary.end() ? 0 : flops->second * config_.batch_size;
+    IntraOpThreads choice = choose_intra_op_threads(torch::get_num_threads(), per_step);
+    torch::set_num_threads(choice.threads);
+    return context_.writer.add_provenance({{"intra_op_threads", std::to_string(choice.threads)},
+                                           {"intra_op_threads_rule", choice.rule}});
+  }
+
+  // --calibrate: the ceilings the report sets this run against, measured on its own
+  // device and communicator before it trains.
+  Status calibrate() {
+    if (!config_.calibrate) return Status::ok();
+    auto ceilings = measure_ceilings(device_, config_.precision, context_.communicator,
+                                     bucketer_->gradient_bytes());
+    if (!ceilings) return ceilings.status();
+    context_.summary.merge(ceilings->summary());
+    return Status::ok();
+  }
+
+  // A measured step's arrival at the gradient all-reduce, and how long its all-reduce took.
+  void record_arrival() {
+    if (meter_.is_warmup(global_step_)) return;
+    const dist::StepArrival& arrival = bucketer_->last_arrival();
+    arrivals_.push_back({global_step_, arrival.arrival_unix_s});
+    allreduce_spans_ms_.push_back(arrival.span_ms);
   }
 
   // Trains one epoch (the rest of it, for the epoch a run resumes in) and validates;
@@ -278,6 +317,7 @@ class TrainingRun {
     if (!train_metrics) return train_metrics.status();
     auto validation = validate(epoch);
     if (!validation) return validation.status();
+    elapsed_s_ += earlier_attempts_s + seconds_since(epoch_start);
     const auto& rate_totals =
         meter_.epoch_measured().steps > 0 ? meter_.epoch_measured() : meter_.epoch_all();
     auto rate = global_rate(rate_totals.samples, rate_totals.elapsed_ms(), context_.communicator);
@@ -299,7 +339,24 @@ class TrainingRun {
       std::printf("%s\n", format_epoch_line(row, config_.epochs).c_str());
       std::fflush(stdout);
     }
+    if (*validation) note_target(epoch, **validation);
     return *validation;
+  }
+
+  // The first epoch whose global validation reaches the target: the seconds since training
+  // started (every epoch's training and validation so far) and the epoch, in the summary.
+  // Every rank sees the same global figures, so every rank records the same epoch.
+  void note_target(int64_t epoch, const GlobalMetrics& validation) {
+    if (!config_.target || target_reached_) return;
+    if (!config_.target->reached(validation.loss, validation.accuracy)) return;
+    target_reached_ = true;
+    context_.summary["time_to_target_s"] = elapsed_s_;
+    context_.summary["time_to_target_epoch"] = static_cast<double>(epoch);
+    if (context_.is_rank0()) {
+      std::printf("Target %s reached in epoch %lld after %.1f s\n",
+                  config_.target->describe().c_str(), static_cast<long long>(epoch), elapsed_s_);
+      std::fflush(stdout);
+    }
   }
 
   // Where the loop stands between two steps: `epoch_step` steps of `epoch` done.
@@ -463,6 +520,8 @@ class TrainingRun {
   // ran and what of them was measured (its warm-up excluded); the run's totals combine them.
   Status record_attempt() {
     const metrics::ThroughputTotals& total = meter_.run_measured();
+    if (Status written = context_.writer.add_arrivals(arrivals_); !written) return written;
+    arrivals_.clear();
     const std::string prefix = "attempt." + std::to_string(attempt_) + ".";
     auto text = [](double value) { return std::to_string(value); };
     return context_.writer.add_provenance(
@@ -514,6 +573,7 @@ class TrainingRun {
       gpu::AutocastScope autocast = precision_.autocast();
       output = task_.forward(*batch);
     }
+    config_.test_faults.delay_if_slow_rank(context_.rank_info.rank);
     {
       metrics::PhaseTimer timer = instruments_.time(Phase::kBackward, global_step_);
       zero_gradients();
@@ -524,6 +584,7 @@ class TrainingRun {
       if (Status reduced = bucketer_->finish(); !reduced) {
         return reduced.with_context("step " + std::to_string(global_step_));
       }
+      record_arrival();
     }
     metrics::PhaseTimer timer = instruments_.time(Phase::kOptimizer, global_step_);
     if (optimizer_->skips_on_device()) {
@@ -618,6 +679,10 @@ class TrainingRun {
     summary["attempts"] = attempt_;
     if (checkpoints_written_ > 0) summary["checkpoints_written"] = checkpoints_written_;
     summary.merge(precision_.summary());
+    // Where the communicator's wait blocks the host (gloo) the span is the whole all-reduce.
+    if (!allreduce_spans_ms_.empty() && context_.communicator.backend() == "gloo") {
+      summary["allreduce_span_ms_median"] = metrics::median_of(allreduce_spans_ms_);
+    }
     if (last_validation) {
       summary["final_val_loss"] = last_validation->loss;
       if (last_validation->accuracy) summary["final_val_acc"] = *last_validation->accuracy;
@@ -647,10 +712,16 @@ class TrainingRun {
   std::optional<data::Batch> graph_batch_;                // the graph's static inputs
   TaskOutput graph_output_;                               // the graph's static outputs
   Status graph_status_;                                   // of the captured all-reduces
+  std::vector<record::ArrivalRow> arrivals_;              // measured steps' not yet written
+  std::vector<double> allreduce_spans_ms_;    // measured steps' all-reduce, this attempt
   std::deque<record::StepRow> pending_rows_;  // steps whose phase times are still on the way
   bool memory_peaks_reset_ = false;
   int64_t global_step_ = 0;
   int64_t steps_per_epoch_ = 0;
+  // Training and validation seconds of the epochs this attempt ran (a resumed epoch with its
+  // earlier attempts' part): the clock of time-to-target.
+  double elapsed_s_ = 0;
+  bool target_reached_ = false;
   CheckpointStore checkpoints_;                    // in the run directory
   std::optional<LoopProgress> resumed_;            // until the resumed epoch has taken it over
   int64_t resume_step_ = -1;                       // the step this attempt started at; -1: step 0

@@ -1,8 +1,19 @@
 #include "orchestrator/campaign/launch_prepared.hpp"
 
+#include <map>
 #include <set>
 
 namespace scalestudy::campaign {
+namespace {
+
+// "queued 2 of 10 runs (MaxSubmitJobs=2 for user root); 8 wait for a free slot; ..."
+std::string wave_summary(const LaunchOutcome& outcome, size_t prepared, const std::string& limit) {
+  return "queued " + std::to_string(outcome.submitted.size()) + " of " + std::to_string(prepared) +
+         " runs (" + limit + "); " + std::to_string(outcome.waiting.size()) +
+         " wait for a free slot; `scalestudy wait` submits them as jobs finish";
+}
+
+}  // namespace
 
 Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& scheduler,
                                       const std::vector<sched::PreparedRun>& prepared,
@@ -45,13 +56,28 @@ Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& sched
         (status.reason.empty() ? "" : ": " + status.reason));
     reached("submit.finished");
   };
+  std::map<std::string, std::string> limit_of_deferred;
+  callbacks.deferred = [&](const std::string& run_id, const std::string& limit) {
+    limit_of_deferred.emplace(run_id, limit);
+  };
   auto submitted = scheduler.submit(prepared, callbacks);
+  std::string first_limit;
   for (const sched::PreparedRun& run : prepared) {
     if (submitted_ids.count(run.spec.run_id) != 0) continue;
+    auto deferred = limit_of_deferred.find(run.spec.run_id);
+    if (deferred != limit_of_deferred.end()) {
+      if (first_limit.empty()) first_limit = deferred->second;
+      state.release_claim(run.spec.run_id, claim_token,
+                          std::string(kReasonWaitingForSlot) + " (" + deferred->second + ")",
+                          scheduler.name());
+      outcome.waiting.push_back(run.spec.run_id);
+      continue;
+    }
     std::string why = submitted ? "not submitted" : submitted.status().message();
     state.release_claim(run.spec.run_id, claim_token, why);
     outcome.errors.push_back("run " + run.spec.run_id + ": " + why);
   }
+  if (!outcome.waiting.empty()) log(wave_summary(outcome, prepared.size(), first_limit));
   if (!record_error.is_ok()) return record_error;
   return outcome;
 }

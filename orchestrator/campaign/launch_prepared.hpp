@@ -2,8 +2,9 @@
 // database in step with what it reports — each run recorded SUBMITTED under the claim the
 // moment its job id exists (before its processes start, for backends that can hold them),
 // its end recorded when the backend runs it to completion, and the claim of every run not
-// submitted released. Shared by submit_study and profiled runs. A function; callers own the
-// StudyState and Scheduler.
+// submitted released — a run a submit limit holds back as PLANNED, waiting for a free slot
+// (kReasonWaitingForSlot), not as an error. Shared by submit_study and profiled runs. A
+// function; callers own the StudyState and Scheduler.
 #pragma once
 
 #include <functional>
@@ -24,7 +25,8 @@ struct LaunchHooks {
 
 struct LaunchOutcome {
   std::vector<sched::Submission> submitted;
-  std::vector<std::string> errors;  // "run <id>: <why>" for runs not submitted
+  std::vector<std::string> waiting;  // held back by a submit limit, for a later wave
+  std::vector<std::string> errors;   // "run <id>: <why>" for runs not submitted
 };
 
 // An error when a submission or an end could not be recorded (the runs stay with the

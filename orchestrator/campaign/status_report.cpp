@@ -40,7 +40,8 @@ std::string progress_line(const StudyProgress& progress, int bar_width) {
   part(progress.failed, "failed");
   part(progress.retryable, "to retry");
   part(progress.in_flight, "in flight");
-  part(progress.planned, "not submitted");
+  part(progress.planned - progress.waiting, "not submitted");
+  part(progress.waiting, "waiting for a submit slot");
   return line;
 }
 
@@ -98,6 +99,7 @@ nlohmann::json status_json(const std::string& study_name, const StudyProgress& p
           {"to_retry", progress.retryable},
           {"in_flight", progress.in_flight},
           {"not_submitted", progress.planned},
+          {"waiting_for_slot", progress.waiting},
           {"runs", runs}};
 }
 

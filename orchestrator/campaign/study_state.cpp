@@ -12,6 +12,7 @@
 #include <set>
 
 #include "orchestrator/campaign/run_spec_json.hpp"
+#include "orchestrator/campaign/study_state_placement.hpp"
 #include "orchestrator/campaign/study_state_schema.hpp"
 #include "orchestrator/common/empty_database_check.hpp"
 #include "orchestrator/common/results_path.hpp"
@@ -203,7 +204,8 @@ Status StudyState::plan_runs(const std::vector<PlannedRun>& runs) {
 }
 
 Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
-                                                        const std::string& claim_token) {
+                                                        const std::string& claim_token,
+                                                        bool planned_only) {
   std::vector<std::string> claimed;
   Status claim = sqlite::in_transaction(db_, [&]() -> Status {
     auto candidates = db_.query(
@@ -216,7 +218,8 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
       bool wanted = false;
       if (state == kStateSubmitting) {
         wanted = claim_is_stale(text_of(row[3]));
-      } else if (state == kStatePlanned || (job_state && common::is_retryable(*job_state))) {
+      } else if (state == kStatePlanned ||
+                 (!planned_only && job_state && common::is_retryable(*job_state))) {
         wanted = int_of(row[2]) < max_attempts;
       }
       if (!wanted) continue;
@@ -256,12 +259,14 @@ Status StudyState::record_submission(const sched::Submission& submission,
 }
 
 Status StudyState::release_claim(const std::string& run_id, const std::string& claim_token,
-                                 const std::string& reason) {
+                                 const std::string& reason, const std::string& scheduler) {
   return sqlite::in_transaction(db_, [&]() -> Status {
     auto updated = db_.query(
-        "UPDATE runs SET state = 'PLANNED', reason = ?, claim_token = NULL, claimed_at = NULL "
+        "UPDATE runs SET state = 'PLANNED', reason = ?, scheduler = COALESCE(?, scheduler), "
+        "claim_token = NULL, claimed_at = NULL "
         "WHERE run_id = ? AND state = 'SUBMITTING' AND claim_token = ?",
-        {reason.empty() ? Value() : Value(reason), run_id, claim_token});
+        {reason.empty() ? Value() : Value(reason), scheduler.empty() ? Value() : Value(scheduler),
+         run_id, claim_token});
     return updated.status();
   });
 }
@@ -304,7 +309,8 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
         "UPDATE attempts SET state = ?, reason = ?, finished_at = COALESCE(finished_at, ?) "
         "WHERE run_id = ? AND attempt = (SELECT attempts FROM runs WHERE run_id = ?)",
         {to_string(status.state), reason, finished, run_id, run_id});
-    return attempt.status();
+    if (!attempt) return attempt.status();
+    return record_placement(db_, run_id, job_id, status.placement);
   });
 }
 

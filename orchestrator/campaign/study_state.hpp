@@ -23,6 +23,9 @@ namespace scalestudy::campaign {
 inline constexpr const char* kStatePlanned = "PLANNED";        // not submitted (yet / again)
 inline constexpr const char* kStateSubmitting = "SUBMITTING";  // claimed by a submit process
 inline constexpr const char* kStateSubmitted = "SUBMITTED";    // has a job id, not yet polled
+// The reason of a PLANNED run that a site submit limit held back (launch_prepared); a later
+// wave submits it.
+inline constexpr const char* kReasonWaitingForSlot = "waiting for a free submit slot";
 
 struct StudyRecord {
   std::string name;
@@ -73,16 +76,18 @@ class StudyState {
   Status plan_runs(const std::vector<PlannedRun>& runs);
 
   // Claims, atomically, every planned run that needs a submission: PLANNED or finished
-  // retryably (is_retryable) with attempts < max_attempts, plus runs whose SUBMITTING claim
-  // belongs to a dead process on this host. Returns the claimed run ids.
-  Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token);
+  // retryably (is_retryable; unless planned_only) with attempts < max_attempts, plus runs
+  // whose SUBMITTING claim belongs to a dead process on this host. Returns the claimed run ids.
+  Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token,
+                                              bool planned_only = false);
   // The claimed run got a job: SUBMITTED, attempts + 1, an attempts row. An error if the
   // claim is not (any more) held under `claim_token`.
   Status record_submission(const sched::Submission& submission, const std::string& scheduler,
                            const std::string& claim_token);
-  // The claimed run was not submitted (an error, or a dry run): back to PLANNED.
+  // The claimed run was not submitted (an error, or a dry run): back to PLANNED. A run held
+  // back for a later wave keeps the `scheduler` that is to submit it (empty: unchanged).
   Status release_claim(const std::string& run_id, const std::string& claim_token,
-                       const std::string& reason);
+                       const std::string& reason, const std::string& scheduler = "");
   // A poll (or a backend running jobs inside submit) learned the state of `job_id`. Ignored when
   // the run has moved on to another job, or when a stale non-terminal state would overwrite a final
   // one. A requeue (status.restarts above the attempts recorded for the job, or a running job

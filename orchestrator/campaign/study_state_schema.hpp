@@ -43,6 +43,11 @@ CREATE TABLE IF NOT EXISTS attempts (
   state TEXT NOT NULL, reason TEXT, submitted_at TEXT NOT NULL, finished_at TEXT,
   PRIMARY KEY (run_id, attempt)
 );
+CREATE TABLE IF NOT EXISTS placements (
+  run_id TEXT NOT NULL, attempt INTEGER NOT NULL, job_id TEXT NOT NULL, job_step TEXT,
+  node_list TEXT, queued_at TEXT, started_at TEXT, ended_at TEXT,
+  PRIMARY KEY (run_id, attempt)
+);
 )sql";
 
 }  // namespace scalestudy::campaign

@@ -46,7 +46,7 @@ Result<std::vector<std::string>> claim_for_submit(StudyState& state, const Submi
                                                   common::FaultInjector& faults,
                                                   SubmitReport& report) {
   if (!options.dry_run) {
-    auto claim = state.claim_runs(plan.study.max_attempts, token);
+    auto claim = state.claim_runs(plan.study.max_attempts, token, options.planned_only);
     if (claim) faults.reached("submit.claimed");
     return claim;
   }
@@ -200,6 +200,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
     auto launched = launch_prepared(*state, scheduler, prepared, token, {options.log, &faults});
     if (!launched) return launched.status();
     report.submitted = std::move(launched->submitted);
+    report.waiting = std::move(launched->waiting);
     report.errors.insert(report.errors.end(), launched->errors.begin(), launched->errors.end());
   }
   if (Status summarised = summarise(*state, plan, *claimed, report); !summarised) {

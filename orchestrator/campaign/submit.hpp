@@ -48,6 +48,9 @@ struct SubmitOptions {
   PrepareRun prepare;
   std::function<void(const std::string& line)> log;  // progress lines; may be empty
   common::FaultInjector faults;  // the submit.* points; passes counted per submit_study call
+  // Only runs never submitted (or waiting for a submit slot): `wait` submits the waves a
+  // submit limit held back, but leaves failed runs to an explicit submit.
+  bool planned_only = false;
 };
 
 struct SubmitReport {
@@ -57,6 +60,7 @@ struct SubmitReport {
   std::vector<std::string> completed;        // skipped: done
   std::vector<std::string> in_flight;        // left alone: pending / running / claimed elsewhere
   std::vector<std::string> exhausted;        // failed with no attempts left
+  std::vector<std::string> waiting;          // held back by a submit limit for a later wave
   std::vector<std::string> errors;           // runs that could not be prepared or submitted
 };
 

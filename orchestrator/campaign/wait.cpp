@@ -28,6 +28,7 @@ Result<StudyProgress> study_progress(StudyState& state) {
       ++progress.retryable;
     } else if (run.state == kStatePlanned) {
       ++progress.planned;
+      if (run.reason.rfind(kReasonWaitingForSlot, 0) == 0) ++progress.waiting;
     } else {
       ++progress.in_flight;
     }
@@ -45,6 +46,7 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
     return sum;
   };
   int attempts_at_last_resubmit = -1;
+  bool tried_waiting_since_poll = false;
   while (true) {
     if (Status reconciled = reconcile_study(state, context, preferred); !reconciled) {
       return reconciled;
@@ -53,14 +55,19 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
     if (!progress) return progress.status();
     if (wait.on_progress) wait.on_progress(*progress);
     // A resubmission that submitted nothing (e.g. a run whose script cannot be rendered)
-    // would repeat forever: then those runs count as failed.
-    bool resubmit_helps = attempts_at_last_resubmit != total_attempts(*progress);
+    // would repeat forever: then those runs count as failed. Runs waiting for a submit slot
+    // are tried once per poll: a slot frees when any job of the user ends.
+    bool resubmit_helps = attempts_at_last_resubmit != total_attempts(*progress) ||
+                          (progress->waiting > 0 && !tried_waiting_since_poll);
     if ((progress->retryable > 0 || progress->planned > 0) && wait.resubmit && resubmit_helps) {
       attempts_at_last_resubmit = total_attempts(*progress);
+      tried_waiting_since_poll = true;
       if (Status resubmitted = wait.resubmit(); !resubmitted) return resubmitted;
       continue;  // the resubmission may have run to completion inside submit
     }
-    if (progress->in_flight == 0) {
+    tried_waiting_since_poll = false;
+    const bool waves_left = progress->waiting > 0 && wait.resubmit;
+    if (progress->in_flight == 0 && !waves_left) {
       return progress->completed == progress->total ? WaitOutcome::kAllCompleted
                                                     : WaitOutcome::kSomeFailed;
     }

@@ -24,6 +24,7 @@ struct StudyProgress {
   int retryable = 0;  // finished without success, attempts left (a submit reruns them)
   int in_flight = 0;  // submitted, pending or running (or claimed by a submit)
   int planned = 0;    // never submitted
+  int waiting = 0;    // of the planned: held back by a submit limit (kReasonWaitingForSlot)
   std::vector<RunRecord> runs;
 
   bool finished() const { return in_flight == 0 && planned == 0 && retryable == 0; }
@@ -34,8 +35,9 @@ Result<StudyProgress> study_progress(StudyState& state);
 struct WaitOptions {
   double timeout_s = 0;  // 0: no limit
   double poll_interval_s = 10;
-  // Called when runs failed with attempts left (e.g. submit_study again, as `run` does).
-  // Without it such runs count as failed for this wait.
+  // Called when runs failed with attempts left (e.g. submit_study again, as `run` does),
+  // and after each poll while runs wait for a submit slot (the next wave). Without it such
+  // runs count as failed for this wait.
   std::function<Status()> resubmit;
   std::function<void(const StudyProgress&)> on_progress;  // after every poll
 };
@@ -43,7 +45,8 @@ struct WaitOptions {
 enum class WaitOutcome { kAllCompleted, kSomeFailed, kTimedOut };
 
 // Polls (see reconcile_study; `preferred` may be null) every poll_interval_s until no run is
-// in flight, resubmitting retryable runs through wait.resubmit when given.
+// in flight, resubmitting retryable runs through wait.resubmit when given; with it, runs
+// waiting for a submit slot keep the wait going (their slots may be held by other jobs).
 
 Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext& context,
                                const WaitOptions& wait, sched::Scheduler* preferred = nullptr);

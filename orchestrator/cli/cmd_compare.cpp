@@ -20,7 +20,10 @@ const char kUsage[] =
     "ranks, nodes): mean throughput of each, the ratio B/A with its 95% CI, Welch's t over\n"
     "the repeats, the efficiency of each, and a verdict: faster or slower (significant at 5%\n"
     "and beyond the threshold), no significant change, or cannot judge (fewer than 2 repeats\n"
-    "on a side; the repeats needed are named).\n\n"
+    "on a side; the repeats needed are named). Beside each verdict, what differs between the\n"
+    "two sides' runs, most likely cause first: build (binary build id, git commit), library\n"
+    "and driver versions, parameters, environment (NCCL_* and the like), runtime choices,\n"
+    "hosts.\n\n"
     "  --threshold-pct P  smallest change that counts (default 5)\n\n"
     "exit: 0 no regression; 1 some point is significantly slower beyond the threshold;\n"
     "2 usage; 3 a study database is missing";
@@ -40,8 +43,14 @@ StudySide split_side(const std::string& text) {
   return {text.substr(0, at), text.substr(at + 1)};
 }
 
-Result<results::Report> side_report(const std::string& text, const std::string& results_dir,
-                                    bool ingest, bool& missing) {
+// One side of the comparison: its report and what its measured runs recorded.
+struct ComparedStudy {
+  results::Report report;
+  std::map<std::string, results::ProvenanceValues> provenance;  // by run id
+};
+
+Result<ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
+                                bool ingest, bool& missing) {
   const StudySide side = split_side(text);
   auto database = campaign::locate_study_database(side.study, results_dir);
   if (!database) {
@@ -58,7 +67,13 @@ Result<results::Report> side_report(const std::string& text, const std::string& 
   options.git_commit = side.git_commit;
   auto report = results::build_report(*db, options);
   if (!report) return report.status().with_context(text);
-  return report;
+  std::vector<std::string> run_ids;
+  for (const auto& point : report->points) {
+    run_ids.insert(run_ids.end(), point.run_ids.begin(), point.run_ids.end());
+  }
+  auto provenance = results::load_run_provenance(*db, run_ids);
+  if (!provenance) return provenance.status().with_context(text);
+  return ComparedStudy{std::move(*report), std::move(*provenance)};
 }
 
 int run_compare(const std::vector<std::string>& args) {
@@ -91,19 +106,21 @@ int run_compare(const std::vector<std::string>& args) {
   }
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
-  results::Report reports[2];
+  ComparedStudy studies[2];
   for (int side = 0; side < 2; ++side) {
     bool missing = false;
     auto report =
-        side_report(parsed->positionals[side], results_dir, !parsed->has("--no-ingest"), missing);
+        load_side(parsed->positionals[side], results_dir, !parsed->has("--no-ingest"), missing);
     if (!report) {
       std::fprintf(stderr, "scalestudy compare: %s\n", report.status().message().c_str());
       return missing ? kExitEnvironment : kExitFailure;
     }
-    reports[side] = std::move(*report);
+    studies[side] = std::move(*report);
   }
-  const results::Comparison comparison = results::compare_reports(
-      reports[0], reports[1], parsed->positionals[0], parsed->positionals[1], threshold_pct);
+  results::Comparison comparison =
+      results::compare_reports(studies[0].report, studies[1].report, parsed->positionals[0],
+                               parsed->positionals[1], threshold_pct);
+  results::explain_differences(comparison, studies[0].provenance, studies[1].provenance);
   std::fputs(results::render_comparison(comparison, *format).c_str(), stdout);
   return comparison.regressed() ? kExitFailure : kExitOk;
 }

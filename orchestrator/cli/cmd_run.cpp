@@ -38,7 +38,7 @@ const char kClosing[] =
 std::string run_usage() {
   return std::string(kIntroduction) +
          wrap_words("submit options: ",
-                    "--scheduler " + scheduler_choices("|") + ", --results-dir DIR, " +
+                    "--scheduler " + scheduler_choices("|") + ", --results-dir DIR, --packed, " +
                         scheduler_option_list() + " (see `scalestudy submit --help`)",
                     2) +
          "\n" + kClosing;

@@ -23,6 +23,8 @@ const char kIntroduction[] =
 
 const char kClosing[] =
     "  --dry-run         write the job scripts and list what would be submitted; submit nothing\n"
+    "  --packed          the whole sweep in one allocation, each run a job step (as the study's\n"
+    "                    allocation: packed; batch schedulers only, the local one ignores it)\n"
     "  --max-gpu-hours H refuse, before submitting anything, a study whose runs request more\n"
     "                    than H GPU-hours (time limit × nodes × GPUs); the study's\n"
     "                    budget: {gpu_hours: H} does the same\n\n"
@@ -34,7 +36,7 @@ std::string submit_usage() {
   std::vector<std::string> synopsis = {"[--scheduler " + scheduler_choices("|") + "]",
                                        "[--results-dir DIR]"};
   for (const std::string& option : scheduler_option_synopsis()) synopsis.push_back(option);
-  synopsis.insert(synopsis.end(), {"[--dry-run]", "[--max-gpu-hours H]"});
+  synopsis.insert(synopsis.end(), {"[--dry-run]", "[--packed]", "[--max-gpu-hours H]"});
   return wrap_units("usage: scalestudy submit STUDY.yaml ", synopsis, 25) + "\n\n" + kIntroduction +
          scheduler_notes() + "options:\n" + scheduler_flag_help() +
          "  --results-dir DIR results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n" +

@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include "orchestrator/campaign/status_report.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/campaign/wait.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/cli/progress_printer.hpp"
+#include "orchestrator/cli/submit_flow.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -16,8 +18,10 @@ const char kUsage[] =
     "usage: scalestudy wait STUDY [--timeout SECONDS] [--poll-interval SECONDS]\n"
     "                       [--results-dir DIR]\n\n"
     "Polls the schedulers until no run of the study is pending or running, printing a\n"
-    "progress line after each poll. Runs that failed with attempts left are not resubmitted\n"
-    "here: run `scalestudy submit` again (or `scalestudy run`, which does both).\n"
+    "progress line after each poll. Runs that a site submit limit held back (MaxSubmitJobs)\n"
+    "are submitted here, wave by wave, as jobs finish. Runs that failed with attempts left\n"
+    "are not resubmitted here: run `scalestudy submit` again (or `scalestudy run`, which\n"
+    "does both).\n"
     "STUDY is the study YAML or the study's name under the results directory.\n\n"
     "options:\n"
     "  --timeout S        give up after S seconds (default: wait forever)\n"
@@ -52,7 +56,22 @@ int run_wait(const std::vector<std::string>& args) {
   if (!opened) return kExitFailure;
   campaign::StudyState& state = opened->state;
   wait.on_progress = make_progress_printer();
-  auto outcome = campaign::wait_study(state, {}, wait);
+  auto progress = campaign::study_progress(state);
+  std::optional<SubmitSession> waves;
+  if (progress && progress->waiting > 0) {
+    int exit_code = kExitOk;
+    waves = make_wave_session("wait", state,
+                              parsed->value_or("--results-dir", campaign::default_results_dir()),
+                              exit_code);
+    if (!waves) return exit_code;
+    wait.resubmit = [&waves]() -> Status {
+      auto report = campaign::submit_study(waves->plan, *waves->scheduler, waves->options);
+      return report ? Status::ok() : report.status();
+    };
+  }
+  auto outcome = campaign::wait_study(
+      state, waves ? waves->options.scheduler_context : sched::SchedulerContext{}, wait,
+      waves ? waves->scheduler.get() : nullptr);
   if (!outcome) {
     std::fprintf(stderr, "scalestudy wait: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;

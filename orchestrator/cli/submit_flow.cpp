@@ -8,6 +8,7 @@
 
 #include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/campaign/status_report.hpp"
+#include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
@@ -45,6 +46,11 @@ sched::SchedulerOptionValues scheduler_option_values(const ParsedArgs& parsed) {
   return values;
 }
 
+// `allocation: packed` in the study, or `--packed`.
+bool is_packed(const ParsedArgs& parsed, const Study& study) {
+  return study.packed_allocation || parsed.has("--packed");
+}
+
 // The checks made before a scheduler is chosen: the workload parameters, every scheduler's
 // options, the GPU-hour budget and the fault hook. On error prints it and sets exit_code.
 std::optional<common::FaultInjector> check_before_scheduling(
@@ -65,10 +71,10 @@ std::optional<common::FaultInjector> check_before_scheduling(
   }
   auto max_gpu_hours = max_gpu_hours_option(parsed);
   if (!max_gpu_hours) return fail(max_gpu_hours.status().message(), kExitUsage);
-  // Refused before anything is submitted.
-  if (Status budget =
-          check_budget(requested_cost(study.runs), study.budget_gpu_hours, *max_gpu_hours);
-      !budget) {
+  // Refused before anything is submitted; a packed sweep asks for one allocation.
+  const RequestedCost cost =
+      is_packed(parsed, study) ? requested_packed_cost(study.runs) : requested_cost(study.runs);
+  if (Status budget = check_budget(cost, study.budget_gpu_hours, *max_gpu_hours); !budget) {
     return fail(budget.message(), kExitFailure);
   }
   auto faults = common::FaultInjector::from_environment();
@@ -79,7 +85,7 @@ std::optional<common::FaultInjector> check_before_scheduling(
 }  // namespace
 
 ArgSpec submit_arg_spec() {
-  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours"}, {"--dry-run"}};
+  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours"}, {"--dry-run", "--packed"}};
   for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
     for (const sched::SchedulerOption& option : entry.options) {
       (option.value_name.empty() ? spec.flag_options : spec.value_options).insert(option.flag);
@@ -99,6 +105,7 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
   sched::SchedulerContext& context = session.options.scheduler_context;
   context.bin_dir = campaign::executable_dir();
   context.array_throttle = study.array_throttle;
+  context.packed = is_packed(parsed, study);
   context.array_script_dir =
       (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
   session.scheduler_name = parsed.value_or("--scheduler", sched::detect_scheduler());
@@ -149,8 +156,11 @@ int submit_and_print(const char* command, SubmitSession& session) {
   }
   std::cout << "study " << study_name << ": " << report->submitted.size() << " submitted, "
             << report->completed.size() << " completed, " << report->in_flight.size()
-            << " in flight, " << report->exhausted.size() << " failed for good ("
-            << report->database_path << ")\n";
+            << " in flight, " << report->exhausted.size() << " failed for good";
+  if (!report->waiting.empty()) {
+    std::cout << ", " << report->waiting.size() << " waiting for a submit slot";
+  }
+  std::cout << " (" << report->database_path << ")\n";
   for (const auto& error : report->errors) std::fprintf(stderr, "error: %s\n", error.c_str());
   if (auto state = campaign::StudyState::open_existing(report->database_path)) {
     if (auto progress = campaign::study_progress(*state)) {
@@ -158,6 +168,33 @@ int submit_and_print(const char* command, SubmitSession& session) {
     }
   }
   return report->errors.empty() ? kExitOk : kExitFailure;
+}
+
+std::optional<SubmitSession> make_wave_session(const char* command, campaign::StudyState& state,
+                                               const std::string& results_dir, int& exit_code) {
+  auto fail = [&](const std::string& message) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, message.c_str());
+    exit_code = kExitFailure;
+    return std::nullopt;
+  };
+  auto study = state.study();
+  if (!study || !*study) return fail("the study database records no study");
+  auto location = campaign::locate_study((*study)->source_path, results_dir);
+  if (!location || !location->study) {
+    return fail("runs wait for a submit slot, but the study YAML " + (*study)->source_path +
+                " cannot be loaded to submit them");
+  }
+  auto runs = state.runs();
+  if (!runs) return fail(runs.status().message());
+  std::string scheduler = sched::detect_scheduler();
+  for (const campaign::RunRecord& run : *runs) {
+    if (!run.scheduler.empty()) scheduler = run.scheduler;
+  }
+  auto parsed = parse_args({"--scheduler", scheduler}, submit_arg_spec());
+  if (!parsed) return fail(parsed.status().message());
+  auto session = make_submit_session(command, *parsed, *location->study, results_dir, exit_code);
+  if (session) session->options.planned_only = true;
+  return session;
 }
 
 }  // namespace scalestudy::cli

@@ -28,7 +28,14 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
                                                  int& exit_code);
 
 // Submits what is not done yet and prints the outcome and a progress line. Returns the
-// exit code: ok, or failure when some runs could not be submitted.
+// exit code: ok, or failure when some runs could not be submitted (runs waiting for a
+// submit slot are no failure).
 int submit_and_print(const char* command, SubmitSession& session);
+
+// For `wait`: a session that submits the waves a submit limit held back — the study YAML
+// the database records, the scheduler its runs went to (default options), planned runs
+// only. On error prints it and sets `exit_code`.
+std::optional<SubmitSession> make_wave_session(const char* command, campaign::StudyState& state,
+                                               const std::string& results_dir, int& exit_code);
 
 }  // namespace scalestudy::cli

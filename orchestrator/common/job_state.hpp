@@ -28,11 +28,22 @@ enum class JobState {
 // ("TimeLimit", "rank 1 exited with code 3", ...), empty when it gave none. restarts counts
 // the times the scheduler requeued the job under the same id (SLURM's restart_cnt after a
 // node failure), 0 when it does not say.
+// Where and when a job ran, as far as the scheduler tells (sacct); empty fields unknown.
+// Times are the scheduler's own text ("2026-11-26T04:50:00", SLURM's local time).
+struct JobPlacement {
+  std::string job_step;   // "123.4": the job step a packed run ran as; empty for a whole job
+  std::string node_list;  // "node[1-2]"
+  std::string queued_at;  // the job's (the allocation's) submission
+  std::string started_at, ended_at;  // of the job, or of the step of a packed run
+  bool empty() const { return node_list.empty() && started_at.empty(); }
+};
+
 struct JobStatus {
   JobState state = JobState::kPending;
   std::optional<int> exit_code;
   std::string reason;
   int restarts = 0;
+  JobPlacement placement;
 };
 
 // "PENDING", "OUT_OF_MEMORY", ...: the names stored in the study database.

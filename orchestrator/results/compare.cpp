@@ -38,6 +38,15 @@ bool Comparison::regressed() const {
   });
 }
 
+void explain_differences(Comparison& comparison,
+                         const std::map<std::string, ProvenanceValues>& provenance_a,
+                         const std::map<std::string, ProvenanceValues>& provenance_b) {
+  for (auto& point : comparison.points) {
+    point.differences = diff_provenance(merge_provenance(provenance_a, point.run_ids_a),
+                                        merge_provenance(provenance_b, point.run_ids_b));
+  }
+}
+
 CompareVerdict judge(const MeanComparison& comparison, double threshold_pct) {
   if (!comparison.significant) return CompareVerdict::kCannotJudge;
   if (!*comparison.significant || std::fabs(comparison.change_pct) < threshold_pct) {
@@ -69,6 +78,8 @@ Comparison compare_reports(const Report& a, const Report& b, const std::string& 
     compared.throughput_b = match->throughput_samples_per_s;
     compared.efficiency_a = point_a.efficiency;
     compared.efficiency_b = match->efficiency;
+    compared.run_ids_a = point_a.run_ids;
+    compared.run_ids_b = match->run_ids;
     compared.comparison = compare_means(compared.throughput_a, compared.throughput_b);
     compared.verdict = judge(compared.comparison, threshold_pct);
     if (compared.verdict == CompareVerdict::kCannotJudge ||

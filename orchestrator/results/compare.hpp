@@ -2,13 +2,15 @@
 // configuration, world size and nodes), the throughput and efficiency of each, the ratio
 // B/A with its 95% CI, Welch's t over the repeats, and a verdict against a threshold.
 // A point regresses when B is significantly slower than A by more than the threshold;
-// with fewer than 2 repeats on a side no verdict is made. Pure functions; thread-safe.
+// with fewer than 2 repeats on a side no verdict is made. Beside each verdict, what differs
+// between the two sides' provenance (provenance_diff.hpp). Pure functions; thread-safe.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "orchestrator/results/provenance_diff.hpp"
 #include "orchestrator/results/report.hpp"
 #include "orchestrator/results/significance.hpp"
 
@@ -29,6 +31,9 @@ struct ComparedPoint {
   // Repeats per side that would tell this change from noise (cannot judge, or no
   // significant change).
   std::optional<int> repeats_needed;
+  std::vector<std::string> run_ids_a, run_ids_b;  // the measured repeats of each side
+  // What differs between the two sides' runs, most likely cause first (explain_differences).
+  std::vector<ProvenanceDifference> differences;
 };
 
 struct Comparison {
@@ -41,6 +46,12 @@ struct Comparison {
 
 Comparison compare_reports(const Report& a, const Report& b, const std::string& label_a,
                            const std::string& label_b, double threshold_pct);
+
+// Fills each compared point's differences from each side's run provenance
+// (load_run_provenance of its study database, by run id).
+void explain_differences(Comparison& comparison,
+                         const std::map<std::string, ProvenanceValues>& provenance_a,
+                         const std::map<std::string, ProvenanceValues>& provenance_b);
 
 // The verdict of one pair of summaries: significance from Welch's t, size vs the threshold.
 CompareVerdict judge(const MeanComparison& comparison, double threshold_pct);

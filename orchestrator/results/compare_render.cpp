@@ -50,6 +50,48 @@ std::string summary_line(const Comparison& comparison) {
   return line + "no significant change";
 }
 
+// The differing keys, most likely cause first; the first few, then how many more.
+std::string differing_keys(const ComparedPoint& point) {
+  constexpr size_t kShown = 4;
+  if (point.differences.empty()) return "-";
+  std::string text;
+  for (size_t i = 0; i < point.differences.size() && i < kShown; ++i) {
+    text += (i ? ", " : "") + point.differences[i].key;
+  }
+  if (point.differences.size() > kShown) {
+    text += " (+" + std::to_string(point.differences.size() - kShown) + ")";
+  }
+  return text;
+}
+
+// One row per difference of every point: what each side recorded.
+Table differences_table(const Comparison& comparison) {
+  Table table;
+  table.title =
+      "What differs, most likely cause first (build, versions, parameters, "
+      "environment, runtime, hosts)";
+  table.headers = {"config", "ranks", "nodes", "kind", "key", "A", "B"};
+  for (const auto& point : comparison.points) {
+    for (const auto& difference : point.differences) {
+      table.rows.push_back({point.config_label, std::to_string(point.world_size),
+                            std::to_string(point.nodes), to_string(difference.kind), difference.key,
+                            joined_values(difference.a), joined_values(difference.b)});
+    }
+  }
+  return table;
+}
+
+Json differences_json(const ComparedPoint& point) {
+  Json differences = Json::array();
+  for (const auto& difference : point.differences) {
+    differences.push_back(Json{{"kind", to_string(difference.kind)},
+                               {"key", difference.key},
+                               {"a", difference.a},
+                               {"b", difference.b}});
+  }
+  return differences;
+}
+
 Json summary_json(const Summary& summary) {
   return Json{{"count", summary.count},
               {"mean", summary.mean},
@@ -90,6 +132,7 @@ std::string render_json(const Comparison& comparison) {
         {"significant", stats.significant ? Json(*stats.significant) : Json(nullptr)},
         {"verdict", to_string(point.verdict)},
         {"repeats_needed", point.repeats_needed ? Json(*point.repeats_needed) : Json(nullptr)},
+        {"differences", differences_json(point)},
     });
   }
   return out.dump(2) + "\n";
@@ -100,8 +143,9 @@ std::string render_json(const Comparison& comparison) {
 Table comparison_table(const Comparison& comparison) {
   Table table;
   table.title = "Comparison: " + comparison.label_b + " (B) vs " + comparison.label_a + " (A)";
-  table.headers = {"config", "ranks",        "nodes",     "A [samples/s]", "B [samples/s]", "B/A",
-                   "95% CI", "Welch t (df)", "A eff [%]", "B eff [%]",     "verdict"};
+  table.headers = {"config",        "ranks",     "nodes",   "A [samples/s]",
+                   "B [samples/s]", "B/A",       "95% CI",  "Welch t (df)",
+                   "A eff [%]",     "B eff [%]", "verdict", "differs (likely cause first)"};
   for (const auto& point : comparison.points) {
     const MeanComparison& stats = point.comparison;
     std::string interval = "-";
@@ -110,11 +154,11 @@ Table comparison_table(const Comparison& comparison) {
     }
     std::string t_text = "-";
     if (stats.welch_t) t_text = fixed(*stats.welch_t, 2) + " (" + fixed(*stats.welch_df, 1) + ")";
-    table.rows.push_back({point.config_label, std::to_string(point.world_size),
-                          std::to_string(point.nodes), fixed(point.throughput_a.mean, 1),
-                          fixed(point.throughput_b.mean, 1), fixed(stats.ratio, 3), interval,
-                          t_text, optional_fixed(point.efficiency_a, 1, 100),
-                          optional_fixed(point.efficiency_b, 1, 100), verdict_text(point)});
+    table.rows.push_back(
+        {point.config_label, std::to_string(point.world_size), std::to_string(point.nodes),
+         fixed(point.throughput_a.mean, 1), fixed(point.throughput_b.mean, 1),
+         fixed(stats.ratio, 3), interval, t_text, optional_fixed(point.efficiency_a, 1, 100),
+         optional_fixed(point.efficiency_b, 1, 100), verdict_text(point), differing_keys(point)});
   }
   return table;
 }
@@ -122,11 +166,13 @@ Table comparison_table(const Comparison& comparison) {
 std::string render_comparison(const Comparison& comparison, ReportFormat format) {
   if (format == ReportFormat::kJson) return render_json(comparison);
   const Table table = comparison_table(comparison);
+  const Table differences = differences_table(comparison);
   if (format == ReportFormat::kHtml) {
     std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" +
                       html_escape(table.title) + "</title></head><body>\n" +
                       render_table(table, TableFormat::kHtml) + "<p><b>" +
                       html_escape(summary_line(comparison)) + "</b></p>\n";
+    if (!differences.rows.empty()) out += render_table(differences, TableFormat::kHtml);
     for (const auto& warning : comparison.warnings) {
       out += "<p>warning: " + html_escape(warning) + "</p>\n";
     }
@@ -138,6 +184,7 @@ std::string render_comparison(const Comparison& comparison, ReportFormat format)
   std::string out = render_table(table, table_format);
   if (format == ReportFormat::kCsv) return out;
   out += "\n" + summary_line(comparison) + "\n";
+  if (!differences.rows.empty()) out += "\n" + render_table(differences, table_format);
   for (const auto& warning : comparison.warnings) out += "warning: " + warning + "\n";
   return out;
 }

@@ -49,6 +49,11 @@ CREATE TABLE IF NOT EXISTS m_steps (
   comm_exposed_ms REAL NOT NULL, optimizer_ms REAL NOT NULL, step_ms REAL NOT NULL, loss REAL,
   PRIMARY KEY (run_id, rank, global_step)
 );
+CREATE TABLE IF NOT EXISTS m_arrivals (
+  run_id TEXT NOT NULL, rank INTEGER NOT NULL, global_step INTEGER NOT NULL,
+  arrival_unix_s REAL NOT NULL,
+  PRIMARY KEY (run_id, rank, global_step)
+);
 CREATE TABLE IF NOT EXISTS m_telemetry (
   run_id TEXT NOT NULL, rank INTEGER NOT NULL, t_s REAL NOT NULL,
   cpu_rss_bytes INTEGER, gpu_util_pct REAL, gpu_mem_used_bytes INTEGER,

@@ -1,6 +1,7 @@
 #include "orchestrator/results/rank_database.hpp"
 
 #include "harness/core/run_schema.hpp"
+#include "orchestrator/results/sqlite_number.hpp"
 #include "orchestrator/results/statistics.hpp"
 
 namespace scalestudy::results {
@@ -11,12 +12,6 @@ constexpr const char* kPhaseNames[] = {"data",         "forward",   "backward",
                                        "comm_exposed", "optimizer", "step"};
 constexpr int kFirstPhaseColumn = 4;
 constexpr int kWarmupColumn = 2;
-
-double as_double(const sqlite::Value& value) {
-  if (const auto* d = std::get_if<double>(&value)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
-  return 0;
-}
 
 std::vector<PhaseAggregate> aggregate_phases(const Rows& steps) {
   bool any_measured = false;
@@ -34,6 +29,25 @@ std::vector<PhaseAggregate> aggregate_phases(const Rows& steps) {
                       summary.max, summary.mean * summary.count});
   }
   return phases;
+}
+
+// The summary's value of `name`, or `fallback`.
+double summary_value(const Rows& summary, const std::string& name, double fallback) {
+  for (const auto& row : summary) {
+    if (sqlite::to_string(row[0]) == name) return as_double(row[1]);
+  }
+  return fallback;
+}
+
+Result<Rows> read_arrivals(sqlite::Database& db, const Rows& summary) {
+  auto tables =
+      db.query_value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+                     {std::string(kArrivalsTable)});
+  if (!tables) return tables.status();
+  if (!*tables || as_double(**tables) == 0) return Rows{};
+  const double offset_s = summary_value(summary, "clock_offset_s", 0);
+  return db.query("SELECT global_step, arrival_unix_s + ? FROM arrivals ORDER BY global_step",
+                  {offset_s});
 }
 
 }  // namespace
@@ -89,6 +103,9 @@ Result<RankData> read_rank_database(const std::string& path) {
   if (!steps) return steps.status().with_context("table steps");
   data.phases = aggregate_phases(*steps);
   data.tables[kStepsTable] = std::move(*steps);
+  auto arrivals = read_arrivals(*db, data.tables[run_schema::kSummary.name]);
+  if (!arrivals) return arrivals.status().with_context("table arrivals");
+  data.tables[kArrivalsTable] = std::move(*arrivals);
   return data;
 }
 

@@ -22,6 +22,9 @@ using Rows = std::vector<std::vector<sqlite::Value>>;
 using CopiedTable = run_schema::Table;
 const std::vector<CopiedTable>& copied_tables();  // run, provenance, summary, epochs, ...
 inline constexpr const char* kStepsTable = run_schema::kSteps.name;  // copied only on request
+// `arrivals` as (global_step, arrival_unix_s) on rank 0's clock (the rank's summary
+// clock_offset_s applied); no rows from a file written before the table existed.
+inline constexpr const char* kArrivalsTable = run_schema::kArrivals.name;
 
 // Median/mean/extremes of one phase over the non-warm-up steps (all steps when a run
 // had only warm-up steps).
@@ -37,7 +40,7 @@ struct RankData {
   int world_size = 0;
   std::string status;  // running | completed | failed
   std::string failure_reason;
-  std::map<std::string, Rows> tables;  // by CopiedTable::name, plus kStepsTable
+  std::map<std::string, Rows> tables;  // by CopiedTable::name, plus kStepsTable, kArrivalsTable
   std::vector<PhaseAggregate> phases;
 };
 

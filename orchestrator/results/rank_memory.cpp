@@ -4,14 +4,10 @@
 #include <map>
 #include <string>
 
+#include "orchestrator/results/sqlite_number.hpp"
+
 namespace scalestudy::results {
 namespace {
-
-std::optional<double> number(const sqlite::Value& value) {
-  if (const auto* real = std::get_if<double>(&value)) return *real;
-  if (const auto* integer = std::get_if<int64_t>(&value)) return static_cast<double>(*integer);
-  return std::nullopt;
-}
 
 void keep_largest(std::optional<double>& into, const std::optional<double>& value) {
   if (value) into = std::max(into.value_or(*value), *value);
@@ -44,9 +40,9 @@ Result<std::vector<RankMemory>> load_rank_memory(sqlite::Database& study_db,
     RankMemory& memory = by_rank[rank];
     memory.rank = rank;
     const std::string name = sqlite::to_string(row[1]);
-    if (name == "gpu_mem_peak_bytes") memory.gpu_peak_bytes = number(row[2]);
-    if (name == "gpu_mem_avg_bytes") memory.gpu_avg_bytes = number(row[2]);
-    if (name == "cpu_rss_peak_bytes") memory.rss_peak_bytes = number(row[2]);
+    if (name == "gpu_mem_peak_bytes") memory.gpu_peak_bytes = sqlite_number(row[2]);
+    if (name == "gpu_mem_avg_bytes") memory.gpu_avg_bytes = sqlite_number(row[2]);
+    if (name == "cpu_rss_peak_bytes") memory.rss_peak_bytes = sqlite_number(row[2]);
   }
   auto telemetry = study_db.query(
       "SELECT rank, MAX(cpu_rss_bytes), AVG(cpu_rss_bytes), MAX(gpu_mem_used_bytes), "
@@ -57,10 +53,10 @@ Result<std::vector<RankMemory>> load_rank_memory(sqlite::Database& study_db,
     const int rank = static_cast<int>(std::get<int64_t>(row[0]));
     RankMemory& memory = by_rank[rank];
     memory.rank = rank;
-    keep_largest(memory.rss_peak_bytes, number(row[1]));
-    memory.rss_avg_bytes = number(row[2]);
-    memory.nvml_peak_bytes = number(row[3]);
-    memory.nvml_avg_bytes = number(row[4]);
+    keep_largest(memory.rss_peak_bytes, sqlite_number(row[1]));
+    memory.rss_avg_bytes = sqlite_number(row[2]);
+    memory.nvml_peak_bytes = sqlite_number(row[3]);
+    memory.nvml_avg_bytes = sqlite_number(row[4]);
   }
   std::vector<RankMemory> ranks;
   for (auto& [rank, memory] : by_rank) ranks.push_back(memory);

@@ -6,10 +6,14 @@
 #include <sstream>
 
 #include "orchestrator/common/job_state.hpp"
+#include "orchestrator/results/report_ceilings.hpp"
+#include "orchestrator/results/report_placement.hpp"
 #include "orchestrator/results/report_points.hpp"
 #include "orchestrator/results/report_projection.hpp"
 #include "orchestrator/results/report_scaling.hpp"
 #include "orchestrator/results/report_sensitivity.hpp"
+#include "orchestrator/results/report_stragglers.hpp"
+#include "orchestrator/results/report_time_to_target.hpp"
 #include "orchestrator/results/thresholds.hpp"
 
 namespace scalestudy::results {
@@ -77,12 +81,6 @@ void use_recorded_batch(RunMeasurement& run, std::vector<std::string>& warnings)
   }
   run.global_batch = *run.recorded_global_batch;
   run.per_gpu_batch = *run.recorded_per_rank_batch;
-}
-
-std::string point_name(const ReportPoint& point) {
-  std::string name = "N=" + std::to_string(point.world_size);
-  if (point.config_label != "default") name += " (" + point.config_label + ")";
-  return name;
 }
 
 void add_warnings(const std::vector<PointWork>& points, const std::vector<RunMeasurement>& runs,
@@ -257,15 +255,19 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
     work.point.bottleneck = classify_bottleneck(work.point.phases, report.thresholds);
   }
   if (Status memory = fill_rank_memory(study_db, points); !memory) return memory;
+  if (Status ceilings = add_ceilings(study_db, points); !ceilings) return ceilings;
+  if (Status stragglers = add_stragglers(study_db, points, report); !stragglers) return stragglers;
   if (report.kind == "sensitivity") {
     apply_sensitivity(points, report);
   } else {
     apply_scaling(points, report, curves);
+    apply_time_to_target(points, report);
   }
   if (!options.project_world_sizes.empty()) {
     add_projections(points, curves, options.project_world_sizes, report);
   }
   add_warnings(points, runs, limits, report);
+  if (Status placed = add_placement(study_db, points, report); !placed) return placed;
   if (Status overlaps = add_overlaps(study_db, runs, report); !overlaps) return overlaps;
   for (auto& work : points) report.points.push_back(std::move(work.point));
   mark_threshold_misses(report);

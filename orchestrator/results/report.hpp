@@ -15,6 +15,7 @@
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
 #include "orchestrator/results/bottleneck.hpp"
+#include "orchestrator/results/ceilings.hpp"
 #include "orchestrator/results/comm_model.hpp"
 #include "orchestrator/results/interference.hpp"
 #include "orchestrator/results/projection.hpp"
@@ -22,6 +23,7 @@
 #include "orchestrator/results/run_measurements.hpp"
 #include "orchestrator/results/sensitivity_verdict.hpp"
 #include "orchestrator/results/statistics.hpp"
+#include "orchestrator/results/stragglers.hpp"
 
 namespace scalestudy::results {
 
@@ -52,6 +54,34 @@ struct EpochAccuracy {
   double val_acc = 0;  // median over repeats, fraction
 };
 
+// Time-to-accuracy of a point (report_time_to_target.hpp): the workloads' own record of
+// when global validation first reached the study's target, over the repeats, against the
+// series' baseline point.
+struct TimeToTarget {
+  std::string metric;  // "val_accuracy" | "val_loss"
+  double value = 0;
+  int reached_runs = 0, runs = 0;  // repeats that reached it, of those that had the target
+  std::optional<double> time_s;    // median over the repeats that reached it
+  std::optional<double> epoch;     // median epoch it was reached in
+  // baseline time / this time, and that over the ranks' ratio (1 at the baseline).
+  std::optional<double> speedup, efficiency;
+};
+
+// Validation accuracy (or loss, for a loss target) after the same number of epochs as the
+// series' baseline, compared over repeats with Welch's t (significance.hpp).
+struct AccuracyVersusBaseline {
+  std::string metric;  // "val_accuracy" | "val_loss"
+  int epoch = 0;       // the last epoch every repeat of both points recorded
+  double change = 0;   // mean here − mean at the baseline (accuracy in points, loss as is)
+  // Worse beyond the repeats' noise (significant at 5% and in the bad direction); nullopt:
+  // no verdict, fewer than kMinRepeatsForTest repeats on a side, or identical repeats.
+  std::optional<bool> worse;
+  int repeats = 0;  // the fewer of the two points'
+  // Every repeat of both points gave the same figure (repeats of one seed): no noise to
+  // judge against, so no verdict; `seed: ${repeat}` varies it.
+  bool identical_repeats = false;
+};
+
 struct ReportPoint {
   std::string config_label;  // "precision=bf16 bucket_cap_mb=25", or "default"
   std::map<std::string, std::string> config;
@@ -74,6 +104,8 @@ struct ReportPoint {
   std::optional<double> speedup, efficiency;
   bool below_efficiency_threshold = false;   // efficiency < Report::efficiency_threshold_pct
   std::optional<double> time_to_accuracy_s;  // when a target accuracy is set and reached
+  std::optional<TimeToTarget> to_target;     // when the runs had a target (study `target:`)
+  std::optional<AccuracyVersusBaseline> accuracy_vs_baseline;  // not at the baseline
   // Sensitivity: vs the baseline configuration at the same scale.
   std::optional<double> throughput_change_pct, accuracy_change_points;
 
@@ -85,6 +117,18 @@ struct ReportPoint {
   std::vector<EpochAccuracy> accuracy_curve;
   // The study's `metrics:` by name: the median over repeats, in the metric's unit.
   std::map<std::string, PrintedMetric> output_metrics;
+  // Against the datasheet peak and the run's own calibration (report_ceilings.hpp); none
+  // when no repeat calibrated.
+  std::optional<PointCeilings> ceilings;
+  // The rank the others waited for at the gradient all-reduce, per repeat that recorded
+  // arrivals on several ranks (report_stragglers.hpp; per_step left empty).
+  std::vector<RunStraggler> stragglers;
+};
+
+// A study's time from its first submission to its last run's end (time to result), split
+// into the time some run of it was running and the rest, queue wait (report_placement.hpp).
+struct TimeToResult {
+  double wall_s = 0, run_s = 0, queue_wait_s = 0;
 };
 
 struct Report {
@@ -104,6 +148,10 @@ struct Report {
   std::vector<SeriesProjection> projections;  // with ReportOptions::project_world_sizes
   // Pairs of runs whose measured windows overlapped on a shared host.
   std::vector<RunOverlap> overlaps;
+  // The hosts of the runs with stragglers, most often last first.
+  std::vector<HostStraggles> straggler_hosts;
+  // From the scheduler's record of the runs; none when it gave none (local executor).
+  std::optional<TimeToResult> time_to_result;
   std::vector<std::string> warnings;
 };
 

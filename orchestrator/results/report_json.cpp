@@ -71,6 +71,79 @@ Json comm_json(const ReportPoint& point) {
               {"measured_efficiency", comm.measured_efficiency}};
 }
 
+Json time_to_target_json(const ReportPoint& point) {
+  if (!point.to_target) return nullptr;
+  const TimeToTarget& target = *point.to_target;
+  return Json{{"metric", target.metric},
+              {"value", target.value},
+              {"runs", target.runs},
+              {"reached_runs", target.reached_runs},
+              {"time_s", optional_number(target.time_s)},
+              {"epoch", optional_number(target.epoch)},
+              {"speedup", optional_number(target.speedup)},
+              {"efficiency", optional_number(target.efficiency)}};
+}
+
+Json accuracy_vs_baseline_json(const ReportPoint& point) {
+  if (!point.accuracy_vs_baseline) return nullptr;
+  const AccuracyVersusBaseline& check = *point.accuracy_vs_baseline;
+  return Json{{"metric", check.metric},
+              {"epoch", check.epoch},
+              {"change", check.change},
+              {"repeats", check.repeats},
+              {"identical_repeats", check.identical_repeats},
+              {"worse", check.worse ? Json(*check.worse) : Json(nullptr)}};
+}
+
+Json ceilings_json(const ReportPoint& point) {
+  if (!point.ceilings) return nullptr;
+  const PointCeilings& ceilings = *point.ceilings;
+  return Json{{"runs", ceilings.runs},
+              {"device", ceilings.device},
+              {"precision", ceilings.precision},
+              {"peak_tflops", optional_number(ceilings.peak_tflops)},
+              {"peak_note", ceilings.peak_note.empty() ? Json(nullptr) : Json(ceilings.peak_note)},
+              {"achieved_tflops", optional_number(ceilings.achieved_tflops)},
+              {"mfu", optional_number(ceilings.mfu)},
+              {"gemm_tflops", optional_number(ceilings.gemm_tflops)},
+              {"gemm_fraction", optional_number(ceilings.gemm_fraction)},
+              {"allreduce_busbw_gbps", optional_number(ceilings.allreduce_busbw_gbps)},
+              {"achieved_busbw_gbps", optional_number(ceilings.achieved_busbw_gbps)},
+              {"busbw_fraction", optional_number(ceilings.busbw_fraction)},
+              {"calibration_pct", optional_number(ceilings.calibration_pct)}};
+}
+
+Json stragglers_json(const ReportPoint& point) {
+  Json runs = Json::array();
+  for (const RunStraggler& run : point.stragglers) {
+    runs.push_back(Json{{"run_id", run.run_id},
+                        {"rank", run.rank},
+                        {"host", run.host},
+                        {"steps", run.steps},
+                        {"last_share", run.last_share},
+                        {"chance_share", run.chance_share},
+                        {"p_value", run.p_value},
+                        {"step_ms_median", optional_number(run.step_ms_median)},
+                        {"stands_out", run.stands_out()},
+                        {"wait_median_ms", run.wait_median_ms},
+                        {"wait_p95_ms", run.wait_p95_ms}});
+  }
+  return runs;
+}
+
+Json straggler_hosts_json(const Report& report) {
+  Json hosts = Json::array();
+  for (const HostStraggles& host : report.straggler_hosts) {
+    hosts.push_back(Json{{"host", host.host},
+                         {"runs", host.runs},
+                         {"runs_named", host.runs_named},
+                         {"steps", host.steps},
+                         {"steps_last", host.steps_last},
+                         {"wait_median_ms", optional_number(host.wait_median_ms)}});
+  }
+  return hosts;
+}
+
 Json point_json(const ReportPoint& point) {
   Json accuracy = Json::array();
   for (const auto& epoch : point.accuracy_curve) {
@@ -109,6 +182,8 @@ Json point_json(const ReportPoint& point) {
       {"efficiency", optional_number(point.efficiency)},
       {"below_efficiency_threshold", point.below_efficiency_threshold},
       {"time_to_accuracy_s", optional_number(point.time_to_accuracy_s)},
+      {"time_to_target", time_to_target_json(point)},
+      {"accuracy_vs_baseline", accuracy_vs_baseline_json(point)},
       {"throughput_change_pct", optional_number(point.throughput_change_pct)},
       {"accuracy_change_points", optional_number(point.accuracy_change_points)},
       {"memory", memory_json(point.memory)},
@@ -117,6 +192,8 @@ Json point_json(const ReportPoint& point) {
       {"comm_model", comm_json(point)},
       {"accuracy_curve", accuracy},
       {"output_metrics", printed},
+      {"ceilings", ceilings_json(point)},
+      {"stragglers", stragglers_json(point)},
   };
 }
 
@@ -197,6 +274,12 @@ std::string render_report_json(const Report& report) {
       {"bandwidth_curves", bandwidth_curves_json(report)},
       {"projections", projections_json(report)},
       {"overlaps", overlaps_json(report)},
+      {"straggler_hosts", straggler_hosts_json(report)},
+      {"time_to_result", report.time_to_result
+                             ? Json{{"wall_s", report.time_to_result->wall_s},
+                                    {"queue_wait_s", report.time_to_result->queue_wait_s},
+                                    {"run_s", report.time_to_result->run_s}}
+                             : Json(nullptr)},
       {"warnings", report.warnings},
   };
   return document.dump(2) + "\n";

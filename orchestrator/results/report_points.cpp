@@ -207,6 +207,12 @@ bool matches(const ReportPoint& point, const std::map<std::string, std::string>&
   return true;
 }
 
+std::string point_name(const ReportPoint& point) {
+  std::string name = "N=" + std::to_string(point.world_size);
+  if (point.config_label != "default") name += " (" + point.config_label + ")";
+  return name;
+}
+
 void set_memory_ratio(ReportPoint& point, const ReportPoint& base) {
   point.memory_ratio.gpu_peak_bytes =
       ratio(point.memory.gpu_peak_bytes, base.memory.gpu_peak_bytes);

@@ -43,6 +43,9 @@ std::vector<PointWork> group_points(const std::vector<RunMeasurement>& runs,
 bool matches(const ReportPoint& point, const std::map<std::string, std::string>& selector,
              bool scale_only);
 
+// "N=4" or "N=4 (precision=bf16)": a point in warnings.
+std::string point_name(const ReportPoint& point);
+
 // The point's memory figures over the baseline point's.
 void set_memory_ratio(ReportPoint& point, const ReportPoint& base);
 

@@ -266,6 +266,64 @@ Table memory_table(const Report& report) {
                     [](const ReportPoint& p) { return !p.run_ids.empty(); });
 }
 
+// Time-to-accuracy beside throughput efficiency, with the accuracy check against the
+// baseline; only when some point's runs had a target or a check was made.
+Table time_to_target_table(const Report& report) {
+  auto target = [](const ReportPoint& p) -> const TimeToTarget* {
+    return p.to_target ? &*p.to_target : nullptr;
+  };
+  std::vector<Column> columns = leading_columns(report, true);
+  append(
+      columns,
+      {
+          {"target",
+           [target](const ReportPoint& p) {
+             const TimeToTarget* t = target(p);
+             if (!t) return std::string("-");
+             return t->metric == "val_accuracy" ? "val acc ≥ " + fixed(t->value * 100, 1) + "%"
+                                                : "val loss ≤ " + magnitude(t->value);
+           }},
+          {"throughput eff [%]", [](const ReportPoint& p) { return percent(p.efficiency); }},
+          {"time to target [s]",
+           [target](const ReportPoint& p) {
+             return target(p) ? fixed(target(p)->time_s, 1) : "-";
+           }},
+          {"epoch",
+           [target](const ReportPoint& p) { return target(p) ? fixed(target(p)->epoch, 1) : "-"; }},
+          {"reached",
+           [target](const ReportPoint& p) {
+             const TimeToTarget* t = target(p);
+             return t ? std::to_string(t->reached_runs) + "/" + std::to_string(t->runs) : "-";
+           }},
+          {"speedup to target",
+           [target](const ReportPoint& p) {
+             return target(p) ? fixed(target(p)->speedup, 2) : "-";
+           }},
+          {"eff to target [%]",
+           [target](const ReportPoint& p) {
+             return target(p) ? percent(target(p)->efficiency) : "-";
+           }},
+          {"vs base at epoch",
+           [](const ReportPoint& p) {
+             const auto& check = p.accuracy_vs_baseline;
+             if (!check) return std::string(p.is_baseline ? "base" : "-");
+             const std::string change =
+                 signed_fixed(check->change, check->metric == "val_accuracy" ? 2 : 3) + " @" +
+                 std::to_string(check->epoch);
+             if (check->identical_repeats) return change + " (no verdict: identical repeats)";
+             if (!check->worse) {
+               return change + " (no verdict: " + std::to_string(check->repeats) +
+                      (check->repeats == 1 ? " repeat)" : " repeats)");
+             }
+             return change + (*check->worse ? " WORSE" : " within noise");
+           }},
+      });
+  return make_table("Time to target (" + report.study + ")", columns, report,
+                    [](const ReportPoint& p) {
+                      return p.to_target.has_value() || p.accuracy_vs_baseline.has_value();
+                    });
+}
+
 // One column per metric of the study's `metrics:`, read from the runs' output.
 Table output_metrics_table(const Report& report) {
   std::map<std::string, std::string> units;  // every metric any point has, by name
@@ -352,6 +410,107 @@ Table rank_memory_table(const Report& report) {
   return table;
 }
 
+// Efficiency against the datasheet peak and the run's own measured ceilings.
+Table ceilings_table(const Report& report) {
+  using Field = std::optional<double> PointCeilings::*;
+  auto value = [](Field field, bool as_percent) {
+    return [field, as_percent](const ReportPoint& p) {
+      if (!p.ceilings) return std::string("-");
+      const std::optional<double>& figure = (*p.ceilings).*field;
+      return as_percent ? percent(figure) : figure ? magnitude(*figure) : std::string("-");
+    };
+  };
+  std::vector<Column> columns = leading_columns(report, false);
+  append(columns,
+         {
+             {"device", [](const ReportPoint& p) { return p.ceilings ? p.ceilings->device : "-"; }},
+             {"precision",
+              [](const ReportPoint& p) { return p.ceilings ? p.ceilings->precision : "-"; }},
+             {"peak [TFLOPS]",
+              [](const ReportPoint& p) {
+                if (!p.ceilings) return std::string("-");
+                return p.ceilings->peak_tflops ? magnitude(*p.ceilings->peak_tflops)
+                                               : p.ceilings->peak_note;
+              }},
+             {"achieved [TFLOPS/dev]", value(&PointCeilings::achieved_tflops, false)},
+             {"MFU [%]", value(&PointCeilings::mfu, true)},
+             {"GEMM ceiling [TFLOPS]", value(&PointCeilings::gemm_tflops, false)},
+             {"of GEMM [%]", value(&PointCeilings::gemm_fraction, true)},
+             {"busbw ceiling [GB/s]", value(&PointCeilings::allreduce_busbw_gbps, false)},
+             {"achieved busbw [GB/s]", value(&PointCeilings::achieved_busbw_gbps, false)},
+             {"of busbw [%]", value(&PointCeilings::busbw_fraction, true)},
+             {"calibration [% of run]",
+              [](const ReportPoint& p) {
+                return p.ceilings ? fixed(p.ceilings->calibration_pct, 2) : std::string("-");
+              }},
+         });
+  return make_table("Ceilings (datasheet dense peak; GEMM and all-reduce measured at run start)",
+                    columns, report, [](const ReportPoint& p) { return p.ceilings.has_value(); });
+}
+
+// "yes (p=0.001)", "no (p=0.31)" or "no (wait 3% of a step)": is the rank last more often
+// than chance would make it, by a wait that matters.
+std::string straggler_verdict(const RunStraggler& run) {
+  char text[64];
+  if (run.p_value < kStragglerAlpha && !run.stands_out()) {
+    std::snprintf(text, sizeof text, "no (wait %.0f%% of a step)",
+                  100 * run.wait_median_ms / *run.step_ms_median);
+  } else {
+    std::snprintf(text, sizeof text, "%s (p=%.2g)", run.stands_out() ? "yes" : "no", run.p_value);
+  }
+  return text;
+}
+
+// One row per repeat that recorded all-reduce arrivals on several ranks.
+Table stragglers_table(const Report& report) {
+  Table table;
+  table.title = "Stragglers (the rank the others waited for at the gradient all-reduce)";
+  const bool configs = has_several_configs(report) || report.kind == "sensitivity";
+  if (configs) table.headers.push_back("config");
+  table.headers.insert(table.headers.end(), {scale_header(report), "run", "rank", "host",
+                                             "last [% of steps]", "by chance [%]", "stands out",
+                                             "wait median [ms]", "wait p95 [ms]", "steps"});
+  for (const auto& point : report.points) {
+    for (const RunStraggler& run : point.stragglers) {
+      std::vector<std::string> row;
+      if (configs) row.push_back(point.config_label);
+      row.insert(
+          row.end(),
+          {std::to_string(point.world_size), run.run_id, std::to_string(run.rank), run.host,
+           fixed(run.last_share * 100, 0), fixed(run.chance_share * 100, 0), straggler_verdict(run),
+           magnitude(run.wait_median_ms), magnitude(run.wait_p95_ms), std::to_string(run.steps)});
+      table.rows.push_back(std::move(row));
+    }
+  }
+  return table;
+}
+
+// The study's hosts: how often one of their ranks was the one the others waited for.
+Table straggler_hosts_table(const Report& report) {
+  Table table;
+  table.title = "Hosts (stragglers across the study's runs)";
+  table.headers = {"host", "runs", "named in runs", "last [% of steps]", "wait median [ms]"};
+  for (const HostStraggles& host : report.straggler_hosts) {
+    table.rows.push_back({host.host, std::to_string(host.runs), std::to_string(host.runs_named),
+                          host.steps > 0 ? fixed(100.0 * host.steps_last / host.steps, 0) : "-",
+                          host.wait_median_ms ? magnitude(*host.wait_median_ms) : "-"});
+  }
+  return table;
+}
+
+// The study's time to result: queue wait and run time (report_placement.hpp).
+Table time_to_result_table(const Report& report) {
+  Table table;
+  table.title = "Time to result (submit to last run's end)";
+  table.headers = {"wall [s]", "queue wait [s]", "run time [s]", "queue wait [%]"};
+  if (const auto& time = report.time_to_result) {
+    table.rows.push_back(
+        {fixed(time->wall_s, 0), fixed(time->queue_wait_s, 0), fixed(time->run_s, 0),
+         time->wall_s > 0 ? fixed(100 * time->queue_wait_s / time->wall_s, 0) : "-"});
+  }
+  return table;
+}
+
 // One row per message size, one busbw column per all-reduce run (by world size).
 Table bandwidth_table(const Report& report) {
   Table table;
@@ -382,6 +541,8 @@ std::vector<Table> report_tables(const Report& report) {
   // A study of all-reduce runs alone has no points: its bandwidth is its whole report.
   if (!report.points.empty() || report.bandwidth_curves.empty()) {
     tables.push_back(main_table(report));
+    Table to_target = time_to_target_table(report);
+    if (!to_target.rows.empty()) tables.push_back(std::move(to_target));
     Table comm = comm_table(report);
     if (!comm.rows.empty()) tables.push_back(std::move(comm));
     tables.push_back(memory_table(report));
@@ -392,6 +553,10 @@ std::vector<Table> report_tables(const Report& report) {
     }
     Table per_rank = rank_memory_table(report);
     if (!per_rank.rows.empty()) tables.push_back(std::move(per_rank));
+    for (Table extra : {ceilings_table(report), stragglers_table(report),
+                        straggler_hosts_table(report), time_to_result_table(report)}) {
+      if (!extra.rows.empty()) tables.push_back(std::move(extra));
+    }
   }
   if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
   return tables;

@@ -6,17 +6,12 @@
 #include "orchestrator/results/measurement_schema.hpp"
 #include "orchestrator/results/prepared_queries.hpp"
 #include "orchestrator/results/rank_database.hpp"
+#include "orchestrator/results/sqlite_number.hpp"
 #include "orchestrator/results/statistics.hpp"
 #include "orchestrator/study/metric_spec.hpp"
 
 namespace scalestudy::results {
 namespace {
-
-double as_double(const sqlite::Value& value) {
-  if (const auto* d = std::get_if<double>(&value)) return *d;
-  if (const auto* i = std::get_if<int64_t>(&value)) return static_cast<double>(*i);
-  return 0;
-}
 
 int as_int(const sqlite::Value& value) {
   return static_cast<int>(as_double(value));
@@ -77,6 +72,16 @@ Status load_summary(PreparedQueries& queries, RunMeasurement& run) {
   run.cpu_rss_peak_bytes = largest("cpu_rss_peak_bytes");
   run.gradient_bytes = first("gradient_bytes");
   run.bucket_cap_mb = first("bucket_cap_mb");
+  for (const char* metric : {"val_accuracy", "val_loss"}) {
+    if (auto target = first(("target_" + std::string(metric)).c_str())) {
+      run.target_metric = metric;
+      run.target_value = target;
+    }
+  }
+  run.time_to_target_s = first("time_to_target_s");
+  if (auto epoch = first("time_to_target_epoch")) {
+    run.time_to_target_epoch = static_cast<int>(*epoch);
+  }
   if (auto global = first("global_batch")) run.recorded_global_batch = static_cast<int>(*global);
   if (auto per_rank = first("per_rank_batch")) {
     run.recorded_per_rank_batch = static_cast<int>(*per_rank);
@@ -110,12 +115,13 @@ Status load_phases(PreparedQueries& queries, RunMeasurement& run) {
 Status load_epochs(PreparedQueries& queries, RunMeasurement& run) {
   std::vector<double> epoch_throughputs;
   Status read = queries.for_each_row(
-      "SELECT epoch_s, val_acc, samples_per_s FROM m_epochs WHERE run_id = ?1 AND rank = "
-      "(SELECT min(rank) FROM m_epochs WHERE run_id = ?1) ORDER BY epoch",
+      "SELECT epoch_s, val_acc, samples_per_s, val_loss FROM m_epochs WHERE run_id = ?1 AND "
+      "rank = (SELECT min(rank) FROM m_epochs WHERE run_id = ?1) ORDER BY epoch",
       {run.run_id}, [&](const sqlite::Statement& row) {
         run.epoch_s_per_epoch.push_back(as_double(row.column_value(0)));
         run.val_acc_per_epoch.push_back(as_optional(row.column_value(1)));
         epoch_throughputs.push_back(as_double(row.column_value(2)));
+        run.val_loss_per_epoch.push_back(as_optional(row.column_value(3)));
       });
   if (!read) return read;
   run.epoch_s = median(run.epoch_s_per_epoch);

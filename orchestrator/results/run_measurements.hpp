@@ -65,6 +65,14 @@ struct RunMeasurement {
   // The batch the workload recorded it trained with (summary per_rank_batch, global_batch);
   // absent for workloads without one and for runs recorded before they were written.
   std::optional<int> recorded_global_batch, recorded_per_rank_batch;
+  // Time-to-accuracy (summary target_val_accuracy or target_val_loss, time_to_target_s and
+  // time_to_target_epoch, rank 0's): the target the run raced to ("val_accuracy" or
+  // "val_loss") and when it first reached it; the times are absent when it never did, all
+  // of it in runs without a target and in run databases written before there were any.
+  std::string target_metric;
+  std::optional<double> target_value, time_to_target_s;
+  std::optional<int> time_to_target_epoch;
+  std::vector<std::optional<double>> val_loss_per_epoch;
   // The study's `metrics:` (m_output_metrics), by name; those with a role also fill the
   // fields above that the run database left empty.
   std::map<std::string, PrintedMetric> output_metrics;

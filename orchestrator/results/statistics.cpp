@@ -32,6 +32,15 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
+double percentile(std::vector<double> values, double fraction) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double position = std::clamp(fraction, 0.0, 1.0) * static_cast<double>(values.size() - 1);
+  const size_t below = static_cast<size_t>(position);
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (values[above] - values[below]) * (position - static_cast<double>(below));
+}
+
 double mean(const std::vector<double>& values) {
   if (values.empty()) return 0;
   return std::accumulate(values.begin(), values.end(), 0.0) / values.size();

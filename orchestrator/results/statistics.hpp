@@ -18,6 +18,9 @@ struct Summary {
 };
 
 double median(std::vector<double> values);  // 0 for an empty input
+// The `fraction` quantile (0.95: p95), interpolated linearly between the two nearest
+// ranks as numpy's default does; 0 for an empty input.
+double percentile(std::vector<double> values, double fraction);
 double mean(const std::vector<double>& values);
 double sample_stddev(const std::vector<double>& values);
 // The 0.975 quantile of Student's t with `degrees_of_freedom` >= 1 (two-sided 95%).

@@ -6,16 +6,10 @@
 #include <sstream>
 
 #include "orchestrator/sched/job_arrays.hpp"
+#include "orchestrator/sched/packed_allocation.hpp"
 
 namespace scalestudy::sched {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 // A stable name for an array's wrapper: the hash of its runs' ids.
 std::string wrapper_stem(const std::vector<const PreparedRun*>& runs) {
@@ -37,7 +31,7 @@ Result<BatchJob> write_array_job(const std::vector<const PreparedRun*>& runs,
   std::string stem = wrapper_stem(runs);
   std::string path = dir + "/" + stem + ".sbatch";
   std::string script =
-      array_wrapper_script(runs, allocation_directives(read_text(runs.front()->script_path)),
+      array_wrapper_script(runs, script_allocation_directives(runs.front()->script_path),
                            array_job_name(*runs.front()), dir + "/" + stem + "_%a.out");
   std::ofstream file(path, std::ios::trunc);
   file << script;
@@ -48,6 +42,27 @@ Result<BatchJob> write_array_job(const std::vector<const PreparedRun*>& runs,
   job.is_array = true;
   job.submit_options.push_back(array_option(runs.size(), options.array_throttle));
   return job;
+}
+
+// An array a submit limit refused as a whole may still fit in part: its runs go as jobs of
+// their own until the limit refuses again. Returns how many were submitted.
+size_t submit_runs_singly(const BatchJob& array, const BatchOptions& options,
+                          const SubmitOne& submit_one, const SubmitCallbacks& callbacks,
+                          std::vector<Submission>& submissions) {
+  size_t submitted = 0;
+  for (const PreparedRun* run : array.runs) {
+    BatchJob single;
+    single.script_path = run->script_path;
+    single.submit_options = options.extra_sbatch_args;
+    single.runs = {run};
+    auto job_id = submit_one(single, single.submit_options);
+    if (!job_id) break;  // the rest wait for the next wave
+    Submission submission{run->spec.run_id, *job_id};
+    if (callbacks.submitted) callbacks.submitted(submission);
+    submissions.push_back(std::move(submission));
+    ++submitted;
+  }
+  return submitted;
 }
 
 }  // namespace
@@ -65,6 +80,7 @@ BatchOptions parse_batch_options(const SchedulerContext& context,
   options.ordered = values.count("--ordered") != 0;
   if (values.count("--hold") != 0) options.extra_sbatch_args.push_back("--hold");
   options.array_throttle = context.array_throttle;
+  options.packed = context.packed;
   options.array_script_dir = context.array_script_dir;
   options.command_timeout_ms = context.command_timeout_ms;
   return options;
@@ -72,6 +88,21 @@ BatchOptions parse_batch_options(const SchedulerContext& context,
 
 Result<std::vector<BatchJob>> plan_batch_jobs(const std::vector<PreparedRun>& runs,
                                               const BatchOptions& options) {
+  auto wave = plan_batch_wave(runs, options, {});
+  if (!wave) return wave.status();
+  return std::move(wave->jobs);
+}
+
+Result<BatchWave> plan_batch_wave(const std::vector<PreparedRun>& runs, const BatchOptions& options,
+                                  const WaveCapacity& capacity) {
+  if (options.packed && !runs.empty()) {
+    auto packed = write_packed_job(runs, options.array_script_dir);
+    if (!packed) return packed.status();
+    packed->submit_options = options.extra_sbatch_args;
+    BatchWave wave;  // one job, whatever the submit limits
+    wave.jobs.push_back(std::move(*packed));
+    return wave;
+  }
   std::vector<std::vector<size_t>> groups;
   if (options.use_job_arrays && !options.ordered) {
     auto grouped = group_by_shape(runs);
@@ -80,23 +111,30 @@ Result<std::vector<BatchJob>> plan_batch_jobs(const std::vector<PreparedRun>& ru
   } else {
     for (size_t index = 0; index < runs.size(); ++index) groups.push_back({index});
   }
-  std::vector<BatchJob> jobs;
-  for (const auto& group : groups) {
+  BatchWave wave;
+  std::vector<bool> in_wave(runs.size(), false);
+  for (const auto& group : fit_wave(groups, capacity)) {
     std::vector<const PreparedRun*> members;
-    for (size_t index : group) members.push_back(&runs[index]);
+    for (size_t index : group) {
+      members.push_back(&runs[index]);
+      in_wave[index] = true;
+    }
     if (members.size() == 1) {
-      jobs.push_back({members.front()->script_path, {}, members, false});
+      wave.jobs.push_back({members.front()->script_path, {}, members, false});
       continue;
     }
     auto job = write_array_job(members, options);
     if (!job) return job.status();
-    jobs.push_back(std::move(*job));
+    wave.jobs.push_back(std::move(*job));
   }
-  for (auto& job : jobs) {
+  for (auto& job : wave.jobs) {
     job.submit_options.insert(job.submit_options.end(), options.extra_sbatch_args.begin(),
                               options.extra_sbatch_args.end());
   }
-  return jobs;
+  for (size_t index = 0; index < runs.size(); ++index) {
+    if (!in_wave[index]) wave.waiting.push_back(&runs[index]);
+  }
+  return wave;
 }
 
 Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& jobs,
@@ -105,12 +143,27 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
                                                   const SubmitCallbacks& callbacks) {
   std::vector<Submission> submissions;
   std::string previous_job_id;
-  for (const BatchJob& job : jobs) {
+  for (auto job_at = jobs.begin(); job_at != jobs.end(); ++job_at) {
+    const BatchJob& job = *job_at;
     std::vector<std::string> submit_options = job.submit_options;
     if (options.ordered && !previous_job_id.empty()) {
       submit_options.push_back("--dependency=afterany:" + previous_job_id);
     }
     auto job_id = submit_one(job, submit_options);
+    // The limit was reached after all (jobs submitted elsewhere meanwhile, or limits we
+    // could not read): this job and the rest wait for the next wave.
+    if (auto refusal = job_id ? std::nullopt : submit_limit_refusal(job_id.status().message())) {
+      size_t next_run =
+          job.is_array ? submit_runs_singly(job, options, submit_one, callbacks, submissions) : 0;
+      for (auto waiting = job_at; waiting != jobs.end(); ++waiting) {
+        for (; next_run < waiting->runs.size(); ++next_run) {
+          if (callbacks.deferred)
+            callbacks.deferred(waiting->runs[next_run]->spec.run_id, *refusal);
+        }
+        next_run = 0;
+      }
+      return submissions;
+    }
     // The caller records the error as the reason of every run not submitted: it names no
     // run, so no run's reason quotes another's id.
     if (!job_id) {
@@ -119,6 +172,10 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
                           : job_id.status();
     }
     previous_job_id = *job_id;
+    if (job.is_packed) {
+      report_packed_runs(job, *job_id, callbacks, submissions);
+      continue;
+    }
     for (size_t task = 0; task < job.runs.size(); ++task) {
       Submission submission{job.runs[task]->spec.run_id,
                             job.is_array ? *job_id + "_" + std::to_string(task) : *job_id};
@@ -127,6 +184,19 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
     }
   }
   return submissions;
+}
+
+Result<std::vector<Submission>> submit_wave(const std::vector<PreparedRun>& runs,
+                                            const BatchOptions& options,
+                                            const WaveCapacity& capacity,
+                                            const SubmitOne& submit_one,
+                                            const SubmitCallbacks& callbacks) {
+  auto wave = plan_batch_wave(runs, options, capacity);
+  if (!wave) return wave.status();
+  for (const PreparedRun* run : wave->waiting) {
+    if (callbacks.deferred) callbacks.deferred(run->spec.run_id, capacity.limit);
+  }
+  return submit_batch_jobs(wave->jobs, options, submit_one, callbacks);
 }
 
 }  // namespace scalestudy::sched

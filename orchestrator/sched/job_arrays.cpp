@@ -52,6 +52,13 @@ std::vector<std::string> allocation_directives(const std::string& script_text) {
   return directives;
 }
 
+std::vector<std::string> script_allocation_directives(const std::string& path) {
+  std::ifstream script(path);
+  std::stringstream text;
+  text << script.rdbuf();
+  return allocation_directives(text.str());
+}
+
 Result<std::vector<std::vector<size_t>>> group_by_shape(const std::vector<PreparedRun>& runs) {
   std::vector<std::vector<size_t>> groups;
   std::map<std::string, size_t> group_of_shape;

@@ -22,6 +22,9 @@ std::vector<std::string> sbatch_directives(const std::string& script_text);
 // --array/-a.
 std::vector<std::string> allocation_directives(const std::string& script_text);
 
+// allocation_directives of the script at `path` (none when it cannot be read).
+std::vector<std::string> script_allocation_directives(const std::string& path);
+
 // Indices of `runs` grouped by shape, groups in order of first appearance.
 Result<std::vector<std::vector<size_t>>> group_by_shape(const std::vector<PreparedRun>& runs);
 

@@ -19,7 +19,10 @@ std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
   common["WORLD_SIZE"] = std::to_string(world_size);
   common["LOCAL_WORLD_SIZE"] = std::to_string(world_size);
 
-  if (!launcher_path.empty()) {
+  // One rank needs no launcher: the local scheduler sets the torchrun variables, forwards
+  // stop signals and reads a checkpoint's exit 75 itself, and a process less per run is
+  // about 6 ms of a short run (docs/performance.md, the orchestrator section).
+  if (!launcher_path.empty() && world_size > 1) {
     LocalProcess launcher;
     // Explicit single-node settings: inside a SLURM allocation the launcher would otherwise
     // take its node count and master address from SLURM_*.

@@ -58,6 +58,9 @@ struct SubmitCallbacks {
   // call this before `submitted`, with the job id: the run starts only when it returns
   // ok, so a run that cannot be recorded (disk full, lost claim) never executes.
   std::function<Status(const Submission&)> launching;
+  // Batch backends call this for each run they hold back because a site submit limit is
+  // reached (`limit` says which); the run is not submitted now and waits for a later wave.
+  std::function<void(const std::string& run_id, const std::string& limit)> deferred;
 };
 
 class Scheduler {
@@ -82,8 +85,9 @@ class Scheduler {
   virtual Result<PreparedRun> prepare(const RunSpec& spec,
                                       const RunPreparation& preparation) const = 0;
   // Submits every run (the backend may batch them, e.g. into job arrays), calling
-  // callbacks.submitted for each as its job id becomes known. An error stops the batch;
-  // the runs reported through the callback before it stay submitted.
+  // callbacks.submitted for each as its job id becomes known, or callbacks.deferred for a
+  // run a submit limit holds back. An error stops the batch; the runs reported through the
+  // callbacks before it stay as reported.
   virtual Result<std::vector<Submission>> submit(const std::vector<PreparedRun>& runs,
                                                  const SubmitCallbacks& callbacks) = 0;
   // The current state of each job the scheduler still knows; unknown ids are left out.

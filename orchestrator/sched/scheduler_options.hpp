@@ -25,6 +25,9 @@ struct SchedulerContext {
   std::string bin_dir;  // where scalestudy's helpers live (scalestudy-launch); may be empty
   std::string array_script_dir;  // where job-array wrapper scripts go; empty: beside the runs
   int array_throttle = 0;        // the study's array_throttle; 0: none
+  // The runs of one submission share one allocation, each a job step (`allocation: packed`,
+  // `submit --packed`); backends without allocations (local) ignore it.
+  bool packed = false;
   int command_timeout_ms = 120'000;
 };
 

@@ -1,10 +1,14 @@
 #include "orchestrator/sched/slurm_scheduler.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <set>
 
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/batch_jobs.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
+#include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 
 namespace scalestudy::sched {
@@ -66,8 +70,10 @@ Status SlurmScheduler::check_reachable() {
 
 Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<PreparedRun>& runs,
                                                        const SubmitCallbacks& callbacks) {
-  auto jobs = plan_batch_jobs(runs, options_);
-  if (!jobs) return jobs.status();
+  const passwd* user = getpwuid(geteuid());
+  const WaveCapacity capacity = read_wave_capacity(
+      [&](const std::vector<std::string>& argv) { return run_command(argv, false); },
+      user != nullptr ? user->pw_name : "");
   auto sbatch = [&](const BatchJob& job,
                     const std::vector<std::string>& submit_options) -> Result<std::string> {
     std::vector<std::string> argv = {"sbatch", "--parsable"};
@@ -81,12 +87,21 @@ Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<Prepare
     }
     return job_id;
   };
-  return submit_batch_jobs(*jobs, options_, sbatch, callbacks);
+  return submit_wave(runs, options_, capacity, sbatch, callbacks);
 }
 
 Result<std::map<std::string, JobStatus>> SlurmScheduler::poll(
-    const std::vector<std::string>& job_ids) {
+    const std::vector<std::string>& all_job_ids) {
   std::map<std::string, JobStatus> states;
+  std::vector<std::string> job_ids, packed_ids;
+  for (const auto& job_id : all_job_ids) {
+    (is_packed_job_id(job_id) ? packed_ids : job_ids).push_back(job_id);
+  }
+  if (!packed_ids.empty()) {  // runs as job steps: sacct knows their steps
+    auto steps = run_command(packed_sacct_argv(packed_ids), false);
+    if (!steps) return steps.status();
+    states = packed_run_states(parse_packed_sacct(*steps), packed_ids);
+  }
   if (job_ids.empty()) return states;
   std::set<std::string> base_ids;
   for (const auto& job_id : job_ids) base_ids.insert(base_job_id(job_id));
@@ -102,9 +117,10 @@ Result<std::map<std::string, JobStatus>> SlurmScheduler::poll(
   }
   std::map<std::string, JobStatus> accounted;
   if (need_accounting) {
-    auto accounting = run_command({"sacct", "-X", "-n", "--parsable2", "-j", join(base_ids),
-                                   "--format=JobID,State,ExitCode,Reason"},
-                                  false);
+    auto accounting =
+        run_command({"sacct", "-X", "-n", "--parsable2", "-j", join(base_ids),
+                     "--format=JobID,State,ExitCode,Reason,NodeList,Submit,Start,End"},
+                    false);
     if (!accounting) return accounting.status();
     accounted = parse_sacct(*accounting);
   }
@@ -132,8 +148,10 @@ Result<std::map<std::string, JobStatus>> SlurmScheduler::poll(
 
 Status SlurmScheduler::cancel(const std::vector<std::string>& job_ids) {
   if (job_ids.empty()) return Status::ok();
+  std::set<std::string> jobs;  // a packed run is cancelled with its whole allocation
+  for (const auto& job_id : job_ids) jobs.insert(packed_allocation_id(job_id));
   std::vector<std::string> argv = {"scancel"};
-  argv.insert(argv.end(), job_ids.begin(), job_ids.end());
+  argv.insert(argv.end(), jobs.begin(), jobs.end());
   return run_command(argv, false).status();
 }
 

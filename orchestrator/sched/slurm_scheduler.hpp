@@ -1,5 +1,6 @@
 // The `slurm` backend: the SLURM command-line tools through the process runner (argv, never
-// a shell). submit = `sbatch --parsable` per batch job (job arrays for runs of one shape);
+// a shell). submit = `sbatch --parsable` per batch job (job arrays for runs of one shape),
+// in a wave that fits the user's submit limits (sacctmgr, scontrol, squeue; submit_limits);
 // poll = `squeue -r -t all` for what slurmctld still holds, then `sacct -X` for finished
 // jobs (exit codes, and jobs slurmctld has forgotten); cancel = `scancel`. Every call is
 // counted (commands_run) so benchmarks can report scheduler load. Not thread-safe.

@@ -99,10 +99,24 @@ std::optional<JobStatus> make_slurm_status(const std::string& state, std::option
   return common::classify_checkpointed(std::move(status));
 }
 
+std::vector<std::string> parsable_fields(const std::string& line) {
+  return split(trim(line), '|');
+}
+
+std::string sacct_value(const std::string& field) {
+  std::string value = trim(field);
+  return value == "Unknown" || value == "None" || value == "None assigned" ? "" : value;
+}
+
 std::map<std::string, JobStatus> parse_sacct(const std::string& output) {
   return parse_lines(output, [](const std::vector<std::string>& fields) {
     std::string reason = fields.size() > 3 ? fields[3] : "";
-    return make_slurm_status(fields[1], parse_slurm_exit_code(fields[2]), reason);
+    auto status = make_slurm_status(fields[1], parse_slurm_exit_code(fields[2]), reason);
+    if (status && fields.size() >= 8) {
+      status->placement = {"", sacct_value(fields[4]), sacct_value(fields[5]),
+                           sacct_value(fields[6]), sacct_value(fields[7])};
+    }
+    return status;
   });
 }
 

@@ -24,8 +24,14 @@ std::optional<int> parse_slurm_exit_code(const std::string& text);
 std::optional<JobStatus> make_slurm_status(const std::string& state, std::optional<int> exit_code,
                                            const std::string& reason);
 
-// `sacct -X -n --parsable2 --format=JobID,State,ExitCode,Reason` output, keyed by job id
-// (pending array ranges expanded to one entry per task).
+// The '|'-separated fields of one line of --parsable2 output (trailing empty field kept).
+std::vector<std::string> parsable_fields(const std::string& line);
+// A sacct field, "" where it says there is none yet ("Unknown", "None", "None assigned").
+std::string sacct_value(const std::string& field);
+
+// `sacct -X -n --parsable2 --format=JobID,State,ExitCode,Reason[,NodeList,Submit,Start,End]`
+// output, keyed by job id (pending array ranges expanded to one entry per task); the
+// optional fields fill each status's placement.
 std::map<std::string, JobStatus> parse_sacct(const std::string& output);
 // `squeue -h -r -t all -o %i|%T|%r` output, keyed by job id.
 std::map<std::string, JobStatus> parse_squeue(const std::string& output);

@@ -1,5 +1,6 @@
 #include "orchestrator/sched/slurmrest_json.hpp"
 
+#include <ctime>
 #include <set>
 
 #include "orchestrator/sched/job_arrays.hpp"
@@ -300,6 +301,48 @@ std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer
     states[job_id] = *status;
   }
   return states;
+}
+
+namespace {
+
+// Epoch seconds (0 or absent: not yet) as "2026-01-01T10:00:00Z".
+std::string rest_time(const json& value) {
+  auto seconds = optional_int(value);
+  if (!seconds || *seconds <= 0) return "";
+  std::time_t time = *seconds;
+  std::tm parts{};
+  gmtime_r(&time, &parts);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+}  // namespace
+
+std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& answer) {
+  std::map<std::string, AllocationRecord> allocations;
+  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return allocations;
+  for (const auto& job : answer["jobs"]) {
+    const std::string id = std::to_string(job.value("job_id", 0LL));
+    AllocationRecord& allocation = allocations[id];
+    allocation.state = job.value("state", json::object()).value("current", "");
+    json times = job.value("time", json::object());
+    allocation.queued_at = rest_time(times.value("submission", json()));
+    for (const auto& step : job.value("steps", json::array())) {
+      json names = step.value("step", json::object());
+      json step_id = names.value("id", json());
+      if (!step_id.is_number_integer()) continue;  // batch, extern
+      json step_times = step.value("time", json::object());
+      allocation.steps.push_back(
+          {id + "." + std::to_string(step_id.get<long long>()), names.value("name", ""),
+           step.value("state", ""),
+           optional_int(step.value("exit_code", json::object()).value("return_code", json())),
+           step.value("nodes", json::object()).value("range", ""),
+           rest_time(step_times.value("start", json())),
+           rest_time(step_times.value("end", json()))});
+    }
+  }
+  return allocations;
 }
 
 }  // namespace scalestudy::sched

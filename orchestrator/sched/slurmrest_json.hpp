@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 
 namespace scalestudy::sched {
@@ -34,6 +35,10 @@ Result<std::string> parse_rest_submit_response(const nlohmann::json& answer);
 std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer);
 // States from GET /slurmdb/v0.0.38/job/ID (finished jobs slurmctld no longer holds).
 std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer);
+
+// Packed allocations and their steps from GET /slurmdb/v0.0.38/job/ID (times as
+// "2026-01-01T10:00:00Z", UTC), for packed_run_states.
+std::map<std::string, AllocationRecord> parse_rest_db_allocations(const nlohmann::json& answer);
 
 // The "errors" of an answer joined into one line ("" when none).
 std::string rest_errors(const nlohmann::json& answer);

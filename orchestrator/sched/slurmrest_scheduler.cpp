@@ -11,6 +11,7 @@
 
 #include "orchestrator/sched/batch_jobs.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
+#include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/redact.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
@@ -148,8 +149,18 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
 }
 
 Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
-    const std::vector<std::string>& job_ids) {
+    const std::vector<std::string>& all_job_ids) {
   std::map<std::string, JobStatus> states;
+  std::vector<std::string> job_ids, packed_ids;
+  for (const auto& job_id : all_job_ids) {
+    (is_packed_job_id(job_id) ? packed_ids : job_ids).push_back(job_id);
+  }
+  for (const auto& allocation : packed_allocation_ids(packed_ids)) {  // steps: accounting
+    auto accounted = call("GET", "/slurmdb/" + options_.rest_api_version + "/job/" + allocation);
+    if (!accounted) return accounted.status();
+    auto packed = packed_run_states(parse_rest_db_allocations(*accounted), packed_ids);
+    states.insert(packed.begin(), packed.end());
+  }
   if (job_ids.empty()) return states;
   auto live = call("GET", "/slurm/" + options_.rest_api_version + "/jobs");
   if (!live) return live.status();
@@ -177,7 +188,9 @@ Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
 }
 
 Status SlurmRestScheduler::cancel(const std::vector<std::string>& job_ids) {
-  for (const auto& job_id : job_ids) {
+  std::set<std::string> jobs;  // a packed run is cancelled with its whole allocation
+  for (const auto& job_id : job_ids) jobs.insert(packed_allocation_id(job_id));
+  for (const auto& job_id : jobs) {
     auto answer = call("DELETE", "/slurm/" + options_.rest_api_version + "/job/" + job_id);
     if (!answer) return answer.status();
     if (std::string errors = rest_errors(*answer); !errors.empty()) {

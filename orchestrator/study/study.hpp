@@ -34,6 +34,8 @@ struct Study {
   StudyReportSettings report;
   int max_attempts = 3;    // submissions of a run before it counts as failed
   int array_throttle = 0;  // most array tasks running at once; 0: no limit
+  // `allocation: packed`: the sweep runs as job steps of one allocation (studies/README.md).
+  bool packed_allocation = false;
   // `budget: {gpu_hours: H}`: submit refuses a sweep whose requested GPU-hours exceed it.
   std::optional<double> budget_gpu_hours;
   std::vector<RunSpec> runs;

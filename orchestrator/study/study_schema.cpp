@@ -6,6 +6,7 @@
 #include <cctype>
 #include <set>
 
+#include "orchestrator/study/allocation_section.hpp"
 #include "orchestrator/study/axes_section.hpp"
 #include "orchestrator/study/batch_section.hpp"
 #include "orchestrator/study/environment_section.hpp"
@@ -18,6 +19,7 @@
 #include "orchestrator/study/slurm_section.hpp"
 #include "orchestrator/study/study_template.hpp"
 #include "orchestrator/study/study_variables.hpp"
+#include "orchestrator/study/target_section.hpp"
 #include "orchestrator/study/workload_section.hpp"
 
 namespace scalestudy {
@@ -28,7 +30,7 @@ const std::vector<std::string> kTopLevelKeys = {
     "per_gpu_batch", "matrix",  "zip",          "exclude",        "where",     "repeats",
     "baseline",      "slurm",   "launcher",     "modules",        "container", "env",
     "profile",       "report",  "max_attempts", "array_throttle", "extends",   "defaults",
-    "uneven_batch",  "metrics", "budget",       "max_runs"};
+    "uneven_batch",  "metrics", "budget",       "max_runs",       "target",    "allocation"};
 
 // A study name names a results folder.
 bool is_study_name(const std::string& text) {
@@ -98,6 +100,7 @@ StudyTemplate parse_study_template(const ConfigNode& document, Diagnostics& diag
   if (const ConfigNode* workload = document.find("workload")) {
     read_workload_section(*workload, study, diagnostics);
   }
+  read_target_section(document, study, diagnostics);
   if (const ConfigNode* metrics = document.find("metrics")) {
     study.shared.metrics = read_metrics_section(*metrics, diagnostics);
   }
@@ -115,6 +118,7 @@ StudyTemplate parse_study_template(const ConfigNode& document, Diagnostics& diag
   build_slots(study);
   read_filters_section(document, study, diagnostics);
   read_policy_section(document, study, diagnostics);
+  read_allocation_section(document, study, diagnostics);
   return study;
 }
 

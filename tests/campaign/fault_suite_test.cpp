@@ -61,13 +61,6 @@ std::vector<std::string> submit_args(const std::string& study, const std::string
   return {"submit", study, "--scheduler", "local", "--results-dir", results, "--max-slots", "2"};
 }
 
-ProcessResult run_cli_with(std::vector<std::string> args,
-                           std::map<std::string, std::string> environment) {
-  args.insert(args.begin(), binary_dir() + "/scalestudy");
-  auto result = run_process({args, std::move(environment), 120'000});
-  return result ? *result : ProcessResult{};
-}
-
 int64_t integer(sqlite::Database& db, const std::string& sql,
                 std::vector<sqlite::Value> params = {}) {
   auto rows = db.query(sql, params);

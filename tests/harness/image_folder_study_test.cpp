@@ -13,6 +13,7 @@
 
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/image_folder_test_tree.hpp"
+#include "tests/harness/local_study.hpp"
 #include "tests/harness/run_database_reader.hpp"
 
 namespace scalestudy {
@@ -55,14 +56,6 @@ slurm: {ranks_per_node: 2, cpus_per_task: 1}
 )";
 }
 
-// The report's point of `world_size`; null when it has none.
-const nlohmann::json* point_of(const nlohmann::json& report, int world_size) {
-  for (const nlohmann::json& point : report["points"]) {
-    if (point["world_size"] == world_size) return &point;
-  }
-  return nullptr;
-}
-
 // The output of every run of the study: its launcher's and ranks' logs.
 std::string all_run_logs(const std::string& runs_dir) {
   std::string logs;
@@ -83,10 +76,8 @@ TEST_CASE("a 1- and 2-rank ResNet-50 ImageFolder study runs locally, packs once,
   write_study(study, root, pack_dir);
   const std::string results = dir + "/results";
 
-  const testing::Finished run = testing::run_to_end(
-      {testing::binary("scalestudy"), "run", study, "--scheduler", "local", "--results-dir",
-       results, "--timeout", "260", "--poll-interval", "1", "--no-plots"},
-      {}, dir + "/run-output.txt", 280);
+  const testing::Finished run =
+      testing::run_study_locally(study, results, 260, dir + "/run-output.txt");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
 
@@ -111,14 +102,9 @@ TEST_CASE("a 1- and 2-rank ResNet-50 ImageFolder study runs locally, packs once,
   CHECK(testing::count_occurrences(logs, "imagefolder: train: decoded 48 images") == 1);
   CHECK(testing::count_occurrences(logs, "imagefolder: val: decoded 12 images") == 1);
 
-  const testing::Finished report =
-      testing::run_to_end({testing::binary("scalestudy"), "report", study, "--format", "json",
-                           "--results-dir", results, "--no-plots"},
-                          {}, dir + "/report.json", 60);
-  REQUIRE(report.exit_code == 0);
-  const nlohmann::json document = nlohmann::json::parse(report.output);
-  const nlohmann::json* one_rank = point_of(document, 1);
-  const nlohmann::json* two_ranks = point_of(document, 2);
+  const nlohmann::json document = testing::json_report(study, results, dir + "/report.json");
+  const nlohmann::json* one_rank = testing::point_of(document, 1);
+  const nlohmann::json* two_ranks = testing::point_of(document, 2);
   REQUIRE(one_rank != nullptr);
   REQUIRE(two_ranks != nullptr);
   CHECK((*two_ranks)["runs"]["measured"] == 1);

@@ -71,8 +71,9 @@ TEST_CASE("the writer's schema is the one docs/run-database.md documents") {
   auto written = sqlite::Database::open(":memory:");
   REQUIRE(written);
   REQUIRE(written->exec(run_schema::kCreateSql));
-  for (const char* table :
-       {"run", "provenance", "steps", "epochs", "summary", "telemetry", "collectives"}) {
+  REQUIRE(written->exec(run_schema::kAddedSql));
+  for (const char* table : {"run", "provenance", "steps", "epochs", "summary", "telemetry",
+                            "collectives", "arrivals"}) {
     INFO(table);
     CHECK(!columns(*documented, table).empty());
     CHECK(columns(*written, table) == columns(*documented, table));
@@ -188,6 +189,7 @@ TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoin
     }
     EpochRow epoch;
     REQUIRE((*writer)->add_epoch(epoch));
+    REQUIRE((*writer)->add_arrivals({{2, 1.5}, {3, 2.5}, {4, 3.5}, {5, 4.5}}));
     REQUIRE((*writer)->mark_failed("checkpointed at global step 4"));
   }
   RunIdentity second = identity_of_rank(0);
@@ -205,7 +207,18 @@ TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoin
               *scalar(*db, "SELECT failure_reason IS NULL AND finished_at IS NULL FROM run")) == 1);
     CHECK(std::get<int64_t>(*scalar(*db, "SELECT max(global_step) FROM steps")) == 3);
     CHECK(std::get<int64_t>(*scalar(*db, "SELECT count(*) FROM epochs")) == 1);
+    CHECK(std::get<int64_t>(*scalar(*db, "SELECT max(global_step) FROM arrivals")) == 3);
   }
+  // An earlier attempt's file from before the arrivals table existed gets it.
+  writer->reset();
+  {
+    auto db = sqlite::Database::open(run_layout::rank_database_path(dir, 0));
+    REQUIRE(db);
+    REQUIRE(db->exec("DROP TABLE arrivals"));
+  }
+  auto third = RunWriter::create(dir, second, RunWriter::Attempt::kContinue);
+  REQUIRE(third);
+  CHECK((*third)->add_arrivals({{4, 3.5}}));
   // Without an earlier file, kContinue starts a fresh one.
   std::string empty = fresh_dir("run-writer-continue-none");
   auto fresh = RunWriter::create(empty, identity_of_rank(1), RunWriter::Attempt::kContinue);

@@ -112,7 +112,8 @@ TEST_CASE("nsys: rendered script, and the profiler on rank 0 only") {
   std::string script = render_sbatch_script(spec, cluster.context);
   CAPTURE(script);
   // Every srun task runs under scalestudy-launch, which sets the torchrun variables.
-  CHECK(script.find("srun --kill-on-bad-exit=1 scalestudy-launch --srun-task --rank-log-dir " +
+  CHECK(script.find("srun ${SCALESTUDY_STEP_OPTIONS:-} --kill-on-bad-exit=1 scalestudy-launch "
+                    "--srun-task --rank-log-dir " +
                     cluster.context.out_dir +
                     " -- bash -c 'rank=\"${RANK:-${SLURM_PROCID:-0}}\"") != std::string::npos);
   CHECK(script.find(" scalestudy-profile 0 nsys profile --trace=cuda,nvtx,osrt,cudnn,cublas "

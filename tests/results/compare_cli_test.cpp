@@ -7,16 +7,17 @@
 // workload with the local executor; skipped without scalestudy-train or Fashion-MNIST.
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "orchestrator/common/process_runner.hpp"
+#include "tests/support/cli_test_support.hpp"
 
 namespace fs = std::filesystem;
 using scalestudy::common::ProcessResult;
+using namespace scalestudy::testing;
 
 namespace {
 
@@ -26,18 +27,6 @@ constexpr int kRepeats = 4;  // Welch df ≥ 3 on the slowed side even with a no
 // up to 1.6× apart between studies (492 vs 790 samples/s), while the slowed one is ~100×
 // slower. The gate is exercised end to end; small changes need a quiet host.
 constexpr const char* kThresholdPct = "75";
-
-std::string binary_dir() {
-  const char* dir = std::getenv("SCALESTUDY_BINARY_DIR");
-  return std::string(dir != nullptr ? dir : ".") + "/bin";
-}
-
-ProcessResult run_cli(std::vector<std::string> args, int timeout_ms) {
-  args.insert(args.begin(), binary_dir() + "/scalestudy");
-  auto result = scalestudy::common::run_process({args, {}, timeout_ms});
-  REQUIRE_MESSAGE(result.is_ok(), result.status().message());
-  return *result;
-}
 
 struct StudyShape {
   std::string name;
@@ -64,9 +53,7 @@ TEST_CASE("compare: the same configuration is no significant change; a slowed on
     MESSAGE("skipped: needs scalestudy-train and " << kDataRoot);
     return;
   }
-  const fs::path dir = fs::temp_directory_path() / "scalestudy_compare_cli";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = scratch_dir("compare_cli");
   const std::string results = (dir / "results").string();
   const std::vector<StudyShape> studies = {{"cmp_before", "small-cnn", 64, 30, 5},
                                            {"cmp_after", "small-cnn", 64, 30, 5},

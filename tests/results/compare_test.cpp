@@ -126,3 +126,28 @@ TEST_CASE("compare_reports: the same measurements compare as no significant chan
   CHECK(render_comparison(comparison, ReportFormat::kMarkdown).find("no significant change") !=
         std::string::npos);
 }
+
+TEST_CASE("diff_provenance: what differs, most likely cause first; what is shared is left out") {
+  const ProvenanceValues a = {{"hostname", {"node1"}},         {"env.NCCL_ALGO", {"Ring"}},
+                              {"param.lr", {"0.05"}},          {"nccl_version", {"2.21.5"}},
+                              {"binary_build_id", {"aa11"}},   {"optimizer_impl", {"foreach"}},
+                              {"libtorch_version", {"2.11.0"}}};
+  const ProvenanceValues b = {
+      {"hostname", {"node2", "node3"}}, {"env.NCCL_ALGO", {"Tree"}},   {"param.lr", {"0.1"}},
+      {"nccl_version", {"2.23.4"}},     {"binary_build_id", {"bb22"}}, {"optimizer_impl", {"loop"}},
+      {"libtorch_version", {"2.11.0"}}, {"env.NCCL_DEBUG", {"INFO"}}};
+  const auto differences = diff_provenance(a, b);
+  std::vector<std::string> keys;
+  for (const auto& difference : differences) keys.push_back(difference.key);
+  CHECK(keys == std::vector<std::string>{"binary_build_id", "nccl_version", "param.lr",
+                                         "env.NCCL_ALGO", "env.NCCL_DEBUG", "optimizer_impl",
+                                         "hostname"});
+  CHECK(differences[0].kind == DifferenceKind::kBuild);
+  CHECK(differences[1].kind == DifferenceKind::kVersions);
+  CHECK(differences[2].kind == DifferenceKind::kParameters);
+  CHECK(differences[3].kind == DifferenceKind::kEnvironment);
+  CHECK(differences[5].kind == DifferenceKind::kRuntime);
+  CHECK(differences[6].kind == DifferenceKind::kHosts);
+  CHECK(joined_values(differences[4].a) == "(none)");
+  CHECK(joined_values(differences[6].b) == "node2|node3");
+}

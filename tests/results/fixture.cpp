@@ -112,16 +112,28 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
   REQUIRE(db.exec("PRAGMA user_version = " + std::to_string(run_schema::kVersion)).is_ok());
   REQUIRE(db.exec("BEGIN").is_ok());
   exec_or_fail(
-      db, "INSERT INTO run VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', ?, ?, 'completed', NULL)",
+      db, "INSERT INTO run VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'completed', NULL)",
       {run.run_id, run.workload, int64_t{rank}, int64_t{rank % run.tasks_per_node},
        int64_t{run.world_size}, run.rank_hosts.empty() ? run.host : run.rank_hosts.at(rank),
        run.gpus_per_node ? "cuda:0" : "cpu",
-       run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none",
+       run.world_size > 1 ? (run.gpus_per_node ? "nccl" : "gloo") : "none", run.config_json,
        run.started_at.empty() ? "2025-01-01T00:00:00Z" : run.started_at,
        run.finished_at.empty() ? "2025-01-01T00:10:00Z" : run.finished_at});
   exec_or_fail(db, "INSERT INTO provenance VALUES ('git_commit', ?), ('hostname', 'host0')",
                {run.git_commit});
+  if (!run.gpu_model.empty()) {
+    exec_or_fail(db, "INSERT INTO provenance VALUES ('gpu_model', ?)", {run.gpu_model});
+  }
   const int steps = run.warmup_steps + run.measured_steps;
+  const double offset_s =
+      rank < static_cast<int>(run.clock_offset_s.size()) ? run.clock_offset_s[rank] : 0.0;
+  if (!run.arrival_lag_ms.empty()) {
+    REQUIRE(db.exec(run_schema::kAddedSql).is_ok());
+    for (int step = run.warmup_steps; step < steps; ++step) {
+      const double arrival_unix_s = 1.7e9 + step + run.arrival_lag_ms.at(rank) / 1000 - offset_s;
+      exec_or_fail(db, "INSERT INTO arrivals VALUES (?, ?)", {int64_t{step}, arrival_unix_s});
+    }
+  }
   for (int step = 0; step < steps; ++step) {
     const double slow = step < run.warmup_steps ? 10 : 1;
     exec_or_fail(db, "INSERT INTO steps VALUES (?, 1, ?, ?, ?, ?, ?, ?, ?, ?, 2.0)",
@@ -154,6 +166,8 @@ void write_rank_database(const std::string& path, const FixtureRun& run, int ran
     summary.push_back({"gpu_mem_avg_bytes", *run.gpu_mem_avg_bytes + rank_extra_bytes});
   }
   if (run.gpu_mem_mode_bytes) summary.push_back({"gpu_mem_mode_bytes", *run.gpu_mem_mode_bytes});
+  summary.insert(summary.end(), run.extra_summary.begin(), run.extra_summary.end());
+  if (offset_s != 0) summary.push_back({"clock_offset_s", offset_s});
   for (const auto& [name, value] : summary) {
     exec_or_fail(db, "INSERT INTO summary VALUES (?, ?)", {name, value});
   }

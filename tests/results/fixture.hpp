@@ -50,6 +50,15 @@ struct FixtureRun {
   std::string host = "host0";
   std::vector<std::string> rank_hosts;  // per rank; empty: every rank on `host`
   std::string started_at, finished_at;  // "2025-01-01T00:00:00Z"
+  // All-reduce arrivals of the measured steps (table `arrivals`): rank r arrives
+  // arrival_lag_ms[r] after step start, recorded on a clock clock_offset_s[r] behind rank
+  // 0's (summary clock_offset_s when non-zero). Empty: no arrivals table, as in files
+  // written before it existed.
+  std::vector<double> arrival_lag_ms;
+  std::vector<double> clock_offset_s;
+  std::string gpu_model;  // provenance gpu_model; empty: none (a CPU run)
+  std::string config_json = "{}";
+  std::vector<std::pair<std::string, double>> extra_summary;  // every rank's
 };
 
 class StudyFixture {

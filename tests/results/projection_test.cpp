@@ -7,6 +7,7 @@
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/report.hpp"
 #include "orchestrator/results/report_render.hpp"
+#include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;
@@ -171,13 +172,6 @@ FixtureRun allreduce_run(const std::string& id, std::vector<std::string> rank_ho
   run.rank_hosts = std::move(rank_hosts);
   run.collectives = {{1'000'000, busbw_gbps}, {100'000'000, busbw_gbps}};
   return run;
-}
-
-bool has_warning(const Report& report, const std::string& text) {
-  for (const auto& warning : report.warnings) {
-    if (warning.find(text) != std::string::npos) return true;
-  }
-  return false;
 }
 
 }  // namespace

@@ -66,12 +66,13 @@ struct ModuleRun {
   }
   ~ModuleRun() { fs::remove_all(dir); }
 
-  // Runs `body` (Python, indented by 4) inside `with record.Run(...) as run:` as rank 1 of 2.
-  common::ProcessResult run(const std::string& body) const {
+  // Runs `body` (Python, indented by 4) inside `with record.Run(...) as run:` as rank 1 of 2;
+  // `more_arguments` (", target=...") go to Run.
+  common::ProcessResult run(const std::string& body, const std::string& more_arguments = "") const {
     const std::string script = "import sys\nsys.path.insert(0, '" + source_dir() +
                                "/python')\nimport scalestudy_record as record\n"
-                               "with record.Run(workload='py', config={'lr': 0.1}) as run:\n" +
-                               body;
+                               "with record.Run(workload='py', config={'lr': 0.1}" +
+                               more_arguments + ") as run:\n" + body;
     common::ProcessRequest request;
     request.argv = {"python3", "-c", script};
     request.env_overrides = {{"RANK", "1"},
@@ -91,8 +92,8 @@ TEST_CASE("the recording module writes exactly the documented run-database schem
   std::smatch block;
   REQUIRE(std::regex_search(doc, block, std::regex("```sql\\n([\\s\\S]*?)```")));
   const auto documented = schema_of_sql(block[1].str());
-  REQUIRE(documented.size() == 7);
-  CHECK(schema_of_sql(run_schema::kCreateSql) == documented);
+  REQUIRE(documented.size() == 8);
+  CHECK(schema_of_sql(std::string(run_schema::kCreateSql) + run_schema::kAddedSql) == documented);
 
   ModuleRun module;
   auto result = module.run("    pass\n");
@@ -150,6 +151,29 @@ TEST_CASE("what the module records reads back as a completed rank with phases an
   CHECK(summary.at("final_val_acc") == doctest::Approx(0.75));
   CHECK(summary.count("samples_per_s") == 1);
   CHECK(summary.count("step_ms_median") == 1);
+}
+
+TEST_CASE("with a target, the module records the first epoch whose validation reaches it") {
+  ModuleRun module;
+  auto result =
+      module.run(R"py(    for epoch, accuracy in ((1, 0.70), (2, 0.82), (3, 0.79), (4, 0.90)):
+        with run.step(epoch=epoch, samples=32):
+            pass
+        run.epoch(epoch, lr=0.1, train_loss=0.5, samples_per_s=640.0, epoch_s=0.5,
+                  val_acc=accuracy)
+)py",
+                 ", target={'val_accuracy': 0.8}");
+  INFO(result.stderr_text);
+  REQUIRE(result.succeeded());
+  auto rank = read_rank_database((module.dir / "rank1.sqlite").string());
+  REQUIRE(rank);
+  std::map<std::string, double> summary;
+  for (const auto& row : rank->tables.at("summary")) {
+    summary[sqlite::to_string(row[0])] = std::get<double>(row[1]);
+  }
+  CHECK(summary.at("target_val_accuracy") == doctest::Approx(0.8));
+  CHECK(summary.at("time_to_target_epoch") == 2);
+  CHECK(summary.at("time_to_target_s") >= 0);
 }
 
 TEST_CASE("an exception inside the run marks it failed with the reason") {

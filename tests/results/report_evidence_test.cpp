@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/interference.hpp"
 #include "orchestrator/results/report.hpp"
 #include "orchestrator/results/report_render.hpp"
 #include "orchestrator/results/thresholds.hpp"
+#include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;
@@ -17,23 +17,6 @@ using namespace scalestudy::results;
 using namespace scalestudy::results::testing;
 
 namespace {
-
-Report report_of(const StudyFixture& study, const ReportOptions& options = {}) {
-  auto ingested = ingest_study(study.db_path());
-  REQUIRE_MESSAGE(ingested.is_ok(), ingested.status().message());
-  auto db = sqlite::Database::open(study.db_path());
-  REQUIRE(db.is_ok());
-  auto report = build_report(*db, options);
-  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
-  return *report;
-}
-
-bool has_warning(const Report& report, const std::string& part) {
-  for (const auto& warning : report.warnings) {
-    if (warning.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
 
 FixtureRun scaled_run(const std::string& id, int world_size, double samples_per_s, int repeat) {
   FixtureRun run;

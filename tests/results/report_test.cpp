@@ -9,6 +9,7 @@
 
 #include "orchestrator/results/ingest.hpp"
 #include "orchestrator/results/report_render.hpp"
+#include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;
@@ -61,29 +62,12 @@ void add_strong_study(StudyFixture& study) {
   study.add_run(failed);
 }
 
-Report report_of(const StudyFixture& study, const ReportOptions& options = {}) {
-  auto ingested = ingest_study(study.db_path());
-  REQUIRE_MESSAGE(ingested.is_ok(), ingested.status().message());
-  auto db = sqlite::Database::open(study.db_path());
-  REQUIRE(db.is_ok());
-  auto report = build_report(*db, options);
-  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
-  return *report;
-}
-
 const ReportPoint& at(const Report& report, int world_size, const std::string& config = "default") {
   for (const auto& point : report.points) {
     if (point.world_size == world_size && point.config_label == config) return point;
   }
   FAIL("no point N=" << world_size << " " << config);
   return report.points.front();
-}
-
-bool has_warning(const Report& report, const std::string& part) {
-  for (const auto& warning : report.warnings) {
-    if (warning.find(part) != std::string::npos) return true;
-  }
-  return false;
 }
 
 std::set<std::string> keys(const nlohmann::json& object) {
@@ -313,7 +297,7 @@ TEST_CASE("report JSON: versioned, every documented field present") {
   CHECK(keys(json) == std::set<std::string>{"schema", "study", "kind", "device", "baseline",
                                             "settings", "runs", "points", "sensitivity",
                                             "bandwidth_curves", "projections", "overlaps",
-                                            "warnings"});
+                                            "straggler_hosts", "time_to_result", "warnings"});
   CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
                                                         "target_gain_pct", "target_acc",
                                                         "efficiency_pct"});
@@ -339,6 +323,8 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "efficiency",
                                              "below_efficiency_threshold",
                                              "time_to_accuracy_s",
+                                             "time_to_target",
+                                             "accuracy_vs_baseline",
                                              "throughput_change_pct",
                                              "accuracy_change_points",
                                              "memory",
@@ -346,7 +332,9 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "rank_memory",
                                              "comm_model",
                                              "accuracy_curve",
-                                             "output_metrics"});
+                                             "output_metrics",
+                                             "ceilings",
+                                             "stragglers"});
   CHECK(keys(point["throughput_samples_per_s"]) ==
         std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",
                               "ci95_half_width"});

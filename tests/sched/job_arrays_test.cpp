@@ -124,13 +124,51 @@ TEST_CASE("a failing submission stops the batch after reporting what went throug
   auto result = submit_batch_jobs(
       *jobs, options,
       [&](const BatchJob&, const std::vector<std::string>&) -> scalestudy::Result<std::string> {
-        if (++calls == 2) return scalestudy::Status::error("sbatch: QOSMaxSubmitJobPerUserLimit");
+        if (++calls == 2) return scalestudy::Status::error("sbatch: Invalid partition name");
         return std::string("5");
       },
       {[&](const Submission& s) { reported.push_back(s); }, nullptr});
   CHECK_FALSE(result.is_ok());
   // The error becomes the reason of b and c alike: it names neither.
-  CHECK(result.status().message() == "sbatch: QOSMaxSubmitJobPerUserLimit");
+  CHECK(result.status().message() == "sbatch: Invalid partition name");
   REQUIRE(reported.size() == 1);
   CHECK(reported[0].run_id == "a");
+}
+
+TEST_CASE("a submit-limit refusal defers the runs not yet submitted instead of failing them") {
+  fs::path dir = fs::temp_directory_path() / "scalestudy_arrays_limit";
+  fs::remove_all(dir);
+  std::vector<PreparedRun> runs = {prepared(dir, "a", 1), prepared(dir, "b", 1),
+                                   prepared(dir, "c", 1)};
+  BatchOptions options;
+  options.use_job_arrays = false;
+  auto jobs = plan_batch_jobs(runs, options);
+  REQUIRE(jobs.is_ok());
+  int calls = 0;
+  std::vector<Submission> reported;
+  std::vector<std::pair<std::string, std::string>> deferred;
+  SubmitCallbacks callbacks;
+  callbacks.submitted = [&](const Submission& s) { reported.push_back(s); };
+  callbacks.deferred = [&](const std::string& run_id, const std::string& limit) {
+    deferred.emplace_back(run_id, limit);
+  };
+  auto result = submit_batch_jobs(
+      *jobs, options,
+      [&](const BatchJob&, const std::vector<std::string>&) -> scalestudy::Result<std::string> {
+        if (++calls == 2) {
+          return scalestudy::Status::error(
+              "`sbatch --parsable x` exited with code 1: sbatch: error: "
+              "QOSMaxSubmitJobPerUserLimit\nsbatch: error: Batch job submission failed");
+        }
+        return std::string("5");
+      },
+      callbacks);
+  REQUIRE(result.is_ok());
+  CHECK(calls == 2);  // nothing after the refusal is tried
+  REQUIRE(result->size() == 1);
+  CHECK((*result)[0].run_id == "a");
+  REQUIRE(deferred.size() == 2);
+  CHECK(deferred[0] ==
+        std::make_pair(std::string("b"), std::string("QOSMaxSubmitJobPerUserLimit")));
+  CHECK(deferred[1].first == "c");
 }

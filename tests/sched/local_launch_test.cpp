@@ -30,6 +30,17 @@ TEST_CASE("with a launcher: one single-node scalestudy-launch process around the
   CHECK(processes[0].log_path == "/res/r/launch.log");
 }
 
+TEST_CASE("a one-rank run starts its workload directly, launcher or not") {
+  PreparedRun run = two_rank_run();
+  run.spec.world_size = 1;
+  auto processes = plan_local_launch(run, "/bin/scalestudy-launch", 29511);
+  REQUIRE(processes.size() == 1);
+  CHECK(processes[0].argv == std::vector<std::string>{"/bin/train", "--run-id", "r"});
+  CHECK(processes[0].env_overrides.at("RANK") == "0");
+  CHECK(processes[0].env_overrides.at("WORLD_SIZE") == "1");
+  CHECK(processes[0].log_path == "/res/r/rank0.log");
+}
+
 TEST_CASE("parameters passed as environment variables reach every rank") {
   PreparedRun run = two_rank_run();
   run.spec.params = {{"data_dir", "/data"}};

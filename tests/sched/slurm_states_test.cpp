@@ -55,6 +55,20 @@ TEST_CASE("a completed job keeps no reason, not even the BeginTime of its requeu
   CHECK(states["51"].reason.empty());
 }
 
+TEST_CASE("sacct's node list and times are the job's placement") {
+  auto states = parse_sacct(
+      "51|COMPLETED|0:0|None|node[1-2]|2026-01-01T10:00:00|2026-01-01T10:00:30|"
+      "2026-01-01T10:01:00\n52|PENDING|0:0|Priority|None assigned|2026-01-01T10:00:00|Unknown|"
+      "Unknown\n");
+  CHECK(states["51"].placement.node_list == "node[1-2]");
+  CHECK(states["51"].placement.queued_at == "2026-01-01T10:00:00");
+  CHECK(states["51"].placement.started_at == "2026-01-01T10:00:30");
+  CHECK(states["51"].placement.ended_at == "2026-01-01T10:01:00");
+  CHECK(states["51"].placement.job_step.empty());
+  CHECK(states["52"].placement.node_list.empty());
+  CHECK(states["52"].placement.started_at.empty());
+}
+
 TEST_CASE("a job that exited 75 checkpointed: PREEMPTED, to resume, not FAILED") {
   auto states = parse_sacct("51|FAILED|75:0|None\n52|TIMEOUT|0:15|None\n53|FAILED|74:0|None\n");
   CHECK(states["51"].state == JobState::kPreempted);

@@ -252,5 +252,22 @@ slurm: {mem: lots, time: never}
   CHECK(message.find("inline.yaml:3:26: field 'slurm.time'") != std::string::npos);
 }
 
+TEST_CASE("a target reaches every run as the workload parameter target_<figure>") {
+  const Study accuracy = load_ok(
+      "study: t\nkind: strong\nworkload: {model: small-cnn}\nscale: [1, 2]\nglobal_batch: 8\n"
+      "target: {val_accuracy: 0.88}\n");
+  REQUIRE(accuracy.runs.size() == 2);
+  for (const RunSpec& run : accuracy.runs) CHECK(run.params.at("target_val_accuracy") == "0.88");
+  const Study loss = load_ok(
+      "study: t\nkind: custom\nworkload: {model: small-cnn}\nscale: [1]\nper_gpu_batch: 8\n"
+      "target: {val_loss: 0.4}\n");
+  CHECK(loss.runs.front().params.at("target_val_loss") == "0.4");
+  CHECK(loss.runs.front().params.count("target_val_accuracy") == 0);
+  const std::string twice = load_error(
+      "study: t\nkind: custom\nworkload: {model: small-cnn, target_val_loss: 0.3}\n"
+      "scale: [1]\nper_gpu_batch: 8\ntarget: {val_loss: 0.4}\n");
+  CHECK(twice.find("inline.yaml:6:10: field 'target.val_loss'") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace scalestudy

@@ -42,6 +42,8 @@ Output run(const std::string& arguments, bool with_stderr = false) {
 
 const std::map<std::string, size_t> kExpectedRuns = {
     {"quickstart.yaml", 2},
+    {"quickstart-packed.yaml", 6},
+    {"time-to-target.yaml", 2},
     {"allreduce-sweep.yaml", 3},
     {"resnet18-cifar10-strong.yaml", 15},
     {"resnet18-cifar10-weak.yaml", 15},

@@ -108,11 +108,16 @@ TEST_CASE("the sbatch script of a GPU run") {
   CHECK(has_line(script, "set -euo pipefail"));
   CHECK(has_line(script, "module load cuda/12.2"));
   CHECK(has_line(script, "export NCCL_SOCKET_IFNAME=ib0"));
-  CHECK(has_line(script, "export MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))"));
-  CHECK(has_line(script, "hosts=\"$(scontrol show hostnames \"$SLURM_JOB_NODELIST\")\""));
+  CHECK(has_line(script,
+                 "export MASTER_PORT=$((20000 + (SLURM_JOB_ID + ${SCALESTUDY_STEP_INDEX:-0}) % "
+                 "20000))"));
+  CHECK(has_line(script,
+                 "hosts=\"$(scontrol show hostnames "
+                 "\"${SCALESTUDY_STEP_NODES:-$SLURM_JOB_NODELIST}\")\""));
   CHECK(has_line(script, "export MASTER_ADDR=\"${hosts%%$'\\n'*}\""));
   CHECK(has_line(script,
-                 "srun --kill-on-bad-exit=1 /opt/scalestudy/bin/scalestudy-launch --srun-task "
+                 "srun ${SCALESTUDY_STEP_OPTIONS:-} --kill-on-bad-exit=1 "
+                 "/opt/scalestudy/bin/scalestudy-launch --srun-task "
                  "--rank-log-dir " +
                      context.out_dir + " -- /opt/scalestudy/bin/scalestudy-train \\"));
   CHECK(has_line(script, "    --batch-size 64 \\"));

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -102,10 +103,17 @@ inline int count_lines(const std::string& path) {
   return lines;
 }
 
-inline common::ProcessResult run_cli(std::vector<std::string> args, int timeout_ms = 120'000) {
+// `scalestudy ARGS...` with `environment` added to ours (e.g. SCALESTUDY_FAULT).
+inline common::ProcessResult run_cli_with(std::vector<std::string> args,
+                                          std::map<std::string, std::string> environment,
+                                          int timeout_ms = 120'000) {
   args.insert(args.begin(), binary_dir() + "/scalestudy");
-  auto result = common::run_process({args, {}, timeout_ms});
+  auto result = common::run_process({args, std::move(environment), timeout_ms});
   return result ? *result : common::ProcessResult{};
+}
+
+inline common::ProcessResult run_cli(std::vector<std::string> args, int timeout_ms = 120'000) {
+  return run_cli_with(std::move(args), {}, timeout_ms);
 }
 
 }  // namespace scalestudy::testing

@@ -1,5 +1,7 @@
 #include "workloads/allreduce/allreduce_collective.hpp"
 
+#include "harness/core/bus_bandwidth.hpp"
+
 namespace scalestudy::collectives {
 namespace {
 
@@ -18,7 +20,7 @@ torch::Tensor input_of(const torch::Tensor& buffer, int rank) {
 }  // namespace
 
 double AllreduceCollective::bus_factor(int ranks) const {
-  return ranks > 0 ? 2.0 * (ranks - 1) / ranks : 0.0;
+  return bandwidth::allreduce_bus_factor(ranks);
 }
 
 void AllreduceCollective::fill_input(torch::Tensor& buffer, int rank) const {

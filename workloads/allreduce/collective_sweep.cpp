@@ -3,6 +3,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "harness/core/bus_bandwidth.hpp"
 #include "workloads/allreduce/message_sizes.hpp"
 
 namespace scalestudy::collectives {
@@ -175,8 +176,7 @@ Result<SizeResult> CollectiveSweep::measure(dist::Communicator& communicator,
   result.row.dtype = settings.element_type.name;
   result.row.iterations = settings.iterations;
   result.row.time_us = time_us[0];
-  // Bytes per microsecond are MB/s; a thousandth of that is GB/s.
-  result.row.algbw_gbps = time_us[0] > 0 ? result.row.bytes / time_us[0] / 1e3 : 0;
+  result.row.algbw_gbps = bandwidth::algbw_gbps(result.row.bytes, time_us[0]);
   result.row.busbw_gbps = result.row.algbw_gbps * collective_.bus_factor(ranks);
   return result;
 }

@@ -14,15 +14,6 @@
 namespace scalestudy {
 namespace {
 
-// Seconds before the time limit at which SLURM sends SIGTERM to the job step's tasks: a
-// minute to write results, but at most a quarter of a short limit, so a 1-minute job is
-// not told to stop the moment it starts.
-int term_signal_lead_seconds(int time_limit_minutes) {
-  constexpr int kLeadSeconds = 60;
-  if (time_limit_minutes <= 0) return kLeadSeconds;
-  return std::min(kLeadSeconds, time_limit_minutes * 60 / 4);
-}
-
 enum Placeholder : int {
   kSbatchDirectives,
   kStudy,
@@ -139,6 +130,12 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
 
 }  // namespace
 
+int term_signal_lead_seconds(int time_limit_minutes) {
+  constexpr int kLeadSeconds = 60;
+  if (time_limit_minutes <= 0) return kLeadSeconds;
+  return std::min(kLeadSeconds, time_limit_minutes * 60 / 4);
+}
+
 Status check_render_context(const RenderContext& context) {
   for (const std::string* path : {&context.out_dir, &context.binary_path}) {
     if (path->empty() || (*path)[0] != '/') {
@@ -214,6 +211,9 @@ std::string render_sbatch_script(const RunSpec& spec, const RenderContext& conte
   for (const auto& word : launch_prefix(spec, context)) {
     append_shell_quoted(launch_line, word);
     launch_line += ' ';
+    // Inside a packed allocation the wrapper names the step's nodes and tasks
+    // (packed_allocation.hpp); unset, the step is the whole allocation as always.
+    if (word == "srun") launch_line += "${SCALESTUDY_STEP_OPTIONS:-} ";
   }
   std::vector<std::string> argv = workload_argv(spec, context.binary_path, context.out_dir);
   const size_t first_flag = 1 + spec.invocation.args.size();

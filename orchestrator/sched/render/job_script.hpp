@@ -25,6 +25,11 @@ struct RenderContext {
   std::vector<std::string> profile_wrapper;
 };
 
+// Seconds before the time limit at which SLURM signals a job (--signal): a minute to write
+// results, but at most a quarter of a short limit, so a 1-minute job is not told to stop
+// the moment it starts.
+int term_signal_lead_seconds(int time_limit_minutes);
+
 // Checks what the context adds to a script: paths on one line, absolute, no '"'.
 Status check_render_context(const RenderContext& context);
 

@@ -1,0 +1,48 @@
+// Efficiency against ceilings: a point's training throughput set against the datasheet
+// dense peak of its device (MFU) and against what the run's own calibration measured on
+// the same allocation (the GEMM ceiling, the all-reduce bus bandwidth at the gradient
+// size; harness/train/ceiling_calibration.hpp). Training FLOPs are 3 × the forward FLOPs
+// (backward costs two forwards), the usual MFU convention. Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scalestudy::results {
+
+// One run's figures, as ingested (summary keys in docs/run-database.md).
+struct RunCeilings {
+  std::string gpu_model;  // provenance gpu_model; empty on a CPU run
+  std::string precision;  // --precision: fp32 | tf32 | fp16 | bf16
+  int world_size = 1;
+  double samples_per_s = 0;                    // global
+  std::optional<double> forward_flops;         // per sample
+  std::optional<double> gemm_tflops;           // ceiling, the slowest rank's
+  std::optional<double> allreduce_busbw_gbps;  // ceiling at the gradient size
+  std::optional<double> allreduce_span_ms;     // training's all-reduce, the least-waiting rank
+  std::optional<double> gradient_bytes;
+  std::optional<double> calibration_s;  // the slowest rank's
+  double run_s = 0;                     // the epochs' wall time
+};
+
+struct PointCeilings {
+  int runs = 0;        // repeats with a calibration
+  std::string device;  // the peak table's name, the gpu_model, or "cpu"
+  std::string precision;
+  std::optional<double> peak_tflops;           // datasheet, dense, per device
+  std::string peak_note;                       // why there is no peak
+  std::optional<double> achieved_tflops;       // per device (rank)
+  std::optional<double> mfu;                   // achieved / peak
+  std::optional<double> gemm_tflops;           // measured ceiling per device
+  std::optional<double> gemm_fraction;         // achieved / measured ceiling
+  std::optional<double> allreduce_busbw_gbps;  // measured ceiling
+  std::optional<double> achieved_busbw_gbps;   // training's all-reduce
+  std::optional<double> busbw_fraction;        // achieved / measured
+  std::optional<double> calibration_pct;       // calibration / (calibration + epochs)
+};
+
+// Medians over the runs' figures; nullopt when no run calibrated.
+std::optional<PointCeilings> combine_ceilings(const std::vector<RunCeilings>& runs);
+
+}  // namespace scalestudy::results

@@ -1,0 +1,280 @@
+#include "orchestrator/sched/packed_allocation.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "orchestrator/sched/job_arrays.hpp"
+#include "orchestrator/sched/render/job_script.hpp"
+#include "orchestrator/sched/render/shell_quote.hpp"
+#include "orchestrator/sched/slurm_states.hpp"
+#include "orchestrator/study/budget.hpp"
+#include "orchestrator/study/run_id.hpp"
+#include "orchestrator/study/scalar_values.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+constexpr char kPackedSeparator = '+';
+
+// The directives of the largest run that do not size the allocation (partition, account,
+// cpus, GPUs, memory, ...); nodes, tasks, time and signal are the packed job's own.
+std::vector<std::string> shared_directives(const std::string& script_path) {
+  static const std::set<std::string> kSizing = {
+      "--nodes", "-N", "--ntasks-per-node", "--time", "-t", "--signal", "--ntasks", "-n"};
+  std::vector<std::string> kept;
+  for (const std::string& directive : script_allocation_directives(script_path)) {
+    if (kSizing.count(directive.substr(0, directive.find('='))) == 0) kept.push_back(directive);
+  }
+  return kept;
+}
+
+// srun's sizing of one run's step; the torchrun-style launcher starts one task per node.
+std::string step_sizing(const RunSpec& spec) {
+  const int per_node = spec.launcher == LauncherKind::kTorchrun ? 1 : spec.tasks_per_node;
+  return "--nodes=" + std::to_string(spec.nodes) +
+         " --ntasks=" + std::to_string(spec.nodes * per_node) +
+         " --ntasks-per-node=" + std::to_string(per_node);
+}
+
+uint64_t seed_of(const std::vector<PreparedRun>& runs) {
+  std::string ids;
+  for (const PreparedRun& run : runs) ids += run.spec.run_id + ",";
+  return std::stoull(fnv1a_128_hex(ids).substr(0, 15), nullptr, 16);
+}
+
+// One bash array assignment: name=( 'a' 'b' ... ).
+std::string bash_array(const std::string& name, const std::vector<std::string>& values) {
+  std::string text = name + "=(\n";
+  for (const auto& value : values) text += "  " + scalestudy::shell_quote(value) + "\n";
+  return text + ")\n";
+}
+
+// The loop over the runs: each one's nodes picked from the allocation's hosts (those whose
+// index, rotated by the run's first node, falls below its node count: ascending host order,
+// so rank 0 is on the step's first host), then its script started as one step.
+constexpr char kStepLoop[] =
+    R"sh(mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
+out_of_time=0
+# The time limit is near: the running step checkpoints (SIGTERM, exit 75), none starts.
+trap 'out_of_time=1; scancel --signal=TERM "$SLURM_JOB_ID"' USR1
+# The wrapper's own alarm, stop_lead_s before the job's end: SLURM's --signal may come up to
+# a minute early, which would stop a short allocation soon after it starts.
+timer=""
+if end_s=$(date -d "$(squeue -h -j "$SLURM_JOB_ID" -o %e)" +%s 2>/dev/null); then
+  left_s=$((end_s - $(date +%s) - stop_lead_s))
+  (sleep $((left_s > 0 ? left_s : 0)); kill -USR1 $$) &
+  timer=$!
+fi
+# A run starts once the submitter has recorded it (its mark); a submitter that died first
+# leaves the run to the next submit.
+marks_deadline=$((SECONDS + 15))
+for i in "${!run_scripts[@]}"; do
+  [ "$out_of_time" = 1 ] && break
+  mark="${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded"
+  while [ ! -e "$mark" ] && ((SECONDS < marks_deadline)); do sleep 1; done
+  if [ ! -e "$mark" ]; then
+    echo "step $i: run ${run_names[i]} skipped: not recorded by its submitter"
+    continue
+  fi
+  picked=()
+  for ((n = 0; n < ${#hosts[@]}; n++)); do
+    if (( (n - first_node[i] + ${#hosts[@]}) % ${#hosts[@]} < run_nodes[i] )); then
+      picked+=("${hosts[n]}")
+    fi
+  done
+  step_nodes=$(IFS=,; echo "${picked[*]}")
+  echo "step $i: run ${run_names[i]} on $step_nodes"
+  SCALESTUDY_STEP_NODES="$step_nodes" SCALESTUDY_STEP_INDEX=$i \
+    SCALESTUDY_STEP_OPTIONS="${step_sizing[i]} --nodelist=$step_nodes --exclusive --job-name=${run_names[i]}" \
+    /bin/bash "${run_scripts[i]}" >>"${run_dirs[i]}/slurm-${SLURM_JOB_ID}.out" 2>&1 &
+  step=$!
+  # wait returns early when USR1 arrives; the step goes on until it has checkpointed.
+  wait "$step"
+  while kill -0 "$step" 2>/dev/null; do wait "$step"; done
+done
+[ -n "$timer" ] && kill "$timer" 2>/dev/null
+exit 0
+)sh";
+
+}  // namespace
+
+std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed) {
+  std::vector<const PreparedRun*> order;
+  for (const PreparedRun& run : runs) order.push_back(&run);
+  std::mt19937_64 generator(seed);
+  std::shuffle(order.begin(), order.end(), generator);
+  return order;
+}
+
+std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
+                                  const std::vector<std::string>& directives, uint64_t seed,
+                                  int stop_lead_s, const std::string& job_name,
+                                  const std::string& output_pattern) {
+  std::string script = "#!/bin/bash\n";
+  script += "# scalestudy packed allocation: each run a job step on nodes of its own, one after\n";
+  script += "# another in the order below (shuffled with seed " + std::to_string(seed) + ").\n";
+  script += "#SBATCH --job-name=" + job_name + "\n";
+  script += "#SBATCH --output=" + output_pattern + "\n";
+  for (const auto& directive : directives) script += "#SBATCH " + directive + "\n";
+  std::vector<std::string> scripts, dirs, names, sizing, nodes, first_nodes;
+  int allocation_nodes = 1;
+  for (const PreparedRun* run : runs)
+    allocation_nodes = std::max(allocation_nodes, run->spec.nodes);
+  int next_node = 0;
+  for (const PreparedRun* run : runs) {
+    scripts.push_back(run->script_path);
+    dirs.push_back(run->out_dir);
+    names.push_back(run->spec.run_id);
+    sizing.push_back(step_sizing(run->spec));
+    nodes.push_back(std::to_string(run->spec.nodes));
+    first_nodes.push_back(std::to_string(next_node));
+    next_node = (next_node + run->spec.nodes) % allocation_nodes;
+  }
+  script += "export SCALESTUDY_PACK_SEED=" + std::to_string(seed) + "\n";
+  script += "stop_lead_s=" + std::to_string(stop_lead_s) + "\n";
+  script += bash_array("run_scripts", scripts) + bash_array("run_dirs", dirs) +
+            bash_array("run_names", names) + bash_array("step_sizing", sizing) +
+            bash_array("run_nodes", nodes) + bash_array("first_node", first_nodes);
+  return script + kStepLoop;
+}
+
+Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
+                                  const std::string& script_dir) {
+  std::string dir = script_dir.empty()
+                        ? std::filesystem::path(runs.front().out_dir).parent_path().string()
+                        : script_dir;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) return Status::error(dir + ": " + error.message());
+  const PreparedRun* largest = &runs.front();
+  std::vector<RunSpec> specs;
+  int tasks_per_node = 1;
+  for (const PreparedRun& run : runs) {
+    if (run.spec.nodes > largest->spec.nodes) largest = &run;
+    tasks_per_node = std::max(tasks_per_node, run.spec.tasks_per_node);
+    specs.push_back(run.spec);
+  }
+  std::vector<std::string> directives = {"--nodes=" + std::to_string(largest->spec.nodes),
+                                         "--ntasks-per-node=" + std::to_string(tasks_per_node)};
+  const int minutes = packed_time_limit_minutes(specs);
+  if (minutes > 0) directives.push_back("--time=" + format_time_limit(minutes));
+  for (auto& directive : shared_directives(largest->script_path)) {
+    directives.push_back(std::move(directive));
+  }
+  const uint64_t seed = seed_of(runs);
+  std::ostringstream stem;
+  stem << "packed-" << std::hex << seed;
+  const std::string path = dir + "/" + stem.str() + ".sbatch";
+  std::vector<const PreparedRun*> order = shuffled_runs(runs, seed);
+  std::ofstream file(path, std::ios::trunc);
+  file << packed_wrapper_script(order, directives, seed, term_signal_lead_seconds(minutes),
+                                runs.front().spec.study + "-packed",
+                                dir + "/" + stem.str() + "-%j.out");
+  if (!file.flush()) return Status::error(path + ": cannot write the packed job script");
+  BatchJob job;
+  job.script_path = path;
+  job.runs = std::move(order);
+  job.is_packed = true;
+  return job;
+}
+
+void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
+                        const SubmitCallbacks& callbacks, std::vector<Submission>& submissions) {
+  for (const PreparedRun* run : job.runs) {
+    Submission submission{run->spec.run_id, packed_run_job_id(allocation_id, run->spec.run_id)};
+    if (callbacks.launching && !callbacks.launching(submission)) continue;
+    std::ofstream(run->out_dir + "/packed-" + allocation_id + ".recorded")
+        << submission.job_id << "\n";
+    if (callbacks.submitted) callbacks.submitted(submission);
+    submissions.push_back(std::move(submission));
+  }
+}
+
+std::string packed_run_job_id(const std::string& allocation_id, const std::string& run_id) {
+  return allocation_id + kPackedSeparator + run_id;
+}
+
+bool is_packed_job_id(const std::string& job_id) {
+  return job_id.find(kPackedSeparator) != std::string::npos;
+}
+
+std::string packed_allocation_id(const std::string& job_id) {
+  return job_id.substr(0, job_id.find(kPackedSeparator));
+}
+
+std::vector<std::string> packed_allocation_ids(const std::vector<std::string>& job_ids) {
+  std::set<std::string> allocations;
+  for (const auto& job_id : job_ids) allocations.insert(packed_allocation_id(job_id));
+  return {allocations.begin(), allocations.end()};
+}
+
+std::vector<std::string> packed_sacct_argv(const std::vector<std::string>& job_ids) {
+  std::string joined;
+  for (const auto& id : packed_allocation_ids(job_ids)) joined += (joined.empty() ? "" : ",") + id;
+  return {"sacct", "-n",   "--parsable2",
+          "-j",    joined, "--format=JobID,JobName,State,ExitCode,NodeList,Submit,Start,End"};
+}
+
+std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sacct_output) {
+  std::map<std::string, AllocationRecord> allocations;
+  std::stringstream lines(sacct_output);
+  for (std::string line; std::getline(lines, line);) {
+    auto fields = parsable_fields(line);
+    if (fields.size() < 8) continue;
+    const std::string& id = fields[0];
+    const size_t dot = id.find('.');
+    if (dot == std::string::npos) {
+      allocations[id].state = fields[2];
+      allocations[id].queued_at = sacct_value(fields[5]);
+    } else if (std::isdigit(static_cast<unsigned char>(id[dot + 1]))) {  // not .batch/.extern
+      allocations[id.substr(0, dot)].steps.push_back(
+          {id, fields[1], fields[2], parse_slurm_exit_code(fields[3]), sacct_value(fields[4]),
+           sacct_value(fields[6]), sacct_value(fields[7])});
+    }
+  }
+  return allocations;
+}
+
+std::map<std::string, JobStatus> packed_run_states(
+    const std::map<std::string, AllocationRecord>& allocations,
+    const std::vector<std::string>& job_ids) {
+  std::map<std::string, JobStatus> states;
+  for (const auto& job_id : job_ids) {
+    const std::string allocation_id = packed_allocation_id(job_id);
+    auto allocation = allocations.find(allocation_id);
+    if (allocation == allocations.end() || allocation->second.state.empty()) continue;
+    const AllocationRecord& job = allocation->second;
+    const std::string run_id = job_id.substr(allocation_id.size() + 1);
+    const StepRecord* step = nullptr;
+    for (const StepRecord& candidate : job.steps) {
+      if (candidate.name == run_id) step = &candidate;
+    }
+    std::optional<JobStatus> status;
+    if (step != nullptr) {
+      status = make_slurm_status(step->state, step->exit_code, "");
+      if (status) {
+        status->placement = {step->step_id, step->node_list, job.queued_at, step->started_at,
+                             step->ended_at};
+      }
+    } else if ((status = make_slurm_status(job.state, std::nullopt, ""))) {
+      if (!is_terminal(status->state)) {
+        status->state = JobState::kPending;  // the allocation is queued, or runs others first
+        status->reason = "waiting for its turn in packed allocation " + allocation_id;
+      } else {
+        // The wrapper stopped near the limit: the run goes into the next allocation.
+        if (status->state == JobState::kCompleted) status->state = JobState::kCancelled;
+        status->reason = "packed allocation " + allocation_id + " ended (" + job.state +
+                         ") before this run's step started";
+        status->exit_code.reset();
+      }
+    }
+    if (status) states[job_id] = *status;
+  }
+  return states;
+}
+
+}  // namespace scalestudy::sched

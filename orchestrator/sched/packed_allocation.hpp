@@ -1,0 +1,82 @@
+// A packed sweep (`allocation: packed`, `submit --packed`): ONE batch job sized for the
+// largest run, whose wrapper script starts each run's own rendered script as a job step on
+// nodes of its own (srun --nodes/--ntasks/--nodelist --exclusive, named after the run), one
+// after another in an order shuffled with a recorded seed and on nodes rotated through the
+// allocation, so neither time of day nor a node's speed lines up with a point of the sweep.
+// A failing step ends only its run. Near the time limit (the wrapper's own alarm, or USR1
+// sent to the batch shell, scancel -b -s USR1) the running step
+// gets SIGTERM (it checkpoints and exits 75) and no further step starts; the runs left go
+// into the next allocation. Each run is known by "<allocation id>+<run id>"; its state is
+// its step's in sacct. A run starts only once the study database has recorded it
+// (report_packed_runs). Shared by the slurm and slurmrest backends; pure except for writing
+// the wrapper script.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/scheduler.hpp"
+
+namespace scalestudy::sched {
+
+// Writes the wrapper script for `runs` into `script_dir` (empty: beside the runs' folders).
+Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
+                                  const std::string& script_dir);
+
+// The wrapper script itself: `runs` in the order they run, the allocation's directives,
+// and how long before the job's end it stops the running step (USR1 to itself).
+std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
+                                  const std::vector<std::string>& directives, uint64_t seed,
+                                  int stop_lead_s, const std::string& job_name,
+                                  const std::string& output_pattern);
+
+// The order the runs of a packed job run in: `runs` shuffled with `seed`.
+std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed);
+
+// Each run of a packed job just submitted as `allocation_id`: recorded first
+// (callbacks.launching), then marked recorded in its folder (the wrapper starts a run's
+// step only when its mark exists, so a submitter killed in between leaves no run executing
+// that the study database does not know), then reported (callbacks.submitted).
+void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
+                        const SubmitCallbacks& callbacks, std::vector<Submission>& submissions);
+
+// "123+<run id>", and its parts; is_packed_job_id tells such ids from "123" and "123_4".
+std::string packed_run_job_id(const std::string& allocation_id, const std::string& run_id);
+bool is_packed_job_id(const std::string& job_id);
+std::string packed_allocation_id(const std::string& job_id);
+
+// What the accounting database says of one packed allocation and its steps (sacct, or
+// slurmrestd's /slurmdb/…/job): states as SLURM names them, times as the scheduler gives
+// them, "" where there are none yet.
+struct StepRecord {
+  std::string step_id;  // "123.4"
+  std::string name;     // the run id (srun --job-name)
+  std::string state;
+  std::optional<int> exit_code;
+  std::string node_list, started_at, ended_at;
+};
+struct AllocationRecord {
+  std::string state, queued_at;
+  std::vector<StepRecord> steps;
+};
+
+// The allocations of packed `job_ids`, as a comma-separated list for sacct or slurmrestd.
+std::vector<std::string> packed_allocation_ids(const std::vector<std::string>& job_ids);
+// The sacct call whose output parse_packed_sacct reads: the allocations and their steps.
+std::vector<std::string> packed_sacct_argv(const std::vector<std::string>& job_ids);
+std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sacct_output);
+
+// The state of each packed run: its step's state, exit code and placement; PENDING while
+// its turn has not come; for a run whose allocation ended before it started, that ending
+// (TIMEOUT, ...) with a reason saying so. Ids of allocations not (yet) known are left out.
+std::map<std::string, JobStatus> packed_run_states(
+    const std::map<std::string, AllocationRecord>& allocations,
+    const std::vector<std::string>& job_ids);
+
+}  // namespace scalestudy::sched

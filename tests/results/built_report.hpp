@@ -1,0 +1,36 @@
+// Test helper for the report suites: a fixture study ingested and reported as `scalestudy
+// report` would, and a look-up in the report's warnings. Header-only; the including suite
+// links scalestudy_results.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "harness/core/sqlite.hpp"
+#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/report.hpp"
+#include "tests/results/fixture.hpp"
+
+namespace scalestudy::results::testing {
+
+// Ingests the study's runs and builds its report; the test stops when either fails.
+inline Report report_of(const StudyFixture& study, const ReportOptions& options = {}) {
+  auto ingested = ingest_study(study.db_path());
+  REQUIRE_MESSAGE(ingested.is_ok(), ingested.status().message());
+  auto db = sqlite::Database::open(study.db_path());
+  REQUIRE(db.is_ok());
+  auto report = build_report(*db, options);
+  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
+  return *report;
+}
+
+// Whether one of the report's warnings contains `part`.
+inline bool has_warning(const Report& report, const std::string& part) {
+  for (const auto& warning : report.warnings) {
+    if (warning.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace scalestudy::results::testing

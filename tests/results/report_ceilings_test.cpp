@@ -1,0 +1,196 @@
+// Measured ceilings and straggler attribution in the report: the datasheet peak table,
+// the attribution of the rank the others waited for, and both through ingest into the
+// report's tables and JSON, from run databases shaped like the workload's (with and
+// without the arrivals table of newer files).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/results/device_peaks.hpp"
+#include "orchestrator/results/report.hpp"
+#include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/statistics.hpp"
+#include "orchestrator/results/stragglers.hpp"
+#include "tests/results/built_report.hpp"
+#include "tests/results/fixture.hpp"
+
+using namespace scalestudy;
+using namespace scalestudy::results;
+using namespace scalestudy::results::testing;
+
+namespace {
+
+FixtureRun two_rank_run(const std::string& id, int repeat) {
+  FixtureRun run;
+  run.run_id = id;
+  run.repeat = repeat;
+  run.world_size = 2;
+  run.tasks_per_node = 1;
+  run.nodes = 2;
+  run.rank_hosts = {"node-a", "node-b"};
+  run.varied = {{"world_size", "2"}};
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("datasheet dense peaks: by whole words of the CUDA name, none for the unknown") {
+  auto peak = [](const std::string& name, const std::string& precision) {
+    auto found = datasheet_dense_peak(name, precision);
+    return found ? found->device + " " + std::to_string(static_cast<int>(found->tflops))
+                 : std::string("none");
+  };
+  CHECK(peak("NVIDIA H100 80GB HBM3", "bf16") == "H100 SXM 989");
+  CHECK(peak("NVIDIA H100 80GB HBM3", "fp32") == "H100 SXM 67");
+  CHECK(peak("NVIDIA H100 PCIe", "fp16") == "H100 PCIe 756");
+  CHECK(peak("NVIDIA H200", "tf32") == "H200 494");
+  CHECK(peak("NVIDIA GH200 480GB", "bf16") == "GH200 989");
+  CHECK(peak("NVIDIA A100-SXM4-80GB", "tf32") == "A100 156");
+  CHECK(peak("NVIDIA A10", "bf16") == "A10 125");
+  CHECK(peak("NVIDIA L40S", "bf16") == "L40S 362");
+  CHECK(peak("Tesla V100-SXM2-16GB", "bf16") == "none");  // no bf16 tensor cores
+  CHECK(peak("NVIDIA B200", "bf16") == "none");           // not in the table: no borrowed peak
+  CHECK(peak("", "fp32") == "none");
+}
+
+TEST_CASE("straggler attribution: the rank last most often, the spread of arrivals") {
+  RankArrivals arrivals;
+  for (int64_t step = 0; step < 10; ++step) {
+    arrivals[0][step] = step;
+    arrivals[1][step] = step + (step < 8 ? 0.030 : 0.001);  // last in 8 steps
+    arrivals[2][step] = step + (step < 8 ? 0.010 : 0.002);  // last in 2
+  }
+  arrivals[2].erase(9);  // a step one rank did not record is left out
+  auto run = attribute_straggler("r", arrivals, {{0, "a"}, {1, "b"}, {2, "c"}});
+  REQUIRE(run);
+  CHECK(run->rank == 1);
+  CHECK(run->host == "b");
+  CHECK(run->steps == 9);
+  CHECK(run->last_share == doctest::Approx(8.0 / 9));
+  CHECK(run->wait_median_ms == doctest::Approx(30));
+  CHECK(run->wait_p95_ms == doctest::Approx(30));
+  // Last in 8 of 9 steps where chance gives a third: 19 / 3^9 by the binomial tail.
+  CHECK(run->chance_share == doctest::Approx(1.0 / 3));
+  CHECK(run->p_value == doctest::Approx(19.0 / 19683));
+  CHECK(run->stands_out());
+  RankArrivals alternating;  // each of two ranks last in every other step: nobody stands out
+  for (int64_t step = 0; step < 10; ++step) {
+    alternating[0][step] = step + (step % 2 ? 0.01 : 0);
+    alternating[1][step] = step + (step % 2 ? 0 : 0.01);
+  }
+  auto even = attribute_straggler("even", alternating, {});
+  REQUIRE(even);
+  CHECK(even->p_value == doctest::Approx(638.0 / 1024));  // P(X >= 5), X ~ B(10, 1/2)
+  CHECK_FALSE(even->stands_out());
+  CHECK(binomial_upper_tail(0, 10, 0.5) == 1);
+  CHECK_FALSE(attribute_straggler("one", {{0, {{1, 1.0}}}}, {}));
+  CHECK_FALSE(attribute_straggler("none", {}, {}));
+  CHECK(percentile({1, 2, 3, 4, 5}, 0.95) == doctest::Approx(4.8));
+  CHECK(percentile({}, 0.5) == 0);
+}
+
+TEST_CASE("the report names the straggling rank and host, on rank 0's clock across hosts") {
+  StudyFixture study("report_stragglers", "strong");
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    FixtureRun run = two_rank_run("st" + std::to_string(repeat) + "00000000000000", repeat);
+    run.arrival_lag_ms = {0, 40};
+    // node-b's clock runs 100 s behind: uncorrected, its rank would look 100 s early.
+    run.clock_offset_s = {0, 100};
+    study.add_run(run);
+  }
+  FixtureRun old_file = two_rank_run("st900000000000000", 3);  // no arrivals table
+  study.add_run(old_file);
+  Report report = report_of(study);
+  REQUIRE(report.points.size() == 1);
+  const ReportPoint& point = report.points.front();
+  REQUIRE(point.stragglers.size() == 3);
+  for (const RunStraggler& run : point.stragglers) {
+    CHECK(run.rank == 1);
+    CHECK(run.host == "node-b");
+    CHECK(run.steps == 8);
+    CHECK(run.last_share == doctest::Approx(1));
+    CHECK(run.stands_out());  // 8 of 8 steps, 1 / 2^8 by chance
+    CHECK(run.wait_median_ms == doctest::Approx(40).epsilon(1e-3));
+  }
+  REQUIRE(report.straggler_hosts.size() == 2);
+  CHECK(report.straggler_hosts[0].host == "node-b");
+  CHECK(report.straggler_hosts[0].runs_named == 3);
+  CHECK(report.straggler_hosts[0].steps_last == 24);
+  CHECK(report.straggler_hosts[1].host == "node-a");
+  CHECK(report.straggler_hosts[1].steps_last == 0);
+  CHECK_FALSE(report.straggler_hosts[1].wait_median_ms);
+
+  const std::string text = render_report(report, ReportFormat::kTable);
+  CHECK(text.find("Stragglers") != std::string::npos);
+  CHECK(text.find("Hosts (stragglers") != std::string::npos);
+  auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
+  CHECK(json["points"][0]["stragglers"][0]["rank"] == 1);
+  CHECK(json["points"][0]["stragglers"][0]["host"] == "node-b");
+  CHECK(json["straggler_hosts"][0]["host"] == "node-b");
+  CHECK(json["straggler_hosts"][0]["steps_last"] == 24);
+}
+
+TEST_CASE("ceilings: MFU against the datasheet peak, fractions of the measured ceilings") {
+  StudyFixture study("report_ceilings", "strong");
+  FixtureRun gpu = two_rank_run("cg000000000000000", 0);
+  gpu.gpus_per_node = 1;
+  gpu.gpu_model = "NVIDIA H100 80GB HBM3";
+  gpu.config_json = R"({"precision": "bf16"})";
+  gpu.extra_summary = {{"forward_flops", 1e9},
+                       {"ceiling_gemm_tflops", 700},
+                       {"ceiling_allreduce_busbw_gbps", 100},
+                       {"allreduce_span_ms_median", 10},
+                       {"calibration_s", 1}};
+  study.add_run(gpu);
+  Report report = report_of(study);
+  REQUIRE(report.points.size() == 1);
+  REQUIRE(report.points[0].ceilings);
+  const PointCeilings& ceilings = *report.points[0].ceilings;
+  CHECK(ceilings.device == "H100 SXM");
+  CHECK(ceilings.precision == "bf16");
+  CHECK(*ceilings.peak_tflops == doctest::Approx(989.4));
+  // 3 × 1 GFLOP × 1000 samples/s over 2 ranks.
+  CHECK(*ceilings.achieved_tflops == doctest::Approx(1.5));
+  CHECK(*ceilings.mfu == doctest::Approx(1.5 / 989.4));
+  CHECK(*ceilings.gemm_fraction == doctest::Approx(1.5 / 700));
+  // 44 MB in 10 ms is 4.4 GB/s; busbw factor 2(n−1)/n = 1 at n = 2.
+  CHECK(*ceilings.achieved_busbw_gbps == doctest::Approx(4.4));
+  CHECK(*ceilings.busbw_fraction == doctest::Approx(0.044));
+  CHECK(*ceilings.calibration_pct == doctest::Approx(100.0 / 11));
+  auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
+  CHECK(json["points"][0]["ceilings"]["mfu"].get<double>() == doctest::Approx(1.5 / 989.4));
+  CHECK(render_report(report, ReportFormat::kHtml).find("MFU [%]") != std::string::npos);
+}
+
+TEST_CASE("ceilings: a CPU and an unknown device get no peak and say so; no calibration, none") {
+  StudyFixture study("report_ceilings_none", "custom");
+  FixtureRun cpu = two_rank_run("cc000000000000000", 0);
+  cpu.varied = {{"device", "cpu"}};
+  cpu.extra_summary = {{"forward_flops", 1e9}, {"ceiling_gemm_tflops", 0.1}};
+  study.add_run(cpu);
+  FixtureRun unknown = two_rank_run("cu000000000000000", 0);
+  unknown.varied = {{"device", "b200"}};
+  unknown.gpus_per_node = 1;
+  unknown.gpu_model = "NVIDIA B200";
+  unknown.extra_summary = cpu.extra_summary;
+  study.add_run(unknown);
+  FixtureRun uncalibrated = two_rank_run("cn000000000000000", 0);
+  uncalibrated.varied = {{"device", "none"}};
+  study.add_run(uncalibrated);
+  Report report = report_of(study);
+  REQUIRE(report.points.size() == 3);
+  for (const ReportPoint& point : report.points) {
+    INFO(point.config_label);
+    if (point.config.at("device") == "none") {
+      CHECK_FALSE(point.ceilings);
+      continue;
+    }
+    REQUIRE(point.ceilings);
+    CHECK_FALSE(point.ceilings->peak_tflops);
+    CHECK_FALSE(point.ceilings->mfu);
+    CHECK(*point.ceilings->gemm_fraction == doctest::Approx(15));  // 1.5 of 0.1 TFLOPS
+    CHECK(point.ceilings->peak_note == (point.config.at("device") == "cpu"
+                                            ? "CPU: no datasheet peak"
+                                            : "no datasheet peak for NVIDIA B200 at fp32"));
+  }
+}

@@ -1,0 +1,164 @@
+#include "orchestrator/sched/packed_allocation.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "orchestrator/sched/slurmrest_json.hpp"
+#include "tests/support/cli_test_support.hpp"
+
+using namespace scalestudy;
+using namespace scalestudy::sched;
+namespace fs = std::filesystem;
+
+namespace {
+
+PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) {
+  PreparedRun run;
+  run.spec.run_id = run_id;
+  run.spec.study = "demo";
+  run.spec.nodes = nodes;
+  run.spec.tasks_per_node = 2;
+  run.spec.slurm.time_limit_minutes = 3;
+  run.out_dir = (dir / run_id).string();
+  fs::create_directories(run.out_dir);
+  run.script_path = run.out_dir + "/job.sbatch";
+  std::ofstream(run.script_path) << "#!/bin/bash\n#SBATCH --job-name=demo-" << run_id
+                                 << "\n#SBATCH --nodes=" << nodes
+                                 << "\n#SBATCH --ntasks-per-node=2\n#SBATCH --time=0:03:00\n"
+                                    "#SBATCH --signal=TERM@45\n#SBATCH --partition=debug\n"
+                                    "srun train\n";
+  return run;
+}
+
+std::vector<PreparedRun> ladder(const fs::path& dir) {
+  return {prepared(dir, "a1", 1), prepared(dir, "a2", 1), prepared(dir, "b1", 2),
+          prepared(dir, "b2", 2), prepared(dir, "c1", 4), prepared(dir, "c2", 4)};
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  std::stringstream lines(text);
+  for (std::string candidate; std::getline(lines, candidate);) {
+    if (candidate == line) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a packed job is one allocation of the largest run for the sum of the limits") {
+  fs::path dir = testing::scratch_dir("packed_script");
+  auto runs = ladder(dir);
+  auto job = write_packed_job(runs, (dir / "arrays").string());
+  REQUIRE(job);
+  CHECK(job->is_packed);
+  REQUIRE(job->runs.size() == 6);
+  const std::string script = testing::read_file(job->script_path);
+  CAPTURE(script);
+  CHECK(has_line(script, "#SBATCH --nodes=4"));
+  CHECK(has_line(script, "#SBATCH --ntasks-per-node=2"));
+  CHECK(has_line(script, "#SBATCH --time=00:18:00"));  // 6 runs x 3 minutes
+  CHECK(has_line(script, "stop_lead_s=60"));           // the wrapper stops the step a minute early
+  CHECK(script.find("#SBATCH --signal") == std::string::npos);
+  CHECK(has_line(script, "#SBATCH --partition=debug"));              // shared directives kept
+  CHECK(script.find("#SBATCH --signal=TERM") == std::string::npos);  // the runs' own
+  CHECK(script.find("--job-name=demo-a1") == std::string::npos);
+  CHECK(script.find("scancel --signal=TERM \"$SLURM_JOB_ID\"") != std::string::npos);
+}
+
+TEST_CASE("the run order is shuffled with a recorded seed and is the same for the same runs") {
+  fs::path dir = testing::scratch_dir("packed_order");
+  auto runs = ladder(dir);
+  auto first = write_packed_job(runs, (dir / "arrays").string());
+  auto second = write_packed_job(runs, (dir / "arrays").string());
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->runs == second->runs);
+  std::vector<std::string> given, shuffled;
+  for (const auto& run : runs) given.push_back(run.spec.run_id);
+  for (const PreparedRun* run : first->runs) shuffled.push_back(run->spec.run_id);
+  CHECK(shuffled != given);
+  const std::string script = testing::read_file(first->script_path);
+  CHECK(script.find("shuffled with seed ") != std::string::npos);
+  CHECK(script.find("export SCALESTUDY_PACK_SEED=") != std::string::npos);
+}
+
+TEST_CASE("each packed run is recorded, then marked for the wrapper, then reported") {
+  fs::path dir = testing::scratch_dir("packed_marks");
+  auto runs = ladder(dir);
+  auto job = write_packed_job(runs, (dir / "arrays").string());
+  REQUIRE(job);
+  SubmitCallbacks callbacks;
+  std::vector<std::string> order;
+  callbacks.launching = [&](const Submission& submission) {
+    order.push_back("launching " + submission.job_id);
+    // A run the study database did not take is not marked: the wrapper skips it.
+    return submission.run_id == "b1" ? Status::error("claim lost") : Status::ok();
+  };
+  callbacks.submitted = [&](const Submission& submission) {
+    CHECK(fs::exists(dir / submission.run_id / "packed-77.recorded"));
+    order.push_back("submitted " + submission.job_id);
+  };
+  std::vector<Submission> submissions;
+  report_packed_runs(*job, "77", callbacks, submissions);
+  CHECK(submissions.size() == 5);
+  CHECK_FALSE(fs::exists(dir / "b1" / "packed-77.recorded"));
+  CHECK(order.size() == 11);
+  CHECK(order.front().rfind("launching 77+", 0) == 0);
+}
+
+TEST_CASE("packed job ids name the allocation and the run") {
+  const std::string id = packed_run_job_id("123", "0123456789abcdef");
+  CHECK(id == "123+0123456789abcdef");
+  CHECK(is_packed_job_id(id));
+  CHECK_FALSE(is_packed_job_id("123_4"));
+  CHECK(packed_allocation_id(id) == "123");
+  CHECK(packed_sacct_argv({id, "123+x", "124+y"})[4] == "123,124");
+}
+
+TEST_CASE("a packed run's state is its step's; before its step, its turn or its allocation's end") {
+  const std::string sacct =
+      "10|demo-packed|RUNNING|0:0|node[1-4]|2026-01-01T10:00:00|2026-01-01T10:00:30|Unknown\n"
+      "10.batch|batch|RUNNING|0:0|node1|2026-01-01T10:00:30|2026-01-01T10:00:30|Unknown\n"
+      "10.0|a1|COMPLETED|0:0|node2|2026-01-01T10:00:31|2026-01-01T10:00:31|2026-01-01T10:01:00\n"
+      "10.1|b1|FAILED|75:0|node[3-4]|2026-01-01T10:01:01|2026-01-01T10:01:01|2026-01-01T10:02:00\n"
+      "10.2|c1|RUNNING|0:0|node[1-4]|2026-01-01T10:02:01|2026-01-01T10:02:01|Unknown\n"
+      "11|demo-packed|TIMEOUT|0:0|node[1-2]|2026-01-01T09:00:00|2026-01-01T09:00:05|"
+      "2026-01-01T09:01:05\n"
+      "12|demo-packed|PENDING|0:0|None assigned|2026-01-01T11:00:00|Unknown|Unknown\n";
+  auto states = packed_run_states(parse_packed_sacct(sacct),
+                                  {"10+a1", "10+b1", "10+c1", "10+c2", "11+a2", "12+b2", "13+zz"});
+  CHECK(states.count("13+zz") == 0);  // not in sacct yet
+  CHECK(states.at("10+a1").state == JobState::kCompleted);
+  CHECK(states.at("10+a1").placement.job_step == "10.0");
+  CHECK(states.at("10+a1").placement.node_list == "node2");
+  CHECK(states.at("10+a1").placement.queued_at == "2026-01-01T10:00:00");
+  CHECK(states.at("10+a1").placement.started_at == "2026-01-01T10:00:31");
+  CHECK(states.at("10+b1").state == JobState::kPreempted);  // exit 75: checkpointed
+  CHECK(states.at("10+c1").state == JobState::kRunning);
+  CHECK(states.at("10+c1").placement.ended_at.empty());
+  CHECK(states.at("10+c2").state == JobState::kPending);  // its turn has not come
+  CHECK(states.at("10+c2").reason.find("waiting for its turn") != std::string::npos);
+  CHECK(states.at("11+a2").state == JobState::kTimeout);  // never started: retried
+  CHECK(states.at("11+a2").reason.find("before this run's step started") != std::string::npos);
+  CHECK(states.at("12+b2").state == JobState::kPending);
+}
+
+TEST_CASE("slurmrestd's accounting answer gives the same packed run states") {
+  auto answer = nlohmann::json::parse(R"({"jobs": [{"job_id": 10, "state": {"current": "RUNNING"},
+    "time": {"submission": 1767261600},
+    "steps": [{"step": {"id": "batch", "name": "batch"}, "state": "RUNNING"},
+              {"step": {"id": 0, "name": "a1"}, "state": "FAILED",
+               "exit_code": {"return_code": 75}, "nodes": {"range": "node[1-2]"},
+               "time": {"start": 1767261630, "end": 1767261690}}]}]})");
+  auto states = packed_run_states(parse_rest_db_allocations(answer), {"10+a1", "10+b1"});
+  CHECK(states.at("10+a1").state == JobState::kPreempted);
+  CHECK(states.at("10+a1").placement.job_step == "10.0");
+  CHECK(states.at("10+a1").placement.node_list == "node[1-2]");
+  CHECK(states.at("10+a1").placement.queued_at == "2026-01-01T10:00:00Z");
+  CHECK(states.at("10+a1").placement.started_at == "2026-01-01T10:00:30Z");
+  CHECK(states.at("10+b1").state == JobState::kPending);
+}

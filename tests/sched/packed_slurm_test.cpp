@@ -1,0 +1,298 @@
+// Packed allocations (`allocation: packed`, `submit --packed`) on the real local SLURM
+// cluster: a whole sweep in one job whose runs are job steps. Needs root and the cluster
+// scripts; skipped otherwise. Uses scalestudy-train on Fashion-MNIST where it is built (the
+// fake workload otherwise, checked by outcome).
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/core/sqlite.hpp"
+#include "tests/support/cli_test_support.hpp"
+#include "tests/support/slurm_cluster_session.hpp"
+
+using namespace scalestudy::common;
+using namespace scalestudy::testing;
+namespace fs = std::filesystem;
+namespace sqlite = scalestudy::sqlite;
+
+namespace {
+
+const char kLadder[] =
+    "scale: [{nodes: 1, ranks_per_node: 1}, {nodes: 2, ranks_per_node: 1},"
+    " {nodes: 4, ranks_per_node: 1}]\nrepeats: 2\n";
+
+// The quickstart workload cut to 8 steps (scalestudy-train), else the fake one.
+std::string ladder_workload(const fs::path& dir, bool* real) {
+  const std::string train = binary_dir() + "/scalestudy-train";
+  *real = fs::exists(train) && fs::exists("/usr/share/datasets/fashion-mnist");
+  if (*real) {
+    return "kind: strong\nworkload: {binary: " + train +
+           ", model: small-cnn, dataset: fashion-mnist, data_root: "
+           "/usr/share/datasets/fashion-mnist, epochs: 1, steps_per_epoch: 8, "
+           "measure_warmup_steps: 2, precision: fp32, optimizer: sgd, lr: 0.05, seed: 1, "
+           "threads: 1}\nglobal_batch: 64\n";
+  }
+  return "kind: custom\nworkload: {binary: " + write_fake_workload(dir) + ", sleep_s: 1}\n";
+}
+
+std::vector<std::vector<std::string>> query(const std::string& db_path, const std::string& sql) {
+  auto db = sqlite::Database::open(db_path, sqlite::OpenMode::kReadOnly);
+  REQUIRE_MESSAGE(db, db.status().message());
+  auto rows = db->query(sql);
+  REQUIRE_MESSAGE(rows, rows.status().message());
+  std::vector<std::vector<std::string>> text;
+  for (const auto& row : *rows) {
+    std::vector<std::string> fields;
+    for (const auto& value : row) fields.push_back(sqlite::to_string(value));
+    text.push_back(std::move(fields));
+  }
+  return text;
+}
+
+// sacct's "JobID|JobName|State" rows of one job and its steps.
+std::vector<std::vector<std::string>> sacct_rows(const std::string& job_id) {
+  auto listed = run_process(
+      {{"sacct", "-n", "--parsable2", "-j", job_id, "--format=JobID,JobName,State"}, {}, 30'000});
+  REQUIRE(listed.is_ok());
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream lines(listed->stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::stringstream split(line);
+    for (std::string field; std::getline(split, field, '|');) fields.push_back(field);
+    if (fields.size() == 3) rows.push_back(fields);
+  }
+  return rows;
+}
+
+bool is_numbered_step(const std::string& job_id) {
+  size_t dot = job_id.find('.');
+  return dot != std::string::npos && std::isdigit(static_cast<unsigned char>(job_id[dot + 1]));
+}
+
+// The report's form: every key, each leaf reduced to its JSON type, the points one by one;
+// other lists only as lists (what they hold differs: runs of job arrays overlap on a
+// shared node, packed steps do not).
+nlohmann::json form_of(const nlohmann::json& value, bool top = true) {
+  if (value.is_object()) {
+    nlohmann::json form = nlohmann::json::object();
+    for (const auto& [key, item] : value.items()) {
+      if (top && key == "points") {
+        for (const auto& point : item) form[key].push_back(form_of(point, false));
+      } else {
+        form[key] = form_of(item, false);
+      }
+    }
+    return form;
+  }
+  if (value.is_array()) return "array";
+  return value.is_number() ? std::string("number") : std::string(value.type_name());
+}
+
+nlohmann::json report_json(const std::string& study, const std::string& results) {
+  ProcessResult shown = run_cli(
+      {"report", study, "--format", "json", "--no-plots", "--results-dir", results}, 300'000);
+  INFO(shown.stderr_text);
+  REQUIRE(shown.exit_code == 0);
+  return nlohmann::json::parse(shown.stdout_text);
+}
+
+ProcessResult run_study(const std::string& yaml, const std::string& results,
+                        const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {
+      "run", yaml,        "--scheduler", "slurm",      "--results-dir", results, "--poll-interval",
+      "1",   "--timeout", "900",         "--no-plots", "--format",      "json"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return run_cli(args, 960'000);
+}
+
+}  // namespace
+
+TEST_CASE("the quickstart ladder packed at 1, 2 and 4 nodes x 2 repeats is one job of 6 steps") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_ladder";
+  bool real = false;
+  const std::string body = ladder_workload(dir, &real) + kLadder +
+                           "slurm: {time: \"5\", cpus_per_task: 1}\nmax_attempts: 1\n";
+  const std::string study = write_study(dir, "ladder", body);
+  const std::string packed_results = (dir / "packed").string();
+  ProcessResult packed = run_study(study, packed_results, {"--packed"});
+  INFO(packed.stdout_text << packed.stderr_text);
+  REQUIRE(packed.exit_code == 0);
+
+  const std::string db = packed_results + "/ladder.sqlite";
+  auto runs = query(db,
+                    "SELECT r.run_id, r.state, r.job_id, r.nodes, p.job_step, p.node_list "
+                    "FROM runs r LEFT JOIN placements p ON p.run_id = r.run_id");
+  REQUIRE(runs.size() == 6);
+  std::set<std::string> allocations;
+  for (const auto& run : runs) {
+    CAPTURE(run[0]);
+    CHECK(run[1] == "COMPLETED");
+    allocations.insert(run[2].substr(0, run[2].find('+')));
+    CHECK(run[4].rfind(run[2].substr(0, run[2].find('+')) + ".", 0) == 0);  // its job step
+    CHECK_FALSE(run[5].empty());                                            // its nodes
+    if (run[3] == "1") CHECK(run[5].find('[') == std::string::npos);
+  }
+  REQUIRE(allocations.size() == 1);  // exactly one job id
+  int steps = 0;
+  for (const auto& row : sacct_rows(*allocations.begin())) {
+    if (!is_numbered_step(row[0])) continue;
+    ++steps;
+    CHECK(row[2] == "COMPLETED");
+  }
+  CHECK(steps == 6);
+
+  // The same study unpacked (job arrays): the report has the same form.
+  const std::string unpacked_results = (dir / "unpacked").string();
+  ProcessResult unpacked = run_study(study, unpacked_results);
+  INFO(unpacked.stdout_text << unpacked.stderr_text);
+  REQUIRE(unpacked.exit_code == 0);
+  CHECK(form_of(report_json("ladder", packed_results)) ==
+        form_of(report_json("ladder", unpacked_results)));
+  MESSAGE("workload: " << std::string(real ? "scalestudy-train" : "fake"));
+}
+
+TEST_CASE("a submitter killed at each point of a packed submit: the rerun runs each run once") {
+  REQUIRE_CLUSTER();
+  for (const char* point : {"submit.claimed", "submit.prepared", "submit.recorded",
+                            "submit.launched", "submit.recorded:2"}) {
+    const std::string point_name = point;
+    CAPTURE(point_name);
+    std::string dir_name = point;
+    for (char& c : dir_name) c = c == '.' || c == ':' ? '_' : c;
+    fs::path dir = cluster.work_dir() / ("packed_fault_" + dir_name);
+    const std::string study = write_study(
+        dir, "packedkill",
+        "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+            ", sleep_s: 1}\nscale: [{nodes: 1, ranks_per_node: 1}, {nodes: 2, "
+            "ranks_per_node: 1}]\nrepeats: 2\nallocation: packed\nslurm: {time: \"5\"}\n");
+    const std::string results = (dir / "results").string();
+    ProcessResult killed =
+        run_cli_with({"submit", study, "--scheduler", "slurm", "--results-dir", results},
+                     {{"SCALESTUDY_FAULT", point}});
+    INFO(killed.stdout_text << killed.stderr_text);
+    CHECK((killed.exit_code == -1 && killed.signal == SIGKILL));
+    // Rerun: submit and wait (the fake workload writes no run database to report on),
+    // again while runs are left: a run recorded under a job that never started it (killed
+    // before its mark) ends CANCELLED and goes into the next allocation.
+    ProcessResult waited;
+    for (int round = 0; round < 3 && waited.exit_code != 0; ++round) {
+      ProcessResult rerun =
+          run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results});
+      INFO(rerun.stdout_text << rerun.stderr_text);
+      CHECK(rerun.exit_code == 0);
+      waited = run_cli({"wait", "packedkill", "--results-dir", results, "--poll-interval", "1",
+                        "--timeout", "240"},
+                       300'000);
+    }
+    INFO(waited.stdout_text << waited.stderr_text);
+    CHECK(waited.exit_code == 0);
+    const std::string db = results + "/packedkill.sqlite";
+    for (const auto& run : query(db, "SELECT run_id, state, world_size, out_dir FROM runs")) {
+      CAPTURE(run[0]);
+      CHECK(run[1] == "COMPLETED");
+      CHECK(query(db, "SELECT COUNT(*) FROM attempts WHERE state = 'COMPLETED' AND run_id = '" +
+                          run[0] + "'")[0][0] == "1");
+      // Exactly one execution: one line per rank.
+      CHECK(count_lines((fs::path(results) / run[3] / "executions.txt").string()) ==
+            std::stoi(run[2]));
+    }
+  }
+}
+
+TEST_CASE("a packed study past its time limit resumes its checkpointed runs in the next one") {
+  REQUIRE_CLUSTER();
+  const std::string train = binary_dir() + "/scalestudy-train";
+  if (!fs::exists(train)) {
+    MESSAGE("skipped: no scalestudy-train (workloads not built)");
+    return;
+  }
+  // Two runs of 60 steps with the workload's test pause of 1 s after each (about 2 minutes
+  // of work in all) under 1 minute each: one 2-minute allocation whose wrapper stops the
+  // running step 30 s before the limit. That run checkpoints (exit 75); it and any run not
+  // started go into the next allocation.
+  fs::path dir = cluster.work_dir() / "packed_resume";
+  const std::string study = write_study(
+      dir, "packedresume",
+      "kind: custom\nworkload: {binary: " + train +
+          ", model: small-cnn, dataset: synthetic, val_samples: 64, epochs: 1, "
+          "steps_per_epoch: 60, measure_warmup_steps: 2, optimizer: sgd, lr: 0.02, seed: 3, "
+          "log_interval: 0, threads: 1, test_step_delay_ms: 1000}\nglobal_batch: 16\n"
+          "repeats: 2\nallocation: packed\nslurm: {time: \"1\"}\nmax_attempts: 6\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult ran = run_study(study, results);
+  INFO(ran.stdout_text << ran.stderr_text);
+  CHECK(ran.exit_code == 0);
+
+  const std::string db = results + "/packedresume.sqlite";
+  std::set<std::string> allocations;
+  for (const auto& row : query(db, "SELECT job_id FROM attempts")) {
+    allocations.insert(row[0].substr(0, row[0].find('+')));
+  }
+  MESSAGE(allocations.size() << " allocations");
+  CHECK(allocations.size() >= 2);
+  for (const auto& run : query(db, "SELECT run_id, state, out_dir FROM runs")) {
+    CAPTURE(run[0]);
+    CHECK(run[1] == "COMPLETED");
+    auto attempts = query(db,
+                          "SELECT a.state, p.job_step FROM attempts a LEFT JOIN placements "
+                          "p ON p.run_id = a.run_id AND p.attempt = a.attempt WHERE "
+                          "a.run_id = '" +
+                              run[0] + "' ORDER BY a.attempt");
+    int started = 0, completed = 0;
+    for (const auto& attempt : attempts) {
+      CAPTURE(attempt[0]);
+      started += !attempt[1].empty();
+      completed += attempt[0] == "COMPLETED";
+      // Stopped near the limit (checkpointed), or never started: nothing failed.
+      CHECK((attempt[0] == "COMPLETED" || attempt[0] == "PREEMPTED" || attempt[0] == "CANCELLED" ||
+             attempt[0] == "TIMEOUT"));
+    }
+    CHECK(completed == 1);
+    // Every attempt that ran trained on from the last one's checkpoint: the run database
+    // counts them as attempts of one training, none from scratch.
+    auto counted = query((fs::path(results) / run[2] / "rank0.sqlite").string(),
+                         "SELECT value FROM summary WHERE name = 'attempts'");
+    REQUIRE(counted.size() == 1);
+    CHECK(std::stod(counted[0][0]) == started);
+  }
+}
+
+TEST_CASE("a packed study completes via slurmrest, each run a step of one job") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_rest";
+  const std::string study = write_study(
+      dir, "packedrest",
+      "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+          ", sleep_s: 1}\nscale: [{nodes: 1, ranks_per_node: 1}, {nodes: 2, ranks_per_node: "
+          "1}]\nrepeats: 2\nslurm: {time: \"5\"}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", "slurmrest", "--packed", "--results-dir", results});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  ProcessResult waited = run_cli(
+      {"wait", "packedrest", "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
+      300'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+  const std::string db = results + "/packedrest.sqlite";
+  std::set<std::string> allocations;
+  for (const auto& run : query(db,
+                               "SELECT r.state, r.job_id, p.job_step, p.node_list FROM runs "
+                               "r LEFT JOIN placements p ON p.run_id = r.run_id")) {
+    CHECK(run[0] == "COMPLETED");
+    allocations.insert(run[1].substr(0, run[1].find('+')));
+    CHECK(run[2].rfind(run[1].substr(0, run[1].find('+')) + ".", 0) == 0);
+    CHECK_FALSE(run[3].empty());
+  }
+  CHECK(allocations.size() == 1);
+}
