@@ -43,7 +43,7 @@ struct JobStatus {
   std::optional<int> exit_code;
   std::string reason;
   int restarts = 0;
-  JobPlacement placement;
+  JobPlacement placement{};
 };
 
 // "PENDING", "OUT_OF_MEMORY", ...: the names stored in the study database.

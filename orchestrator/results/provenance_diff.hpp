@@ -29,7 +29,7 @@ const char* to_string(DifferenceKind kind);
 struct ProvenanceDifference {
   DifferenceKind kind = DifferenceKind::kBuild;
   std::string key;
-  std::set<std::string> a, b;  // empty: the side did not record the key
+  std::set<std::string> a{}, b{};  // empty: the side did not record the key
 };
 
 // Each run's values, by run id; runs without any are absent.

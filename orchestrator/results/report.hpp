@@ -61,10 +61,10 @@ struct TimeToTarget {
   std::string metric;  // "val_accuracy" | "val_loss"
   double value = 0;
   int reached_runs = 0, runs = 0;  // repeats that reached it, of those that had the target
-  std::optional<double> time_s;    // median over the repeats that reached it
-  std::optional<double> epoch;     // median epoch it was reached in
+  std::optional<double> time_s{};  // median over the repeats that reached it
+  std::optional<double> epoch{};   // median epoch it was reached in
   // baseline time / this time, and that over the ranks' ratio (1 at the baseline).
-  std::optional<double> speedup, efficiency;
+  std::optional<double> speedup{}, efficiency{};
 };
 
 // Validation accuracy (or loss, for a loss target) after the same number of epochs as the

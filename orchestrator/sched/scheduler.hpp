@@ -57,10 +57,10 @@ struct SubmitCallbacks {
   // Backends that can hold a run's processes between creating and starting them (local)
   // call this before `submitted`, with the job id: the run starts only when it returns
   // ok, so a run that cannot be recorded (disk full, lost claim) never executes.
-  std::function<Status(const Submission&)> launching;
+  std::function<Status(const Submission&)> launching{};
   // Batch backends call this for each run they hold back because a site submit limit is
   // reached (`limit` says which); the run is not submitted now and waits for a later wave.
-  std::function<void(const std::string& run_id, const std::string& limit)> deferred;
+  std::function<void(const std::string& run_id, const std::string& limit)> deferred{};
 };
 
 class Scheduler {

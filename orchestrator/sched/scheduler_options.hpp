@@ -23,8 +23,8 @@ using SchedulerOptionValues = std::map<std::string, std::string>;
 // What every backend may use, whichever options it takes.
 struct SchedulerContext {
   std::string bin_dir;  // where scalestudy's helpers live (scalestudy-launch); may be empty
-  std::string array_script_dir;  // where job-array wrapper scripts go; empty: beside the runs
-  int array_throttle = 0;        // the study's array_throttle; 0: none
+  std::string array_script_dir{};  // where job-array wrapper scripts go; empty: beside the runs
+  int array_throttle = 0;          // the study's array_throttle; 0: none
   // The runs of one submission share one allocation, each a job step (`allocation: packed`,
   // `submit --packed`); backends without allocations (local) ignore it.
   bool packed = false;

@@ -19,7 +19,7 @@ namespace scalestudy::sched {
 
 struct SlurmRestOptions {
   BatchOptions batch;
-  std::string rest_url;  // "unix:/path/slurmrestd.sock" or "https://host:port"; empty: from env
+  std::string rest_url{};  // "unix:/path/slurmrestd.sock" or "https://host:port"; empty: from env
   std::string rest_api_version = "v0.0.38";
 };
 
