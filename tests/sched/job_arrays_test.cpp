@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "tests/sched/prepared_run_fixture.hpp"
 
 using namespace scalestudy::sched;
 namespace fs = std::filesystem;
@@ -19,14 +20,15 @@ std::string script(const std::string& name, int nodes, const std::string& launch
 }
 
 PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) {
-  PreparedRun run;
-  run.spec.run_id = run_id;
-  run.spec.study = "demo";
-  run.out_dir = (dir / run_id).string();
-  fs::create_directories(run.out_dir);
-  run.script_path = run.out_dir + "/job.sbatch";
-  std::ofstream(run.script_path) << script(run_id, nodes, "srun train --lr " + run_id);
-  return run;
+  return scalestudy::sched_testing::prepared_run(
+      dir, "demo", run_id, script(run_id, nodes, "srun train --lr " + run_id));
+}
+
+// Runs a, b and c of one node each, in a fresh temporary folder `name`.
+std::vector<PreparedRun> three_single_node_runs(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / name;
+  fs::remove_all(dir);
+  return {prepared(dir, "a", 1), prepared(dir, "b", 1), prepared(dir, "c", 1)};
 }
 
 }  // namespace
@@ -111,10 +113,7 @@ TEST_CASE("runs group by allocation shape, whatever their launch lines") {
 }
 
 TEST_CASE("a failing submission stops the batch after reporting what went through") {
-  fs::path dir = fs::temp_directory_path() / "scalestudy_arrays_fail";
-  fs::remove_all(dir);
-  std::vector<PreparedRun> runs = {prepared(dir, "a", 1), prepared(dir, "b", 1),
-                                   prepared(dir, "c", 1)};
+  std::vector<PreparedRun> runs = three_single_node_runs("scalestudy_arrays_fail");
   BatchOptions options;
   options.use_job_arrays = false;
   auto jobs = plan_batch_jobs(runs, options);
@@ -136,10 +135,7 @@ TEST_CASE("a failing submission stops the batch after reporting what went throug
 }
 
 TEST_CASE("a submit-limit refusal defers the runs not yet submitted instead of failing them") {
-  fs::path dir = fs::temp_directory_path() / "scalestudy_arrays_limit";
-  fs::remove_all(dir);
-  std::vector<PreparedRun> runs = {prepared(dir, "a", 1), prepared(dir, "b", 1),
-                                   prepared(dir, "c", 1)};
+  std::vector<PreparedRun> runs = three_single_node_runs("scalestudy_arrays_limit");
   BatchOptions options;
   options.use_job_arrays = false;
   auto jobs = plan_batch_jobs(runs, options);

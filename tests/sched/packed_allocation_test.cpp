@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "orchestrator/sched/slurmrest_json.hpp"
+#include "tests/sched/prepared_run_fixture.hpp"
 #include "tests/support/cli_test_support.hpp"
 
 using namespace scalestudy;
@@ -17,20 +18,15 @@ namespace fs = std::filesystem;
 namespace {
 
 PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) {
-  PreparedRun run;
-  run.spec.run_id = run_id;
-  run.spec.study = "demo";
+  PreparedRun run = scalestudy::sched_testing::prepared_run(
+      dir, "demo", run_id,
+      "#!/bin/bash\n#SBATCH --job-name=demo-" + run_id +
+          "\n#SBATCH --nodes=" + std::to_string(nodes) +
+          "\n#SBATCH --ntasks-per-node=2\n#SBATCH --time=0:03:00\n"
+          "#SBATCH --signal=TERM@45\n#SBATCH --partition=debug\nsrun train\n");
   run.spec.nodes = nodes;
   run.spec.tasks_per_node = 2;
   run.spec.slurm.time_limit_minutes = 3;
-  run.out_dir = (dir / run_id).string();
-  fs::create_directories(run.out_dir);
-  run.script_path = run.out_dir + "/job.sbatch";
-  std::ofstream(run.script_path) << "#!/bin/bash\n#SBATCH --job-name=demo-" << run_id
-                                 << "\n#SBATCH --nodes=" << nodes
-                                 << "\n#SBATCH --ntasks-per-node=2\n#SBATCH --time=0:03:00\n"
-                                    "#SBATCH --signal=TERM@45\n#SBATCH --partition=debug\n"
-                                    "srun train\n";
   return run;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "tests/sched/prepared_run_fixture.hpp"
 
 using namespace scalestudy::sched;
 namespace fs = std::filesystem;
@@ -14,15 +15,10 @@ namespace fs = std::filesystem;
 namespace {
 
 PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) {
-  PreparedRun run;
-  run.spec.run_id = run_id;
-  run.spec.study = "waves";
-  run.out_dir = (dir / run_id).string();
-  fs::create_directories(run.out_dir);
-  run.script_path = run.out_dir + "/job.sbatch";
-  std::ofstream(run.script_path) << "#!/bin/bash\n#SBATCH --job-name=" << run_id
-                                 << "\n#SBATCH --nodes=" << nodes << "\nsrun train\n";
-  return run;
+  return scalestudy::sched_testing::prepared_run(dir, "waves", run_id,
+                                                 "#!/bin/bash\n#SBATCH --job-name=" + run_id +
+                                                     "\n#SBATCH --nodes=" + std::to_string(nodes) +
+                                                     "\nsrun train\n");
 }
 
 }  // namespace
