@@ -39,8 +39,10 @@ echo "build-cuda: torch $("$python" -c 'import torch; print(torch.__version__)')
 # Debian's libtorch-dev (the CPU build's) is installed too: the wheel's prefixes go first
 # in CMAKE_PREFIX_PATH so that TorchConfig's find_library calls and Caffe2Config take the
 # wheel's libraries, never /usr/lib's. A compile-and-link check: build type None (no
-# optimisation, no debug info) is the fastest.
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None \
+# optimisation, no debug info) is the fastest. NDEBUG as in every release build: without it
+# torch's debug-only asserts fire inside the FLOP counter's dispatch and the kit's rehearsal
+# from this build would record no forward_flops.
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-DNDEBUG \
   -DSCALESTUDY_CUDA=ON \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$torch_root" \
   -DTorch_DIR="$torch_prefix/Torch" \

@@ -10,7 +10,7 @@ packages=(
   libopenblas0-openmp dataset-fashion-mnist gnuplot-nox python3 python3-torch
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
   curl jq procps time
-  python3-venv python3-pip shellcheck
+  python3-venv python3-pip shellcheck patchelf
 )
 
 missing=()

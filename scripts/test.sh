@@ -3,7 +3,9 @@
 # every CTest suite (unit, integration, and the local SLURM cluster's when run as root).
 # Then builds every target again with -DSCALESTUDY_CUDA=ON against the pinned PyTorch
 # wheel's LibTorch (scripts/build-cuda.sh: compile and link, no GPU needed) and runs the
-# GPU path's CPU suites from that build; SCALESTUDY_CUDA_BUILD=0 leaves that out. Fails
+# GPU path's CPU suites from that build, then the GPU validation kit's checks on it
+# (label kit: its bundle, the bundle's libraries, validate.sh's dry run and its CPU
+# rehearsal, about 2 minutes); SCALESTUDY_CUDA_BUILD=0 leaves that out. Fails
 # when a test fails, none ran, or the CUDA build fails.
 # Tests are configured on even in a build folder configured without them, and a run in
 # which no test ran fails.
@@ -28,6 +30,10 @@ if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
     # optimizer kernels, the device-side loss scaler) — on the CPU, like every CI test.
     ctest --test-dir "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" --no-tests=error \
       --output-on-failure -L unit -R '^gpu_' || cuda_status=$?
+    # The kit as the GPU machine gets it: scripts/gpu-bundle.sh --from-build on this build,
+    # its libraries resolved without the build's paths, and the kit rehearsed on the CPU.
+    ctest --test-dir "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" --no-tests=error \
+      --output-on-failure -L kit || cuda_status=$?
   fi
   [ "$tests_status" != 0 ] || tests_status=$cuda_status
 fi

@@ -6,6 +6,7 @@ loss_scale_skipped_steps). Prints one markdown table row; exits 1 with the reaso
 failed check. Standard library only.
 
   check_run.py RUN_DIR --label bf16 --classes 10 [--require-key loss_scale_skipped_steps]
+  check_run.py --header     the table's header, for the rows above
 """
 import argparse
 import os
@@ -15,13 +16,20 @@ import sys
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("run_dir")
-    parser.add_argument("--label", required=True)
+    parser.add_argument("run_dir", nargs="?")
+    parser.add_argument("--label")
+    parser.add_argument("--header", action="store_true")
     parser.add_argument("--classes", type=int, default=10)
     parser.add_argument("--margin", type=float, default=0.1,
                         help="accuracy must exceed 1/classes by this much")
     parser.add_argument("--require-key", action="append", default=[])
     args = parser.parse_args()
+    if args.header:
+        print("| run | train loss first → last epoch | final val acc | img/s | fp16 skipped steps |")
+        print("|---|---|---|---|---|")
+        return
+    if not args.run_dir or not args.label:
+        parser.error("RUN_DIR and --label are required")
 
     with sqlite3.connect(os.path.join(args.run_dir, "rank0.sqlite")) as db:
         losses = [row[0] for row in db.execute("SELECT train_loss FROM epochs ORDER BY epoch")]

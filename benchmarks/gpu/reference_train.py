@@ -5,12 +5,16 @@ The same ResNet-18 (CIFAR stem: 3x3 stride-1 first convolution, no max-pool; tor
 BasicBlock with 1x1-conv + BN projection shortcuts; Kaiming fan-out init — the definition
 in harness/models/resnet.cpp, whose twin ../cpu/reference_models.py holds), the same per-GPU
 batch, precision and memory format, SGD with momentum 0.9, nesterov and weight decay 5e-4
-(foreach), synthetic CIFAR-shaped data already on the GPU, so both sides measure the
-training step alone. Optional torch.compile, or --cuda-graph: the whole step (forward,
+in one fused kernel (`fused=True`, as the C++ ForeachSgd runs `_fused_sgd_`; the multi-tensor
+foreach form where this torch has no fused SGD, e.g. 1.13; --optimizer picks either; the
+JSON names the one that ran), synthetic CIFAR-shaped data already on the device, so both
+sides measure the training step alone. --device cpu runs the same step on the CPU (the
+kit's CPU rehearsal). Optional torch.compile, or --cuda-graph: the whole step (forward,
 backward, optimizer) captured once after warm-up and replayed, the twin of the C++
 --cuda-graph (bf16/fp32: GradScaler is not capturable).
 
-Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ..., ...}.
+Prints one JSON line: {"images_per_s": ..., "step_ms": ..., "forward_macs": ...,
+"optimizer": "fused" | "foreach", ...}.
 (The numerical twin of the C++ step, from shared weights, is ../cpu/reference_train.py
 --device cuda.)
 """
@@ -49,6 +53,26 @@ def forward_macs(model, input_shape):
     return macs[0]
 
 
+def sgd(parameters, requested):
+    """(torch.optim.SGD with the C++ side's settings, "fused" | "foreach"): fused where this
+    torch has it for the parameters' device unless foreach is requested."""
+    options = {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 5e-4}
+    if requested != "foreach":
+        try:
+            return torch.optim.SGD(parameters, fused=True, **options), "fused"
+        except (TypeError, RuntimeError) as error:  # 1.13: no `fused`; some devices: none
+            if requested == "fused":
+                raise SystemExit(f"fused SGD is not available here: {error}")
+    return torch.optim.SGD(parameters, foreach=True, **options), "foreach"
+
+
+def grad_scaler(device, enabled):
+    """GradScaler for device; torch < 2.3 has only torch.cuda.amp's."""
+    if hasattr(torch.amp, "GradScaler"):
+        return torch.amp.GradScaler(device.type, enabled=enabled)
+    return torch.cuda.amp.GradScaler(enabled=enabled)
+
+
 def graphed(train_step, example, warmup_steps):
     """train_step as one CUDA graph on static inputs: warm-up on a side stream (allocates
     gradients and optimizer state), capture, then every call copies its batch in and
@@ -85,12 +109,17 @@ def main():
     parser.add_argument("--samples", type=int, default=50000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cuda-graph", action="store_true")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--optimizer", choices=["auto", "fused", "foreach"], default="auto",
+                        help="auto: fused SGD where available, else foreach")
     args = parser.parse_args()
     if args.cuda_graph and (args.precision == "fp16" or args.compile != "none"):
         parser.error("--cuda-graph takes bf16/fp32 without --compile")
+    if args.device == "cpu" and (args.cuda_graph or args.precision in ("fp16", "tf32")):
+        parser.error("--device cpu takes fp32 or bf16 without --cuda-graph")
 
     torch.manual_seed(args.seed)
-    device = torch.device("cuda")
+    device = torch.device(args.device)
     torch.backends.cudnn.benchmark = True
     torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
     torch.backends.cudnn.allow_tf32 = args.precision == "tf32"
@@ -98,10 +127,9 @@ def main():
 
     model = ResNet18Cifar().to(device, memory_format=memory_format)
     macs = forward_macs(model, (1, 3, 32, 32))
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True,
-                                weight_decay=5e-4, foreach=True)
+    optimizer, optimizer_kind = sgd(list(model.parameters()), args.optimizer)
     autocast_dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
-    scaler = torch.amp.GradScaler("cuda", enabled=args.precision == "fp16")
+    scaler = grad_scaler(device, enabled=args.precision == "fp16")
 
     # Synthetic CIFAR-shaped data, resident on the GPU and normalised once.
     images = torch.randint(0, 256, (args.samples, 3, 32, 32), dtype=torch.uint8, device=device)
@@ -120,7 +148,7 @@ def main():
         return x, labels[index]
 
     def train_step(x, y):
-        with torch.autocast("cuda", dtype=autocast_dtype or torch.float32,
+        with torch.autocast(device.type, dtype=autocast_dtype or torch.bfloat16,
                             enabled=autocast_dtype is not None):
             loss = F.cross_entropy(model(x), y)
         optimizer.zero_grad(set_to_none=True)
@@ -137,18 +165,22 @@ def main():
     def timed_step(step):
         train_step(*batch(step))
 
+    def synchronize():
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+
     for step in range(args.warmup_steps):
         timed_step(step)
-    torch.cuda.synchronize()
+    synchronize()
     started = time.perf_counter()
     for step in range(args.warmup_steps, args.warmup_steps + args.steps):
         timed_step(step)
-    torch.cuda.synchronize()
+    synchronize()
     elapsed_s = time.perf_counter() - started
 
     print(json.dumps({
         "implementation": "python" if args.compile == "none" else "python-compile-" + args.compile,
-        "device": torch.cuda.get_device_name(),
+        "device": torch.cuda.get_device_name() if device.type == "cuda" else "cpu",
         "batch_size": args.batch_size,
         "precision": args.precision,
         "channels_last": args.channels_last,
@@ -157,6 +189,7 @@ def main():
         "forward_macs": macs,
         "torch_version": torch.__version__,
         "cuda_graph": args.cuda_graph,
+        "optimizer": optimizer_kind,
     }))
 
 

@@ -4,18 +4,22 @@ GPU and prints images/s for each, their ratio and the model FLOP utilisation (MF
 
 Grid: per-GPU batch 128 and 512 x fp32 / bf16 / fp16, ResNet-18 CIFAR shape, channels_last,
 synthetic CIFAR-shaped data resident on the GPU. Both sides run the same settings: SGD lr
-0.1, momentum 0.9, Nesterov, weight decay 5e-4 (foreach), cuDNN benchmark on, no
-augmentation, the same seed, the same warm-up and measured step counts. The C++ side's
+0.1, momentum 0.9, Nesterov, weight decay 5e-4 in one fused kernel (C++: --optimizer-impl
+foreach, which is `_fused_sgd_` on LibTorch >= 2.4; Python: fused=True where its torch has
+it, else foreach, named in the note; --python-optimizer foreach for the multi-tensor form),
+cuDNN benchmark on, no augmentation, the same seed, the same warm-up and measured step
+counts. The C++ side's
 synthetic training split has 10,000 samples, so a run spans as many epochs as its steps
 need (cpp_schedule); it reports wall-clock images/s over its measured steps. Each cell is
 the median of --repeats runs, the two sides interleaved (A B A B ...), so drift of clocks
 or temperature hits both alike. --cuda-graph pairs the C++ --cuda-graph with a Python
-torch.cuda.graph variant (bf16/fp32 only).
+torch.cuda.graph variant (bf16/fp32 only). --device cpu runs both sides on the CPU (the
+GPU kit's CPU rehearsal: fp32/bf16, no graphs, no MFU).
 
 Before timing, a numerical cross-check: the C++ side trains CROSS_CHECK_STEPS steps of
-ResNet-18 in fp32 (no TF32, cuDNN autotuning off, SGD lr 0.1 momentum 0.9) and dumps its
-initial weights (--dump-initial-state); benchmarks/cpu/reference_train.py --device cuda
-trains the same steps from those weights on the same resident data and permutation, and
+ResNet-18 (batch --cross-check-batch) in fp32 (no TF32, cuDNN autotuning off, SGD lr 0.1
+momentum 0.9) and dumps its initial weights (--dump-initial-state);
+benchmarks/cpu/reference_train.py --device DEVICE trains the same steps from those weights on the same resident data and permutation, and
 every loss must agree within --loss-tolerance (relative). A miss stops the script.
 
 MFU = images/s x 3 x forward FLOPs / peak, with training FLOPs ~ 3 x forward (backward ~
@@ -26,7 +30,7 @@ Usage (on the GPU machine, from the repository root, after building with
 -DSCALESTUDY_CUDA=ON as docs/gpu.md shows):
   python3 benchmarks/gpu/side_by_side.py --binary build-cuda/bin/scalestudy-train \\
       [--compile default,max-autotune] [--batches 128,512] [--precisions fp32,bf16,fp16] \\
-      [--repeats 3] [--cuda-graph] [--markdown table.md]
+      [--repeats 3] [--cuda-graph] [--markdown table.md] [--device cuda|cpu]
 """
 import argparse
 import json
@@ -44,6 +48,8 @@ CROSS_CHECK_STEPS = 10
 CROSS_CHECK_BATCH = 32
 SYNTHETIC_TRAIN_SAMPLES = 10000  # harness/data/synthetic_dataset.hpp: train_size
 SEED = 0
+# Validation lies outside the measured steps: a timed run validates a token few samples.
+TIMED_RUN_VAL_SAMPLES = 100
 OPTIMIZER = {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 5e-4}
 
 # Peak TFLOP/s per device: (bf16/fp16 dense tensor core, tf32 dense tensor core, fp32).
@@ -86,8 +92,10 @@ def run(command, what):
     return result.stdout
 
 
-def run_python(batch, precision, compile_mode, steps, warmup, cuda_graph):
-    command = [sys.executable, os.path.join(HERE, "reference_train.py"),
+def run_python(batch, precision, compile_mode, steps, warmup, cuda_graph, device="cuda",
+               optimizer="auto"):
+    command = [sys.executable, os.path.join(HERE, "reference_train.py"), "--device", device,
+               "--optimizer", optimizer,
                "--batch-size", str(batch), "--precision", precision, "--channels-last", "true",
                "--compile", compile_mode, "--steps", str(steps), "--warmup-steps", str(warmup),
                "--seed", str(SEED), "--samples", str(SYNTHETIC_TRAIN_SAMPLES)]
@@ -96,24 +104,26 @@ def run_python(batch, precision, compile_mode, steps, warmup, cuda_graph):
     return json.loads(run(command, "python reference").strip().splitlines()[-1])
 
 
-def cpp_command(binary, batch, precision, steps, warmup, cuda_graph, out_dir):
+def cpp_command(binary, batch, precision, steps, warmup, cuda_graph, out_dir, device="cuda"):
     epochs, per_epoch = cpp_schedule(batch, steps, warmup)
     command = [binary, "--dataset", "synthetic", "--model", "resnet18", "--augment", "false",
-               "--device", "cuda", "--data-on-device", "true", "--channels-last", "true",
+               "--device", device, "--data-on-device", "true", "--channels-last", "true",
                "--cudnn-benchmark", "true", "--optimizer", "sgd", "--optimizer-impl", "foreach",
                "--lr", str(OPTIMIZER["lr"]), "--momentum", str(OPTIMIZER["momentum"]),
                "--nesterov", "true", "--weight-decay", str(OPTIMIZER["weight_decay"]),
                "--seed", str(SEED), "--precision", precision, "--batch-size", str(batch),
                "--epochs", str(epochs), "--steps-per-epoch", str(per_epoch),
-               "--measure-warmup-steps", str(warmup), "--out-dir", out_dir]
+               "--measure-warmup-steps", str(warmup), "--out-dir", out_dir,
+               "--val-samples", str(TIMED_RUN_VAL_SAMPLES)]
     if cuda_graph:
         command += ["--cuda-graph", "true"]
     return command
 
 
-def run_cpp(binary, batch, precision, steps, warmup, cuda_graph, extra_flags):
+def run_cpp(binary, batch, precision, steps, warmup, cuda_graph, extra_flags, device="cuda"):
     with tempfile.TemporaryDirectory() as out_dir:
-        command = cpp_command(binary, batch, precision, steps, warmup, cuda_graph, out_dir)
+        command = cpp_command(binary, batch, precision, steps, warmup, cuda_graph, out_dir,
+                              device)
         run(command + extra_flags, "C++ scalestudy-train")
         with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
             (rate,) = db.execute(
@@ -121,19 +131,19 @@ def run_cpp(binary, batch, precision, steps, warmup, cuda_graph, extra_flags):
     return {"images_per_s": rate}
 
 
-def cross_check_commands(binary, out_dir):
+def cross_check_commands(binary, out_dir, device="cuda", batch=CROSS_CHECK_BATCH):
     """The C++ and Python commands of the cross-check: equal seeds, weights, data, steps."""
     state = os.path.join(out_dir, "initial_state.pt")
     cpp = [binary, "--dataset", "synthetic", "--model", "resnet18", "--augment", "false",
-           "--device", "cuda", "--data-on-device", "true", "--channels-last", "false",
+           "--device", device, "--data-on-device", "true", "--channels-last", "false",
            "--cudnn-benchmark", "false", "--precision", "fp32", "--optimizer", "sgd",
            "--lr", "0.1", "--momentum", "0.9", "--seed", str(SEED),
-           "--batch-size", str(CROSS_CHECK_BATCH), "--epochs", "1",
+           "--batch-size", str(batch), "--epochs", "1",
            "--steps-per-epoch", str(CROSS_CHECK_STEPS), "--measure-warmup-steps", "0",
            "--val-samples", "10", "--log-interval", "0", "--dump-initial-state", state,
            "--out-dir", out_dir]
-    python = [sys.executable, CPU_REFERENCE, "--model", "resnet18", "--device", "cuda",
-              "--batch-size", str(CROSS_CHECK_BATCH), "--warmup-steps", "0",
+    python = [sys.executable, CPU_REFERENCE, "--model", "resnet18", "--device", device,
+              "--batch-size", str(batch), "--warmup-steps", "0",
               "--steps", str(CROSS_CHECK_STEPS), "--seed", str(SEED), "--initial-state", state]
     return cpp, python
 
@@ -147,16 +157,17 @@ def losses_agree(cpp_losses, python_losses, tolerance):
     return worst <= tolerance, worst
 
 
-def cross_check(binary, tolerance):
+def cross_check(binary, tolerance, device, batch):
     with tempfile.TemporaryDirectory() as out_dir:
-        cpp_command_line, python_command_line = cross_check_commands(binary, out_dir)
+        cpp_command_line, python_command_line = cross_check_commands(binary, out_dir, device,
+                                                                     batch)
         run(cpp_command_line, "C++ cross-check")
         with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
             cpp_losses = [row[0] for row in db.execute("SELECT loss FROM steps ORDER BY global_step")]
         python_losses = json.loads(
             run(python_command_line, "Python cross-check").strip().splitlines()[-1])["losses"]
     ok, worst = losses_agree(cpp_losses, python_losses, tolerance)
-    print(f"cross-check resnet18 fp32 batch {CROSS_CHECK_BATCH}: first {CROSS_CHECK_STEPS} losses "
+    print(f"cross-check resnet18 fp32 batch {batch}: first {CROSS_CHECK_STEPS} losses "
           f"max relative difference {worst:.2e} (tolerance {tolerance:.0e}) "
           f"{'ok' if ok else 'MISMATCH'}", flush=True)
     if not ok:
@@ -190,9 +201,15 @@ def main():
                         help="largest accepted relative difference of the cross-check's losses")
     parser.add_argument("--cpp-flags", default="", help="extra flags for the C++ side")
     parser.add_argument("--markdown", default="", help="also write the table here (markdown)")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--cross-check-batch", type=int, default=CROSS_CHECK_BATCH)
+    parser.add_argument("--python-optimizer", choices=["auto", "fused", "foreach"],
+                        default="auto", help="reference_train.py --optimizer")
     args = parser.parse_args()
+    if args.device == "cpu" and (args.cuda_graph or args.compile):
+        parser.error("--device cpu runs neither --cuda-graph nor --compile")
 
-    cross_check(args.binary, args.loss_tolerance)
+    cross_check(args.binary, args.loss_tolerance, args.device, args.cross_check_batch)
     compile_modes = [mode for mode in args.compile.split(",") if mode]
     columns = ["batch", "precision", "python img/s", "C++ img/s", "C++/py"]
     columns += [f"compile-{m} img/s" for m in compile_modes] + [f"C++/compile-{m}" for m in compile_modes]
@@ -203,13 +220,15 @@ def main():
             graph = args.cuda_graph and precision != "fp16"
             python, cpp = interleaved(
                 args.repeats,
-                lambda: run_python(batch, precision, "none", args.steps, args.warmup_steps, graph),
+                lambda: run_python(batch, precision, "none", args.steps, args.warmup_steps, graph,
+                                   args.device, args.python_optimizer),
                 lambda: run_cpp(args.binary, batch, precision, args.steps, args.warmup_steps,
-                                graph, args.cpp_flags.split()))
+                                graph, args.cpp_flags.split(), args.device))
             row = [str(batch), precision + (" graph" if graph else ""),
                    f"{python['images_per_s']:.0f}", f"{cpp['images_per_s']:.0f}",
                    f"{cpp['images_per_s'] / python['images_per_s']:.2f}"]
-            compiled = [run_python(batch, precision, mode, args.steps, args.warmup_steps, False)
+            compiled = [run_python(batch, precision, mode, args.steps, args.warmup_steps, False,
+                                   args.device, args.python_optimizer)
                         for mode in compile_modes]
             row += [f"{c['images_per_s']:.0f}" for c in compiled]
             row += [f"{cpp['images_per_s'] / c['images_per_s']:.2f}" for c in compiled]
@@ -219,8 +238,9 @@ def main():
                     for rate in (cpp["images_per_s"], python["images_per_s"])]
             rows.append(row)
             print(" | ".join(row), flush=True)
-    note = (f"device: {python['device']}; torch {python['torch_version']}; forward MACs/image: "
-            f"{python['forward_macs']}; {args.steps} steps after {args.warmup_steps} warm-up; "
+    note = (f"device: {python['device']}; torch {python['torch_version']}; Python SGD: "
+            f"{python['optimizer']}; forward MACs/image: {python['forward_macs']}; "
+            f"{args.steps} steps after {args.warmup_steps} warm-up; "
             f"median of {args.repeats} interleaved runs")
     print(note)
     if args.markdown:

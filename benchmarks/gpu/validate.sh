@@ -1,106 +1,237 @@
 #!/usr/bin/env bash
-# The GPU validation kit: one call on a fresh GPU machine (PyTorch wheel installed, no
-# internet) that builds the CUDA path, runs the GPU suites, smoke-trains ResNet-18 on
-# synthetic CIFAR shapes in fp32 / bf16 / fp16 / bf16 + CUDA graph (loss falls, accuracy
-# above chance, fp16's skipped steps recorded), measures the instrumentation overhead
-# (--instrument true against false), runs the C++/Python side-by-side at batch 128 and 512,
-# and writes one markdown table, validation.md, to the output folder, with every
-# command's log beside it. Stops at the first failing command and prints its output.
-# Every command is bounded by what is left of a 9-minute budget.
+# The GPU validation kit: one call on a lent GPU machine (the torch wheel in python3, no
+# internet, at most 10 minutes) that yields a table to trust. Runs prebuilt: the bundle of
+# scripts/gpu-bundle.sh, with LibTorch, CUDA and NCCL taken from python3's wheel
+# (benchmarks/gpu/wheel_library_path.py), no configure and no compile. Steps, each bounded
+# by the seconds below and by what is left of a 9-minute budget:
+#   preflight (30 s)     this machine against the bundle's bundle.json; a mismatch stops
+#                        the kit (benchmarks/gpu/preflight.py)
+#   gpu-suites (60 s)    the suites labelled gpu
+#   smoke-* (40 s each)  ResNet-18 on synthetic CIFAR shapes, 3 x 40 steps at batch 128, in
+#                        fp32, bf16, fp16, bf16 + CUDA graph, and bf16 through the NCCL
+#                        process group and the bucketer with a world of one; each must
+#                        learn (benchmarks/gpu/check_run.py)
+#   instrument-ab (50 s) --instrument true against false
+#   side-by-side (150 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
+#                        cross-check (benchmarks/gpu/side_by_side.py)
+#   allreduce (30 s)     scalestudy-allreduce's sweep on the one GPU, through the NCCL process
+#                        group of one rank and raw ncclAllReduce
+# A failing step is recorded and the kit goes on (only a failed preflight stops it). The
+# work folder (logs, run databases, reports) is packed into the output folder at the end,
+# whatever happened: at most 8 files, none in a subfolder (benchmarks/gpu/pack_results.py):
+# validation.md (every step's bound, wall seconds and status, the reports, failed steps'
+# log tails, the returned files' sizes), the reports, kit-logs-and-runs.tar.gz.
+# Exit 0 when every step passed or was skipped, 1 when one failed, 3 when preflight stopped.
 #
-#   benchmarks/gpu/validate.sh [--dry-run] [--out DIR] [--python PYTHON] [--build-dir DIR]
-#     --dry-run    print the exact commands, run nothing
-#     --out        output folder (default results/gpu-validation)
-#     --python     the Python that has the torch wheel (default python3)
-#     --build-dir  the CUDA build folder (default build-cuda)
-# Debian dev packages the GPU image lacks: stage their .deb files in .deps/debs (see
-# docs/gpu.md); the first step unpacks them into .deps/debs-root, which the build and the
-# runs use.
+#   benchmarks/gpu/validate.sh [--bundle DIR | --build-dir DIR | --build-on-device]
+#       [--rehearse-on-cpu] [--out DIR] [--work DIR] [--python PYTHON] [--dry-run]
+#     --bundle DIR       the prebuilt bundle (default .gpu-bundle)
+#     --build-dir DIR    instead, the binaries of an existing CUDA build folder (bin/)
+#     --build-on-device  first configure and build, Release, into --build-dir (default
+#                        build-cuda-device) the two workloads only: no orchestrator
+#                        (-DSCALESTUDY_ORCHESTRATOR=OFF), no suites (doctest is test-only);
+#                        needs SQLite, zlib, libpng and libturbojpeg (pkg-config) headers;
+#                        bounded by 420 s, the rest gets what is left (a second call on the
+#                        warm machine finds the build done)
+#     --rehearse-on-cpu  the same steps on the CPU (--device cpu), with a small model and
+#                        few steps: CI's end-to-end check of the kit; CUDA-only runs
+#                        (fp16, CUDA graph) are skipped; bounds are those of the GPU run
+#                        (the table shows them) but only a 300 s cap per step is enforced
+#     --out DIR          what comes back (default results/gpu-validation)
+#     --work DIR         logs and runs before packing (default $TMPDIR/scalestudy-gpu-kit;
+#                        must be empty or an earlier run's work folder, which is emptied)
+#     --python PYTHON    the Python with the torch wheel (default python3)
+#     --dry-run          print the exact commands, run nothing
+# Relative paths are taken from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-dry_run=0
+bundle=.gpu-bundle
+build_dir=""
+build_on_device=0
+rehearse=0
 out=results/gpu-validation
+work=${TMPDIR:-/tmp}/scalestudy-gpu-kit
 python=python3
-build_dir=build-cuda
+dry_run=0
 while [ $# -gt 0 ]; do
   case $1 in
-    --dry-run) dry_run=1 ;;
-    --out) out=$2; shift ;;
-    --python) python=$2; shift ;;
+    --bundle) bundle=$2; shift ;;
     --build-dir) build_dir=$2; shift ;;
+    --build-on-device) build_on_device=1 ;;
+    --rehearse-on-cpu) rehearse=1 ;;
+    --out) out=$2; shift ;;
+    --work) work=$2; shift ;;
+    --python) python=$2; shift ;;
+    --dry-run) dry_run=1 ;;
     *) echo "validate.sh: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
   shift
 done
 
-budget_s=540
-debs=.deps/debs
-debs_root=.deps/debs-root
-train=$build_dir/bin/scalestudy-train
-lib_path="$debs_root/usr/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
-steps=0
+# The training flag that gives a world of one the process group and the gradient bucketer
+# (declared in harness/train/driver.cpp); a binary without it skips that smoke run and says
+# so in the table.
+world_of_one_flag=--one-rank-process-group
 
-# run NAME COMMAND: prints COMMAND; unless --dry-run, runs it with bash under the time
-# left, its output in $out/logs/NAME.log; on failure prints that output and stops.
-run() {
-  local name=$1 command=$2
-  steps=$((steps + 1))
+kit=benchmarks/gpu
+budget_s=540
+if [ "$build_on_device" = 1 ]; then
+  build_dir=${build_dir:-build-cuda-device}
+fi
+if [ -n "$build_dir" ]; then
+  bin=$build_dir/bin
+  preflight_bundle=""
+else
+  bin=$bundle
+  preflight_bundle="--bundle $bundle"
+fi
+train=$bin/scalestudy-train
+if [ "$rehearse" = 1 ]; then
+  title="GPU kit, CPU rehearsal"
+  device=cpu
+  no_gpu=" --allow-no-gpu"
+  step_cap_s=300
+  budget_s=1800
+  smoke_sizes="--model small-cnn --batch-size 32 --epochs 3 --steps-per-epoch 10 \
+--measure-warmup-steps 2 --val-samples 200"
+  ab_sizes="--model small-cnn --batch-size 32 --epochs 1 --steps-per-epoch 8 --measure-warmup-steps 2 \
+--val-samples 100"
+  ab_label="small-cnn-bf16-b32"
+  side_by_side_sizes="--batches 8 --precisions bf16 --repeats 1 --steps 2 --warmup-steps 1 \
+--cross-check-batch 4"
+  allreduce_sizes="--max-bytes 1M --iters 5"
+else
+  title="GPU validation"
+  device=cuda
+  no_gpu=""
+  smoke_sizes="--model resnet18 --batch-size 128 --epochs 3 --steps-per-epoch 40 \
+--measure-warmup-steps 10"
+  ab_sizes="--model resnet18 --batch-size 128 --epochs 1 --steps-per-epoch 70 \
+--measure-warmup-steps 20"
+  ab_label="resnet18-bf16-b128"
+  side_by_side_sizes="--batches 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15"
+  allreduce_sizes="--max-bytes 256M --iters 20 $world_of_one_flag true"
+fi
+device_flags="--device $device --data-on-device true --channels-last true --cudnn-benchmark true"
+
+number=0
+failed=0
+# step NAME BOUND_S COMMAND: prints COMMAND; unless --dry-run, runs it with bash under
+# min(BOUND_S, what is left of the budget), its output in $work/logs/NUMBER-NAME.log, and
+# records the outcome in $work/steps.tsv.
+step() {
+  local name=$1 bound_s=$2 command=$3
+  number=$((number + 1))
   printf '%s\n' "$command"
   [ "$dry_run" = 1 ] && return 0
-  local left_s=$((budget_s - SECONDS))
-  local log="$out/logs/$steps-$name.log"
-  if [ "$left_s" -le 0 ] || ! timeout "$left_s" bash -o pipefail -c "$command" >"$log" 2>&1; then
-    cat "$log" >&2
-    echo "validate.sh: FAILED at step $steps ($name) after ${SECONDS} s: $command" >&2
-    exit 1
+  local cap_s=$bound_s limit_s=$((budget_s - SECONDS)) started=$SECONDS status=ok code=0
+  [ "$rehearse" = 0 ] || cap_s=$step_cap_s
+  [ "$limit_s" -le "$cap_s" ] || limit_s=$cap_s
+  if [ "$limit_s" -le 0 ]; then
+    status="skipped: no time left"
+  else
+    timeout --kill-after=10 "$limit_s" bash -e -o pipefail -c "$command" \
+      >"$work/logs/$number-$name.log" 2>&1 || code=$?
+    case $code in
+      0) ;;
+      124 | 137) status="timed out after $limit_s s"; failed=1 ;;
+      *) status="FAILED (exit $code)"; failed=1 ;;
+    esac
   fi
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$bound_s" "$((SECONDS - started))" "$status" \
+    "$command" >>"$work/steps.tsv"
+  echo "validate.sh: step $number $name: $status ($((SECONDS - started)) s)" >&2
+  [ "$status" = ok ] || [ "${status#skipped}" != "$status" ]
 }
 
-# smoke LABEL FLAGS...: trains with FLAGS and checks the run; $require_key adds checks.
+# skip NAME BOUND_S REASON: records a step that does not run here.
+skip() {
+  number=$((number + 1))
+  printf '# skipped %s: %s\n' "$1" "$3"
+  [ "$dry_run" = 1 ] || printf '%s\t%s\t0\tskipped: %s\t\n' "$1" "$2" "$3" >>"$work/steps.tsv"
+}
+
+# smoke LABEL FLAGS...: trains with FLAGS and checks that the run learned.
 smoke() {
   local label=$1
   shift
-  run "smoke-$label" "LD_LIBRARY_PATH=$lib_path $train --dataset synthetic --model resnet18 \
---device cuda --data-on-device true --channels-last true --cudnn-benchmark true --batch-size 128 \
---epochs 3 --steps-per-epoch 40 --measure-warmup-steps 10 --lr 0.05 --nesterov true \
---out-dir $out/runs/$label $* && $python benchmarks/gpu/check_run.py $out/runs/$label \
---label $label ${require_key:-} >> $out/smoke.md"
+  step "smoke-$label" 40 "$train --dataset synthetic $smoke_sizes $device_flags --lr 0.05 \
+--nesterov true --out-dir $work/runs/$label $* && $python $kit/check_run.py $work/runs/$label \
+--label $label${require_key:+ $require_key} >>$work/smoke.md" || true
 }
 
-[ "$dry_run" = 1 ] || mkdir -p "$out/logs" "$out/runs"
-run stage-debs "mkdir -p $debs_root && for deb in $debs/*.deb; do [ -e \"\$deb\" ] || continue; \
-dpkg -x \"\$deb\" $debs_root; done"
-run configure "cmake -S . -B $build_dir -G Ninja -DCMAKE_BUILD_TYPE=Release -DSCALESTUDY_CUDA=ON \
+pack() {
+  printf '%s\n' "$python $kit/pack_results.py --work $work --out $out --title \"$title\""
+  [ "$dry_run" = 1 ] || "$python" "$kit/pack_results.py" --work "$work" --out "$out" --title "$title"
+}
+
+if [ "$dry_run" = 0 ]; then
+  if [ -d "$work" ] && [ ! -f "$work/steps.tsv" ] && [ -n "$(ls -A "$work")" ]; then
+    echo "validate.sh: --work $work holds files of something else" >&2
+    exit 2
+  fi
+  rm -rf "$work"
+  mkdir -p "$work/logs" "$work/runs" "$out"
+  : >"$work/steps.tsv"
+  "$python" "$kit/check_run.py" --header >"$work/smoke.md"
+fi
+
+# The wheel's folders first (its NCCL and CUDA runtime, never a module's), then whatever
+# the machine had (where a container may put the driver's libcuda).
+printf '%s\n' "export LD_LIBRARY_PATH=\"\$($python $kit/wheel_library_path.py)\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\""
+if [ "$dry_run" = 0 ]; then
+  wheel_folders=$("$python" "$kit/wheel_library_path.py")
+  export LD_LIBRARY_PATH="$wheel_folders${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+
+if ! step preflight 30 "$python $kit/preflight.py${preflight_bundle:+ $preflight_bundle} --out $work/preflight.md$no_gpu"; then
+  pack
+  echo "validate.sh: preflight stopped the kit: $work/preflight.md, $out/validation.md" >&2
+  exit 3
+fi
+if [ "$build_on_device" = 1 ]; then
+  step configure 60 "cmake -S . -B $build_dir -G Ninja -DCMAKE_BUILD_TYPE=Release \
+-DSCALESTUDY_CUDA=ON -DSCALESTUDY_ORCHESTRATOR=OFF -DSCALESTUDY_TESTS=OFF \
 -DCMAKE_PREFIX_PATH=\"\$($python -c 'import torch; print(torch.utils.cmake_prefix_path)');\
-\$($python -c 'import os, torch; print(os.path.dirname(torch.__file__))');$PWD/$debs_root/usr\" \
+\$($python -c 'import os, torch; print(os.path.dirname(torch.__file__))')\" \
 -DNCCL_ROOT=\"\$($python -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])')\" \
--DCMAKE_CUDA_COMPILER=\${CUDA_HOME:-/usr/local/cuda}/bin/nvcc"
-# Only what the kit runs: the trainer and the GPU suites (CI builds every target).
-run build "cmake --build $build_dir -j \"\$(nproc)\" --target scalestudy-train gpu_cuda_path_test"
-run ctest-gpu "LD_LIBRARY_PATH=$lib_path ctest --test-dir $build_dir -L gpu --output-on-failure"
-run versions "$python -c 'import torch; print(\"| device | \" + torch.cuda.get_device_name() + \" |\"); \
-print(\"| torch | \" + torch.__version__ + \" |\"); print(\"| CUDA (torch) | \" + str(torch.version.cuda) + \" |\"); \
-print(\"| cuDNN | \" + str(torch.backends.cudnn.version()) + \" |\"); \
-print(\"| NCCL | \" + \".\".join(map(str, torch.cuda.nccl.version())) + \" |\")' > $out/versions.md && \
-nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1 | sed 's/^/| driver | /; s/$/ |/' >> $out/versions.md && : > $out/smoke.md"
+-DCMAKE_CUDA_COMPILER=\${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" || true
+  step build 420 "cmake --build $build_dir -j \"\$(nproc)\" --target scalestudy-train \
+scalestudy-allreduce" || true
+  skip gpu-suites 60 "a build on the device has no suites"
+elif [ -n "$build_dir" ]; then
+  step gpu-suites 60 "ctest --test-dir $build_dir -L gpu --output-on-failure" || true
+else
+  step gpu-suites 60 "for suite in $bundle/gpu_*; do echo \"\$suite\"; \"\$suite\" --force-colors=0; done" || true
+fi
 smoke fp32 --precision fp32
 smoke bf16 --precision bf16
-require_key="--require-key loss_scale_skipped_steps" smoke fp16 --precision fp16
-smoke bf16-graph --precision bf16 --cuda-graph true
-run instrument-ab "for instrument in true false; do LD_LIBRARY_PATH=$lib_path $train --dataset synthetic \
---model resnet18 --device cuda --data-on-device true --channels-last true --cudnn-benchmark true \
---precision bf16 --batch-size 128 --epochs 1 --steps-per-epoch 70 --measure-warmup-steps 20 \
---instrument \$instrument --out-dir $out/runs/instrument-\$instrument || exit 1; done && \
-$python -c 'import sqlite3, sys; rate = lambda flag: sqlite3.connect(sys.argv[1] + flag + \"/rank0.sqlite\")\
-.execute(\"SELECT value FROM summary WHERE name = \\\"samples_per_s\\\"\").fetchone()[0]; on, off = rate(\"true\"), rate(\"false\"); \
-print(f\"| bf16 b128 | {on:.0f} | {off:.0f} | {100 * (off - on) / off:.1f}% |\")' $out/runs/instrument- > $out/instrument.md"
-run side-by-side "LD_LIBRARY_PATH=$lib_path $python benchmarks/gpu/side_by_side.py --binary $train \
---batches 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15 --markdown $out/side_by_side.md"
-run table "{ echo '# GPU validation'; echo; echo '| | |'; echo '|---|---|'; cat $out/versions.md; echo; \
-echo '## Smoke training (ResNet-18, synthetic CIFAR, batch 128, 3 x 40 steps)'; echo; \
-echo '| precision | train loss first → last epoch | final val acc | img/s | fp16 skipped steps |'; \
-echo '|---|---|---|---|---|'; cat $out/smoke.md; echo; echo '## Instrumentation overhead'; echo; \
-echo '| run | img/s instrumented | img/s not | overhead |'; echo '|---|---|---|---|'; cat $out/instrument.md; \
-echo; echo '## C++ against PyTorch (side_by_side.py)'; echo; cat $out/side_by_side.md; } > $out/validation.md"
-[ "$dry_run" = 1 ] || echo "validate.sh: passed in ${SECONDS} s; table: $out/validation.md"
+if [ "$device" = cuda ]; then
+  require_key="--require-key loss_scale_skipped_steps" smoke fp16 --precision fp16
+  smoke bf16-graph --precision bf16 --cuda-graph true
+else
+  skip smoke-fp16 40 "fp16 runs on CUDA only"
+  skip smoke-bf16-graph 40 "CUDA graphs run on CUDA only"
+fi
+declared_flags=""
+[ "$dry_run" = 1 ] || declared_flags=$("$train" --describe-flags json 2>/dev/null || true)
+if [ "$dry_run" = 0 ] && ! grep -q "\"name\": \"${world_of_one_flag#--}\"" <<<"$declared_flags"; then
+  skip smoke-bf16-one-rank-pg 40 "$train has no $world_of_one_flag"
+elif [ "$device" = cpu ] && [ -z "$build_dir" ]; then
+  # On the CPU the process group is gloo's, which no build against the wheel has.
+  skip smoke-bf16-one-rank-pg 40 "a bundle has no gloo process group for the CPU"
+else
+  smoke bf16-one-rank-pg --precision bf16 "$world_of_one_flag" true
+fi
+step instrument-ab 50 "for instrument in true false; do $train --dataset synthetic $ab_sizes \
+$device_flags --precision bf16 --instrument \$instrument --out-dir $work/runs/instrument-\$instrument; \
+done && $python $kit/instrument_overhead.py $work/runs/instrument-true $work/runs/instrument-false \
+--label $ab_label >$work/instrument.md" || true
+step side-by-side 150 "$python $kit/side_by_side.py --binary $train --device $device \
+$side_by_side_sizes --markdown $work/side_by_side.md" || true
+step allreduce 30 "{ echo '\`\`\`'; $bin/scalestudy-allreduce --device $device $allreduce_sizes \
+--out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md" || true
+pack
+[ "$dry_run" = 1 ] || echo "validate.sh: done in $SECONDS s, failed steps: $failed; table: $out/validation.md" >&2
+exit "$failed"

@@ -135,3 +135,129 @@ inline void fused_adamw_(at::TensorList params, at::TensorList grads, at::Tensor
 
 }  // namespace scalestudy::compat
 // ---- end fused optimizer kernels ---------------------------------------------------------
+
+// ---- waiting for a device event (owned by harness/train) ---------------------------------
+// The device-generic c10::Event gained synchronize() with PyTorch 2.4's torch.Event; before,
+// only query() is there. The CPU build (LibTorch 1.13) never records one: its events would
+// belong to a CUDA device.
+#include <c10/core/Event.h>
+
+#include <thread>
+
+namespace scalestudy::compat {
+
+// Blocks the calling thread until the work before the event's last record() finished.
+inline void wait_for_event(const c10::Event& event) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  event.synchronize();
+#else
+  while (!event.query()) std::this_thread::yield();
+#endif
+}
+
+}  // namespace scalestudy::compat
+// ---- end waiting for a device event ------------------------------------------------------
+
+// ---- c10d process groups (owned by harness/dist) ---------------------------------------
+// PyTorch 2.0 split c10d's process group from its backends: ProcessGroupGloo and
+// ProcessGroupNCCL derive from c10d::Backend; in LibTorch 1.13 they derive from
+// c10d::ProcessGroup. Both spell allreduce/broadcast/barrier the same way, returning
+// c10d::Work. Since 2.4 a backend can be bound to one device and connect eagerly, shuts
+// down cleanly (flushing its work), and ProcessGroupNCCL hands out its NCCL communicator.
+// The helpers are templates so that this header needs neither gloo nor NCCL headers.
+#if SCALESTUDY_TORCH_AT_LEAST(2, 0)
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
+
+namespace scalestudy::compat {
+
+#if SCALESTUDY_TORCH_AT_LEAST(2, 0)
+using ProcessGroupBackend = c10d::Backend;
+#else
+using ProcessGroupBackend = c10d::ProcessGroup;
+#endif
+
+inline constexpr bool kHasEagerProcessGroups = SCALESTUDY_TORCH_AT_LEAST(2, 4);
+
+// Binds `backend` to `device` and creates its communicator now, so that a connection
+// failure surfaces at rendezvous; before 2.4, the first collective connects.
+template <typename Backend>
+void connect_eagerly(Backend& backend, const c10::Device& device) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  backend.setBoundDeviceId(device);
+  backend.eagerConnectSingleDevice(device);
+#endif
+}
+
+// Flushes outstanding work and releases the backend's communicators (a no-op before 2.4).
+template <typename Backend>
+void shut_down(Backend& backend) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  backend.shutdown();
+#endif
+}
+
+// The ncclComm_t of ProcessGroupNCCL's communicator on the current device, as an integer;
+// 0 before 2.4 or before the group connected.
+template <typename NcclGroup>
+int64_t nccl_communicator_handle(NcclGroup& group) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 4)
+  return group.getCommPtr();
+#else
+  return 0;
+#endif
+}
+
+}  // namespace scalestudy::compat
+// ---- end c10d process groups -------------------------------------------------------------
+
+// ---- collecting warnings (owned by tests/gpu) --------------------------------------------
+// PyTorch 2.0 hands a warning handler one c10::Warning and moved the handler's accessors
+// into c10::WarningUtils; LibTorch 1.13 passes location, message and verbatim flag, with
+// the accessors in c10::Warning.
+#include <c10/util/Exception.h>
+
+#include <string>
+#include <vector>
+
+namespace scalestudy::compat {
+
+// While alive, keeps the messages of the c10 warnings raised on the constructing thread
+// (autograd replays its worker threads' warnings on the thread that called backward)
+// instead of printing them; restores the previous handler when destroyed.
+class WarningCollector : public c10::WarningHandler {
+ public:
+#if SCALESTUDY_TORCH_AT_LEAST(2, 0)
+  WarningCollector() : previous_(c10::WarningUtils::get_warning_handler()) {
+    c10::WarningUtils::set_warning_handler(this);
+  }
+  ~WarningCollector() override {
+    c10::WarningUtils::set_warning_handler(previous_);
+  }
+  void process(const c10::Warning& warning) override {
+    messages.push_back(warning.msg());
+  }
+#else
+  WarningCollector() : previous_(c10::Warning::get_warning_handler()) {
+    c10::Warning::set_warning_handler(this);
+  }
+  ~WarningCollector() override {
+    c10::Warning::set_warning_handler(previous_);
+  }
+  void process(const c10::SourceLocation&, const std::string& message, const bool) override {
+    messages.push_back(message);
+  }
+#endif
+  WarningCollector(const WarningCollector&) = delete;
+  WarningCollector& operator=(const WarningCollector&) = delete;
+
+  std::vector<std::string> messages;
+
+ private:
+  c10::WarningHandler* previous_;
+};
+
+}  // namespace scalestudy::compat
+// ---- end collecting warnings -------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Communicator: the collectives a data-parallel run needs, over torch tensors and
-// independent of the transport. GlooCommunicator (CPU) implements it over c10d; the NCCL
-// one (GPU) goes behind the same interface; SelfCommunicator is the world of one.
+// independent of the transport. ProcessGroupCommunicator implements it over a c10d process
+// group (gloo on the CPU, NCCL on the GPU); SelfCommunicator is the world of one without one.
 //
 // Every rank must issue the same collectives in the same order (as with c10d process
 // groups). Every wait is bounded by the communicator's timeout; a peer that died or hung
@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +20,9 @@
 
 namespace scalestudy::dist {
 
-// An in-flight collective. wait() blocks until it finished (bounded by the timeout).
+// An in-flight collective. wait() returns once its result may be used by this thread: on
+// the CPU it blocks until the collective finished (bounded by the timeout); on a CUDA
+// device it makes the caller's current stream wait for it, without blocking the host.
 class CollectiveWork {
  public:
   virtual ~CollectiveWork() = default;
@@ -34,8 +37,14 @@ class Communicator {
 
   virtual int rank() const = 0;
   virtual int world_size() const = 0;
-  // "gloo", "nccl", or "none" for a world of one.
+  // "gloo", "nccl", or "none" for a world of one without a process group.
   virtual std::string backend() const = 0;
+  // The process group's settings for the run's provenance: "process_group" (the backend)
+  // and process_group_* keys (docs/run-database.md).
+  virtual std::map<std::string, std::string> settings() const = 0;
+  // Whether collectives go through a backend: any world of several ranks, and a world of
+  // one given a process group (--one-rank-process-group); not the self communicator.
+  bool communicates() const { return world_size() > 1 || backend() != "none"; }
 
   // Starts an in-place sum of `tensor` across ranks; the tensor must stay alive and
   // untouched until the work's wait() returned.
@@ -58,6 +67,9 @@ class SelfCommunicator : public Communicator {
   int rank() const override { return 0; }
   int world_size() const override { return 1; }
   std::string backend() const override { return "none"; }
+  std::map<std::string, std::string> settings() const override {
+    return {{"process_group", "none"}};
+  }
   std::unique_ptr<CollectiveWork> allreduce_sum_async(const torch::Tensor& tensor) override;
   Status broadcast(const torch::Tensor& tensor, int root_rank) override;
   Status barrier() override { return Status::ok(); }

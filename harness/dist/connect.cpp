@@ -1,8 +1,9 @@
 #include "harness/dist/connect.hpp"
 
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
-#include "harness/dist/gloo_communicator.hpp"
+#include "harness/dist/gloo_process_group.hpp"
 
 namespace scalestudy::dist {
 namespace {
@@ -23,6 +24,16 @@ Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
   } catch (const std::exception& error) {
     return Status::error(peer_failure_message("rendezvous at TCPStore " + where, error));
   }
+}
+
+Result<ProcessGroupFactory> backend_factory(const ConnectOptions& options) {
+  if (options.backend == "gloo") return gloo_factory();
+  if (options.backend == "nccl" && options.nccl_factory) return options.nccl_factory;
+  if (options.backend == "nccl") {
+    return Status::error(
+        "communication backend 'nccl' is not built in (nccl needs a SCALESTUDY_CUDA build)");
+  }
+  return Status::error("communication backend '" + options.backend + "' is not one of gloo, nccl");
 }
 
 }  // namespace
@@ -48,20 +59,20 @@ Result<std::string> resolve_backend(const std::string& requested, const torch::D
 
 Result<std::unique_ptr<Communicator>> connect(const RankInfo& rank_info,
                                               const ConnectOptions& options) {
-  if (rank_info.world_size == 1) {
+  const bool one_rank = rank_info.world_size == 1;
+  if (one_rank && !options.one_rank_process_group) {
     return std::unique_ptr<Communicator>(std::make_unique<SelfCommunicator>());
   }
-  CommunicatorFactory factory;
-  if (options.backend == "gloo") factory = make_gloo_communicator;
-  if (options.backend == "nccl") factory = options.nccl_factory;
-  if (!factory) {
-    return Status::error(
-        "communication backend '" + options.backend + "' is not built in (available: gloo" +
-        (options.nccl_factory ? ", nccl)" : "; nccl needs a SCALESTUDY_CUDA build)"));
-  }
-  auto store = join_store(rank_info, options);
+  auto factory = backend_factory(options);
+  if (!factory) return factory.status();
+  Result<c10::intrusive_ptr<c10d::Store>> store =
+      one_rank ? c10::intrusive_ptr<c10d::Store>(c10::make_intrusive<c10d::HashStore>())
+               : join_store(rank_info, options);
   if (!store) return store.status();
-  return factory(rank_info, options, *store);
+  auto group = (*factory)(rank_info, options, *store);
+  if (!group) return group.status();
+  return std::unique_ptr<Communicator>(std::make_unique<ProcessGroupCommunicator>(
+      std::move(*group), *store, one_rank ? "HashStore" : "TCPStore", options.timeout));
 }
 
 }  // namespace scalestudy::dist

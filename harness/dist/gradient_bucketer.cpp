@@ -49,7 +49,7 @@ GradientBucketer::GradientBucketer(std::vector<torch::Tensor> parameters,
       options_(options),
       nvtx_(nvtx),
       layouts_(plan_buckets(parameters_, options)) {
-  if (communicator_.world_size() > 1) allocate_buckets();
+  if (communicator_.communicates()) allocate_buckets();
 }
 
 void GradientBucketer::allocate_buckets() {

@@ -10,8 +10,10 @@
 // exposed communication — and divides each bucket by the world size in place: no copy in,
 // no copy out. Whoever replaced a .grad (a set-to-none zero_grad) gets it copied into the
 // bucket and the view back, once.
-// With one rank there is nothing to average: no hooks, no buffers, start_step() and finish()
-// do nothing and .grad stays autograd's own (reduces() is false).
+// With the self communicator (one rank, no process group) there is nothing to average: no
+// hooks, no buffers, start_step() and finish() do nothing and .grad stays autograd's own
+// (reduces() is false). One rank with a process group (Communicator::communicates()) runs
+// the buckets as many ranks do.
 // With `overlap` false all gradients form one bucket, reduced in finish() after backward.
 // Each bucket's launch is an NVTX range `allreduce` (payload: the bucket's bytes) when a
 // domain is given: on CPU the hooks run on the training thread, so it nests in `backward`,
@@ -64,9 +66,10 @@ std::vector<BucketLayout> plan_buckets(const std::vector<torch::Tensor>& paramet
 
 class GradientBucketer {
  public:
-  // With several ranks: points every trainable parameter's .grad at its bucket and adds a
-  // post-hook to its gradient accumulator (removed again by the destructor). One backward
-  // per step. `nvtx` (may be null: no ranges) must outlive the bucketer.
+  // Where the communicator communicates: points every trainable parameter's .grad at its
+  // bucket and adds a post-hook to its gradient accumulator (removed again by the
+  // destructor). One backward per step. `nvtx` (may be null: no ranges) must outlive the
+  // bucketer.
   GradientBucketer(std::vector<torch::Tensor> parameters, Communicator& communicator,
                    BucketerOptions options, const metrics::NvtxDomain* nvtx = nullptr);
   ~GradientBucketer();
@@ -80,9 +83,9 @@ class GradientBucketer {
   // gradient it never produced stays zero) and leaves the averages in .grad.
   Status finish();
 
-  // False with one rank: the gradients are left to autograd and the optimizer.
+  // False with the self communicator: the gradients are left to autograd and the optimizer.
   bool reduces() const { return !buckets_.empty(); }
-  // The plan (also with one rank, where it is not executed).
+  // The plan (also with the self communicator, where it is not executed).
   const std::vector<BucketLayout>& buckets() const { return layouts_; }
   int64_t gradient_bytes() const;
   // The last finish()'s step; read by the training thread after finish().

@@ -5,7 +5,7 @@
 namespace scalestudy::dist {
 
 Status broadcast_module_state(torch::nn::Module& module, Communicator& communicator) {
-  if (communicator.world_size() == 1) return Status::ok();
+  if (!communicator.communicates()) return Status::ok();
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> tensors = module.parameters();
   for (const torch::Tensor& buffer : module.buffers()) tensors.push_back(buffer);
@@ -18,7 +18,7 @@ Status broadcast_module_state(torch::nn::Module& module, Communicator& communica
 }
 
 Status broadcast_buffers(torch::nn::Module& module, Communicator& communicator) {
-  if (communicator.world_size() == 1) return Status::ok();
+  if (!communicator.communicates()) return Status::ok();
   torch::NoGradGuard no_grad;
   std::map<at::ScalarType, std::vector<torch::Tensor>> by_type;
   for (const torch::Tensor& buffer : module.buffers()) {

@@ -7,7 +7,8 @@
 #include "harness/gpu/cuda_device.hpp"
 #include "harness/gpu/cuda_event_clock.hpp"
 #include "harness/gpu/cuda_graph_step.hpp"
-#include "harness/gpu/nccl_communicator.hpp"
+#include "harness/gpu/nccl_process_group.hpp"
+#include "harness/gpu/nccl_raw_allreduce.hpp"
 #include "harness/gpu/nvml_reader.hpp"
 #include "harness/gpu/runtime_versions.hpp"
 
@@ -27,8 +28,8 @@ RuntimeVersions loaded_runtime_versions() {
 
 class GraphedStep : public StepGraph {
  public:
-  GraphedStep(std::function<void()> step, int warmup_steps)
-      : graph_(std::move(step), warmup_steps) {}
+  GraphedStep(std::function<void()> step, int warmup_steps, c10::cuda::CUDAStream stream)
+      : graph_(std::move(step), warmup_steps, stream) {}
   void run() override { graph_.run(); }
 
  private:
@@ -37,7 +38,10 @@ class GraphedStep : public StepGraph {
 
 class CudaRuntime : public DeviceRuntime {
  public:
-  explicit CudaRuntime(CudaDeviceInfo info) : info_(std::move(info)) {
+  explicit CudaRuntime(CudaDeviceInfo info)
+      : info_(std::move(info)),
+        step_stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/false,
+                                                  static_cast<c10::DeviceIndex>(info_.index))) {
     NvmlOptions options;
     options.pci_bus_id = info_.pci_bus_id;
     auto nvml = NvmlReader::open(options);
@@ -86,16 +90,30 @@ class CudaRuntime : public DeviceRuntime {
     return [reader = nvml_](metrics::TelemetrySample& sample) { reader->read(sample); };
   }
 
-  dist::CommunicatorFactory nccl_factory() const override { return make_nccl_communicator; }
+  dist::ProcessGroupFactory nccl_factory() const override {
+    return [device = device()](const dist::RankInfo& rank_info, const dist::ConnectOptions& options,
+                               const c10::intrusive_ptr<c10d::Store>& store) {
+      return make_nccl_process_group(device, rank_info, options, store);
+    };
+  }
+  Result<std::unique_ptr<dist::Communicator>> raw_nccl_allreduce(
+      dist::Communicator& communicator) const override {
+    return gpu::raw_nccl_allreduce(communicator);
+  }
 
   Result<std::unique_ptr<StepGraph>> capture_step(std::function<void()> step,
                                                   int warmup_steps) override {
-    return std::unique_ptr<StepGraph>(std::make_unique<GraphedStep>(std::move(step), warmup_steps));
+    return std::unique_ptr<StepGraph>(
+        std::make_unique<GraphedStep>(std::move(step), warmup_steps, step_stream_));
+  }
+  void on_step_stream(const std::function<void()>& body) override {
+    run_on_stream(step_stream_, body);
   }
 
  private:
   CudaDeviceInfo info_;
-  std::shared_ptr<NvmlReader> nvml_;  // shared with the sampler thread's callable
+  c10::cuda::CUDAStream step_stream_;  // of every captured step, taken once
+  std::shared_ptr<NvmlReader> nvml_;   // shared with the sampler thread's callable
   std::string nvml_status_;
   MemoryPeakHistory peak_history_;
 };

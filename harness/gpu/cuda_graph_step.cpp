@@ -5,41 +5,34 @@
 #include <c10/cuda/CUDAGuard.h>
 
 namespace scalestudy::gpu {
-namespace {
 
-// Runs `body` on a fresh side stream ordered after the current one, and orders the
-// current stream after it again; graph capture must not happen on the default stream,
-// and warm-up on the same side stream keeps the allocator's pools as capture will see them.
-template <typename Body>
-void on_side_stream(Body&& body) {
-  c10::cuda::CUDAStream caller = at::cuda::getCurrentCUDAStream();
-  c10::cuda::CUDAStream side = at::cuda::getStreamFromPool();
+void run_on_stream(c10::cuda::CUDAStream stream, const std::function<void()>& body) {
+  c10::cuda::CUDAStream caller = at::cuda::getCurrentCUDAStream(stream.device_index());
   at::cuda::CUDAEvent forked;
   forked.record(caller);
-  forked.block(side);
+  forked.block(stream);
   {
-    c10::cuda::CUDAStreamGuard guard(side);
+    c10::cuda::CUDAStreamGuard guard(stream);
     body();
   }
   at::cuda::CUDAEvent joined;
-  joined.record(side);
+  joined.record(stream);
   joined.block(caller);
 }
 
-}  // namespace
-
-CudaGraphStep::CudaGraphStep(std::function<void()> step, int warmup_steps)
-    : step_(std::move(step)), warmup_left_(warmup_steps) {}
+CudaGraphStep::CudaGraphStep(std::function<void()> step, int warmup_steps,
+                             c10::cuda::CUDAStream stream)
+    : step_(std::move(step)), warmup_left_(warmup_steps), stream_(stream) {}
 
 void CudaGraphStep::run() {
   if (warmup_left_ > 0) {
     --warmup_left_;
-    on_side_stream(step_);
+    run_on_stream(stream_, step_);
     return;
   }
   if (graph_ == nullptr) {
     auto graph = std::make_unique<at::cuda::CUDAGraph>();
-    on_side_stream([&] {
+    run_on_stream(stream_, [&] {
       graph->capture_begin();
       step_();
       graph->capture_end();

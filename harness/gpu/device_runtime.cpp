@@ -16,7 +16,7 @@ class CpuRuntime : public DeviceRuntime {
   std::map<std::string, double> memory_peaks() const override { return {}; }
   void reset_memory_peaks() override {}
   metrics::TelemetrySource telemetry_source() const override { return nullptr; }
-  dist::CommunicatorFactory nccl_factory() const override { return {}; }
+  dist::ProcessGroupFactory nccl_factory() const override { return {}; }
   Result<std::unique_ptr<StepGraph>> capture_step(std::function<void()> step,
                                                   int warmup_steps) override {
     return Status::error("--cuda-graph needs a CUDA device; this run is on the CPU");

@@ -2,8 +2,8 @@
 // between CPU and CUDA behind one narrow interface, so the driver and the training loop
 // never branch on the build: the torch::Device, the phase clock (host clock or CUDA
 // events), the caching allocator's memory peaks, the device's provenance, the NVML
-// telemetry source, the NCCL communicator and CUDA-graph capture of a step. open_device() picks the
-// CPU implementation (device_runtime.cpp) or the CUDA one (cuda_device_runtime.cpp, part of
+// telemetry source, the NCCL process group and CUDA-graph capture of a step. open_device() picks
+// the CPU implementation (device_runtime.cpp) or the CUDA one (cuda_device_runtime.cpp, part of
 // SCALESTUDY_CUDA builds only).
 // Used by the training thread; the callable of telemetry_source() is thread-safe.
 #pragma once
@@ -56,13 +56,26 @@ class DeviceRuntime {
   virtual void reset_memory_peaks() = 0;
   // Fills a sample's gpu_* fields (NVML); empty where NVML is unavailable.
   virtual metrics::TelemetrySource telemetry_source() const = 0;
-  // The NCCL communicator's factory for dist::connect (ConnectOptions::nccl_factory);
-  // empty for the CPU.
-  virtual dist::CommunicatorFactory nccl_factory() const = 0;
+  // The NCCL process group's factory for dist::connect (ConnectOptions::nccl_factory),
+  // bound to this device; empty for the CPU.
+  virtual dist::ProcessGroupFactory nccl_factory() const = 0;
+  // For the all-reduce benchmark: `communicator` with its sum all-reduce issued straight to
+  // NCCL (gpu/nccl_raw_allreduce.hpp) where it is an NCCL process group; null otherwise.
+  // `communicator` must outlive the result.
+  virtual Result<std::unique_ptr<dist::Communicator>> raw_nccl_allreduce(
+      dist::Communicator& communicator) const {
+    return std::unique_ptr<dist::Communicator>();
+  }
   // `step` as a StepGraph: `warmup_steps` eager runs, then capture and replay; an error
   // where the device has no graphs.
   virtual Result<std::unique_ptr<StepGraph>> capture_step(std::function<void()> step,
                                                           int warmup_steps) = 0;
+  // Runs `body` with the one persistent side stream current that capture_step() warms up
+  // and captures on, ordered after the caller's stream and before its later work. The
+  // gradient bucketer of a captured step is built in it: its gradient accumulators keep
+  // the stream they were created on, and backward must run on that stream (as PyTorch
+  // builds DDP on the capture stream). The CPU has no streams: `body` just runs.
+  virtual void on_step_stream(const std::function<void()>& body) { body(); }
 };
 
 // Opens the device of the rank with `local_rank` (one GPU per rank, local rank modulo the

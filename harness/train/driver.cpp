@@ -36,8 +36,15 @@ void declare_session_flags(Flags& flags) {
       .one_of({"auto", "cpu", "cuda"});
   flags
       .declare("backend", "auto",
-               "communication for world size > 1: auto (nccl on CUDA, gloo on CPU) | gloo | nccl")
+               "communication for world size > 1 (or --one-rank-process-group): auto (nccl on "
+               "CUDA, gloo on CPU) | gloo | nccl")
       .one_of({"auto", "gloo", "nccl"});
+  flags
+      .declare("one-rank-process-group", "false",
+               "with one rank, still build the backend's process group (of size 1, over an "
+               "in-process store), so that gradient buckets, their all-reduces and stream "
+               "ordering run as with many ranks; false: one rank communicates not at all")
+      .boolean();
   flags.declare("telemetry-interval-ms", "500", "memory sampling period; 0: off").integer(0);
 }
 
@@ -120,9 +127,15 @@ Status run_session(Session& session, int threads,
   auto ifname = session.environment.find("GLOO_SOCKET_IFNAME");
   if (ifname != session.environment.end()) connect_options.socket_ifname = ifname->second;
   connect_options.nccl_factory = session.device.runtime->nccl_factory();
+  auto one_rank_group = flags.get_bool("one-rank-process-group");
+  if (!one_rank_group) return one_rank_group.status();
+  connect_options.one_rank_process_group = *one_rank_group;
   auto connected = dist::connect(rank_info, connect_options);
   if (!connected) return connected.status();
   communicator = std::move(*connected);
+  if (Status recorded = session.writer.add_provenance(communicator->settings()); !recorded) {
+    return recorded;
+  }
 
   gpu::DeviceRuntime& device = *session.device.runtime;
   metrics::TelemetrySampler sampler(*telemetry_ms > 0 ? *telemetry_ms : 1,
@@ -198,7 +211,9 @@ int run_workload(int argc, char** argv, Workload& workload) {
   Result<DevicePlan> device = parsed ? open_device_plan(flags, *rank_info) : parsed;
   identity.device = device ? device->runtime->device().str() : flags.get("device");
   const std::string backend = device ? device->backend : flags.get("backend");
-  identity.backend = rank_info->world_size > 1 ? backend : "none";
+  auto one_rank_group = flags.get_bool("one-rank-process-group");
+  const bool communicates = rank_info->world_size > 1 || (one_rank_group && *one_rank_group);
+  identity.backend = communicates ? backend : "none";
   identity.config = flags.resolved();
   identity.config["run-id"] = identity.run_id;
   identity.config["threads"] = std::to_string(threads);

@@ -16,6 +16,8 @@
 #include "harness/train/epoch_report.hpp"
 #include "harness/train/intra_op_threads.hpp"
 #include "harness/train/mixed_precision.hpp"
+#include "harness/train/scalar_readback.hpp"
+#include "harness/train/stop_agreement.hpp"
 #include "harness/train/training_checkpoint.hpp"
 #include "harness/train/training_config.hpp"
 #include "harness/train/training_optimizer.hpp"
@@ -100,6 +102,8 @@ class TrainingRun {
         profiler_(config_.profile_steps, instruments_.nvtx()),
         meter_(config_.measure_warmup_steps),
         progress_(context.is_rank0(), config_.log_interval),
+        step_losses_(device_),
+        stop_agreement_(context.communicator, device_, config_.stop_check_every),
         checkpoints_(std::filesystem::path(context.writer.path()).parent_path().string()) {}
 
   Status run() {
@@ -132,8 +136,18 @@ class TrainingRun {
     dist::BucketerOptions bucket_options;
     bucket_options.bucket_cap_mb = config_.bucket_cap_mb;
     bucket_options.overlap = config_.overlap;
-    bucketer_ = std::make_unique<dist::GradientBucketer>(parameters_, context_.communicator,
-                                                         bucket_options, instruments_.nvtx());
+    // A captured step's backward runs on the device's step stream, and the bucketer keeps
+    // the gradient accumulators it hooks: they must be made on that stream (PyTorch builds
+    // DDP on the capture stream).
+    auto build_bucketer = [&] {
+      bucketer_ = std::make_unique<dist::GradientBucketer>(parameters_, context_.communicator,
+                                                           bucket_options, instruments_.nvtx());
+    };
+    if (config_.cuda_graph) {
+      context_.device.on_step_stream(build_bucketer);
+    } else {
+      build_bucketer();
+    }
     if (Status placed = place_training_split(); !placed) return placed;
     if (config_.cuda_graph) {
       auto graph = context_.device.capture_step([this] { graph_body(); }, kGraphWarmupSteps);
@@ -300,15 +314,18 @@ class TrainingRun {
       row.epoch = static_cast<int>(epoch);
       row.warmup = meter_.is_warmup(global_step_);
       row.samples = batch->images.size(0);
-      if (output.loss.device().is_cpu()) row.loss = output.loss.item<double>();
       train_totals.add(output, row.samples);
-      progress_.update(epoch, config_.epochs, step, steps, row.loss.value_or(0));
-      pending_rows_.push_back(row);
-      if (Status written = write_timed_row(instruments_.collect()); !written) return written;
+      pending_rows_.push_back(PendingRow{row});
+      // The step before's loss: this step's is still being computed on a device.
+      const std::optional<double> previous_loss = step_losses_.push(output.loss);
+      if (previous_loss) progress_.update(epoch, config_.epochs, step, steps, *previous_loss);
+      if (Status written = complete_rows(instruments_.collect(), previous_loss); !written) {
+        return written;
+      }
       ++global_step_;
       config_.test_faults.pause_after_step();
     }
-    if (Status written = write_timed_row(instruments_.flush()); !written) return written;
+    if (Status written = flush_rows(); !written) return written;
     meter_.close_window(Clock::now());
     double epoch_s = earlier_attempts_s + seconds_since(epoch_start);
     progress_.clear();
@@ -388,6 +405,7 @@ class TrainingRun {
     }
     faults.kill_if_due(global_step_, attempt_);
     if (*stop) {
+      if (Status settled = stop_agreement_.settle(); !settled) return settled;
       const std::string signal = context_.termination.requested_by();
       const std::string cause = !signal.empty() ? signal
                                 : global_step_ == config_.checkpoint_stop_at_step
@@ -401,8 +419,8 @@ class TrainingRun {
   }
 
   // Whether the run stops before this step. A signal reaches the ranks at different
-  // moments, so they agree on it only every --stop-check-every steps, all at the same step,
-  // through one scalar all-reduce; a single rank asks itself every step.
+  // moments, so they agree on it every --stop-check-every steps, all at the same step, one
+  // interval after it was asked for (StopAgreement); a single rank asks itself every step.
   Result<bool> stop_agreed() {
     if (config_.checkpoint_stop_at_step > 0 && global_step_ == config_.checkpoint_stop_at_step &&
         global_step_ != resume_step_) {
@@ -411,13 +429,7 @@ class TrainingRun {
     if (!config_.checkpoint_on_signal) return false;
     const bool requested = context_.termination.stop_requested();
     if (context_.rank_info.world_size == 1) return requested;
-    if (global_step_ % config_.stop_check_every != 0) return false;
-    std::vector<double> flag = {requested ? 1.0 : 0.0};
-    if (Status reduced = context_.communicator.allreduce_scalars(flag, dist::ScalarReduction::kMax);
-        !reduced) {
-      return reduced;
-    }
-    return flag[0] > 0;
+    return stop_agreement_.at_boundary(global_step_, requested);
   }
 
   // Every rank writes its shard; once all have, rank 0 commits the manifest. Two scalar
@@ -425,7 +437,7 @@ class TrainingRun {
   // no manifest names an incomplete checkpoint.
   Status write_checkpoint(const StepBoundary& boundary) {
     Clock::time_point started = Clock::now();
-    if (Status written = write_timed_row(instruments_.flush()); !written) return written;
+    if (Status written = flush_rows(); !written) return written;
     meter_.close_window(started);  // the write is no training time; the next step reopens it
     if (Status flushed = context_.writer.flush(); !flushed) return flushed;
     Status saved = save_shard(boundary);
@@ -534,10 +546,10 @@ class TrainingRun {
          {prefix + "checkpoint_write_s", text(checkpoint_write_s_)}});
   }
 
-  // The first measured step of an epoch: the device drained (the held step's times
+  // The first measured step of an epoch: the device drained (the held step's row
   // written), the wall-clock window opens; the first time, warm-up's memory peaks go.
   Status open_measured_window() {
-    if (Status written = write_timed_row(instruments_.flush()); !written) return written;
+    if (Status written = flush_rows(); !written) return written;
     if (!memory_peaks_reset_) {
       context_.device.reset_memory_peaks();
       memory_peaks_reset_ = true;
@@ -547,15 +559,33 @@ class TrainingRun {
   }
 
   // Step rows wait in pending_rows_ for their phase times, which a device clock delivers
-  // one step late; `times` belong to the oldest.
-  Status write_timed_row(std::optional<metrics::PhaseTimes> times) {
-    if (!times || pending_rows_.empty()) return Status::ok();
-    record::StepRow row = std::move(pending_rows_.front());
-    pending_rows_.pop_front();
-    row.times = *times;
-    meter_.record(row.global_step, row.samples, row.times[Phase::kStep]);
-    return context_.writer.add_step(row);
+  // one step late, and for their loss, read one step late on every device: `times` and
+  // `loss` belong to the oldest row still without them. Complete rows are written in order.
+  Status complete_rows(std::optional<metrics::PhaseTimes> times, std::optional<double> loss) {
+    for (PendingRow& pending : pending_rows_) {
+      if (times && !pending.timed) {
+        pending.row.times = *times;
+        pending.timed = true;
+        times.reset();
+      }
+      if (loss && !pending.row.loss) {
+        pending.row.loss = loss;
+        loss.reset();
+      }
+    }
+    while (!pending_rows_.empty() && pending_rows_.front().timed &&
+           pending_rows_.front().row.loss) {
+      const record::StepRow row = std::move(pending_rows_.front().row);
+      pending_rows_.pop_front();
+      meter_.record(row.global_step, row.samples, row.times[Phase::kStep]);
+      if (Status written = context_.writer.add_step(row); !written) return written;
+    }
+    return Status::ok();
   }
+
+  // Waits for the device and writes every pending row (at an epoch's end, before a
+  // checkpoint, when a measured window opens).
+  Status flush_rows() { return complete_rows(instruments_.flush(), step_losses_.drain()); }
 
   Status train_step(EpochBatches& loader, std::optional<data::Batch>& batch, TaskOutput& output) {
     profiler_.before_step(global_step_);
@@ -626,16 +656,21 @@ class TrainingRun {
     }
   }
 
-  // The captured step; nothing in it may synchronise with the host.
+  // The captured step; nothing in it may synchronise with the host. Its outputs are kept
+  // detached: the loss would otherwise keep the step's autograd graph, gradient
+  // accumulators included, alive into the next warm-up step or the capture.
   void graph_body() {
     zero_gradients();
+    TaskOutput output;
     {
       gpu::AutocastScope autocast = precision_.autocast(/*cache_casts=*/false);
-      graph_output_ = task_.forward(*graph_batch_);
+      output = task_.forward(*graph_batch_);
     }
-    precision_.backward(graph_output_.loss);
+    precision_.backward(output.loss);
     graph_status_ = bucketer_->finish();
     optimizer_->step();
+    graph_output_.loss = output.loss.detach();
+    graph_output_.correct = output.correct.defined() ? output.correct.detach() : torch::Tensor();
   }
 
   Result<std::optional<GlobalMetrics>> validate(int64_t epoch) {
@@ -666,6 +701,7 @@ class TrainingRun {
   }
 
   Status finish(const std::optional<GlobalMetrics>& last_validation) {
+    if (Status settled = stop_agreement_.settle(); !settled) return settled;
     if (Status recorded = record_attempt(); !recorded) return recorded;
     const metrics::ThroughputTotals& measured = meter_.run_measured();
     auto rate = global_rate(measured.samples, measured.elapsed_ms(), context_.communicator);
@@ -713,8 +749,15 @@ class TrainingRun {
   TaskOutput graph_output_;                               // the graph's static outputs
   Status graph_status_;                                   // of the captured all-reduces
   std::vector<record::ArrivalRow> arrivals_;              // measured steps' not yet written
-  std::vector<double> allreduce_spans_ms_;    // measured steps' all-reduce, this attempt
-  std::deque<record::StepRow> pending_rows_;  // steps whose phase times are still on the way
+  std::vector<double> allreduce_spans_ms_;  // measured steps' all-reduce, this attempt
+  // A step's row until its phase times and loss are in (complete_rows).
+  struct PendingRow {
+    record::StepRow row;
+    bool timed = false;
+  };
+  std::deque<PendingRow> pending_rows_;
+  StepLossReadback step_losses_;
+  StopAgreement stop_agreement_;
   bool memory_peaks_reset_ = false;
   int64_t global_step_ = 0;
   int64_t steps_per_epoch_ = 0;

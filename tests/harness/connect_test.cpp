@@ -2,67 +2,23 @@
 // before validation, with two ranks as two threads of this process over loopback.
 #include "harness/dist/connect.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <array>
-#include <functional>
-#include <future>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
+#include "harness/dist/gloo_process_group.hpp"
 #include "harness/dist/parameter_sync.hpp"
 #include "harness/dist/tensor_layout.hpp"
+#include "tests/harness/loopback_ranks.hpp"
 #include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::dist {
 namespace {
 
-// A loopback port nobody listens on right now.
-int free_port() {
-  int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  ::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(socket_fd);
-  return ntohs(address.sin_port);
-}
+using testing::free_port;
+using testing::on_two_ranks;
 
 RankInfo rank_of_two(int rank, int port) {
-  RankInfo info;
-  info.rank = rank;
-  info.local_rank = rank;
-  info.world_size = 2;
-  info.local_world_size = 2;
-  info.master_addr = "127.0.0.1";
-  info.master_port = port;
-  return info;
+  return testing::loopback_rank(rank, 2, port);
 }
-
-// Runs body(rank) for ranks 0 and 1 concurrently; returns both results.
-template <typename Value>
-std::array<Value, 2> on_two_ranks(const std::function<Value(int)>& body) {
-  std::future<Value> rank1 = std::async(std::launch::async, body, 1);
-  Value rank0 = body(0);
-  return {std::move(rank0), rank1.get()};
-}
-
-// What the fake NCCL factory builds: the value it read from the store, and the store,
-// kept as the NCCL communicator keeps it.
-class StoreProbe : public SelfCommunicator {
- public:
-  StoreProbe(std::string seen, c10::intrusive_ptr<c10d::Store> store)
-      : seen_(std::move(seen)), store_(std::move(store)) {}
-  const std::string& seen() const { return seen_; }
-
- private:
-  std::string seen_;
-  c10::intrusive_ptr<c10d::Store> store_;
-};
 
 }  // namespace
 
@@ -72,21 +28,27 @@ TEST_CASE("connect joins one store and hands it to the NCCL factory") {
   options.backend = "nccl";
   options.timeout = std::chrono::milliseconds(60000);
   // Stands in for the NCCL factory of a CUDA build: rank 0 publishes a key in the store it
-  // is handed and every rank reads it, as the NCCL communicator exchanges its unique id.
-  options.nccl_factory =
-      [](const RankInfo& rank_info, const ConnectOptions&,
-         const c10::intrusive_ptr<c10d::Store>& store) -> Result<std::unique_ptr<Communicator>> {
+  // is handed and every rank reads it, as ProcessGroupNCCL exchanges its unique id; the
+  // group it returns is gloo's over the same store.
+  options.nccl_factory = [](const RankInfo& rank_info, const ConnectOptions& factory_options,
+                            const c10::intrusive_ptr<c10d::Store>& store) -> Result<ProcessGroup> {
     if (rank_info.rank == 0) store->set("probe", std::vector<uint8_t>{'i', 'd'});
     std::vector<uint8_t> value = store->get("probe");
-    return std::unique_ptr<Communicator>(
-        std::make_unique<StoreProbe>(std::string(value.begin(), value.end()), store));
+    auto gloo = gloo_factory();
+    if (!gloo) return gloo.status();
+    auto group = (*gloo)(rank_info, factory_options, store);
+    if (group) group->settings["probe"] = std::string(value.begin(), value.end());
+    return group;
   };
   // Both communicators stay alive until both ranks are done with the store.
   auto results = on_two_ranks<Result<std::unique_ptr<Communicator>>>(
       [&](int rank) { return connect(rank_of_two(rank, port), options); });
   for (auto& connected : results) {
     REQUIRE_MESSAGE(connected.is_ok(), connected.status().message());
-    CHECK(dynamic_cast<StoreProbe&>(**connected).seen() == "id");
+    std::map<std::string, std::string> settings = (*connected)->settings();
+    CHECK(settings["probe"] == "id");
+    CHECK(settings["process_group_store"] == "TCPStore");
+    CHECK(settings["process_group_size"] == "2");
   }
 }
 
@@ -96,8 +58,7 @@ TEST_CASE("without an NCCL factory, nccl is not built in") {
   auto connected = connect(rank_of_two(0, free_port()), options);
   REQUIRE_FALSE(connected.is_ok());
   CHECK(connected.status().message() ==
-        "communication backend 'nccl' is not built in (available: gloo; nccl needs a "
-        "SCALESTUDY_CUDA build)");
+        "communication backend 'nccl' is not built in (nccl needs a SCALESTUDY_CUDA build)");
 }
 
 TEST_CASE("collectives take tensors dense in their own memory format") {

@@ -95,6 +95,16 @@ Status CollectiveSweep::run(train::RunContext& context) {
   torch::Tensor buffer = torch::empty(
       {settings->sizes_bytes.back() / element_type.bytes()},
       torch::TensorOptions().dtype(element_type.scalar_type).device(context.device.device()));
+  // On NCCL the runs go straight to ncclAllReduce, as in nccl-tests, instead of through the
+  // process group's per-call events and work objects.
+  auto raw = context.device.raw_nccl_allreduce(context.communicator);
+  if (!raw) return raw.status();
+  dist::Communicator& communicator = *raw ? **raw : context.communicator;
+  if (Status recorded = context.writer.add_provenance(
+          {{"collective_calls", *raw ? "ncclAllReduce" : "process_group"}});
+      !recorded) {
+    return recorded;
+  }
   if (context.is_rank0()) {
     std::cout << sweep_table_header(sweep_title(context, *settings, collective_.op_name()))
               << std::flush;
@@ -105,8 +115,8 @@ Status CollectiveSweep::run(train::RunContext& context) {
   StepMarks marks{nvtx, window};
   std::vector<SizeResult> results;
   for (int64_t bytes : settings->sizes_bytes) {
-    auto measured = measure(context.communicator, *settings,
-                            buffer.narrow(0, 0, bytes / element_type.bytes()), marks);
+    auto measured =
+        measure(communicator, *settings, buffer.narrow(0, 0, bytes / element_type.bytes()), marks);
     if (!measured) {
       return measured.status().with_context(collective_.op_name() + " of " + std::to_string(bytes) +
                                             " bytes (" + element_type.name + ", " +

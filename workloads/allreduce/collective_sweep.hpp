@@ -8,7 +8,10 @@
 // communication model reads); every rank records `busbw_avg_gbps` in its summary. Any
 // wrong value fails the run after the sweep.
 // The buffer lives on the run's device (--device), which the driver's backend reduces:
-// a GPU with nccl, the CPU with gloo. For profilers, every timed run is a `step` NVTX
+// a GPU with nccl — its runs straight ncclAllReduce calls on the current stream, as thin as
+// nccl-tests (DeviceRuntime::raw_nccl_allreduce), the rest through the process group — the
+// CPU with gloo; the provenance's `collective_calls` says which (ncclAllReduce or
+// process_group). For profilers, every timed run is a `step` NVTX
 // range of the scalestudy domain (payload: its index, counted across the whole sweep)
 // holding one range named after the collective (payload: the message's bytes), and
 // `--profile-steps FROM:TO` brackets those steps with cudaProfilerStart/Stop, as in

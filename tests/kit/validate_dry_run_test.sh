@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# benchmarks/gpu/validate.sh and scripts/gpu-bundle.sh on a machine without a GPU: they parse
+# (bash -n) and pass shellcheck, and `validate.sh --dry-run` prints the exact commands of
+# each mode — prebuilt bundle, CPU rehearsal, build on the device — and runs none.
+#   validate_dry_run_test.sh SOURCE_DIR [BUNDLE_DIR]
+set -euo pipefail
+source_dir=$1
+bundle=${2:-/opt/kit/bundle}
+script=$source_dir/benchmarks/gpu/validate.sh
+for checked in "$script" "$source_dir/scripts/gpu-bundle.sh"; do
+  bash -n "$checked"
+done
+shellcheck "$script" "$source_dir/scripts/gpu-bundle.sh" "$source_dir/scripts/build-cuda.sh" \
+  "$source_dir/scripts/test.sh" "$0"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+out=$scratch/out
+work=$scratch/work
+kit=benchmarks/gpu
+
+printed=""
+fail() {
+  echo "validate.sh --dry-run: $*" >&2
+  echo "$printed" >&2
+  exit 1
+}
+# expect LINE: the dry run printed exactly LINE.
+expect() {
+  grep -qxF -- "$1" <<<"$printed" || fail "no line: $1"
+}
+
+printed=$(bash "$script" --dry-run --bundle "$bundle" --out "$out" --work "$work")
+[ "$(wc -l <<<"$printed")" -eq 12 ] || fail "expected 12 commands"
+train="$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
+--steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
+--channels-last true --cudnn-benchmark true --lr 0.05 --nesterov true"
+expect "export LD_LIBRARY_PATH=\"\$(python3 $kit/wheel_library_path.py)\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}\""
+expect "python3 $kit/preflight.py --bundle $bundle --out $work/preflight.md"
+expect "for suite in $bundle/gpu_*; do echo \"\$suite\"; \"\$suite\" --force-colors=0; done"
+for label in fp32 bf16; do
+  expect "$train --out-dir $work/runs/$label --precision $label && python3 $kit/check_run.py \
+$work/runs/$label --label $label >>$work/smoke.md"
+done
+expect "$train --out-dir $work/runs/fp16 --precision fp16 && python3 $kit/check_run.py \
+$work/runs/fp16 --label fp16 --require-key loss_scale_skipped_steps >>$work/smoke.md"
+expect "$train --out-dir $work/runs/bf16-graph --precision bf16 --cuda-graph true && python3 \
+$kit/check_run.py $work/runs/bf16-graph --label bf16-graph >>$work/smoke.md"
+grep -q -- "--out-dir $work/runs/bf16-one-rank-pg --precision bf16 --one-rank-process-group true " \
+  <<<"$printed" || fail "no one-rank process-group smoke run"
+grep -q -- "--instrument \$instrument --out-dir $work/runs/instrument-\$instrument; done && python3 \
+$kit/instrument_overhead.py" <<<"$printed" || fail "no instrumentation A/B"
+expect "python3 $kit/side_by_side.py --binary $bundle/scalestudy-train --device cuda --batches \
+128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15 --markdown $work/side_by_side.md"
+expect "{ echo '\`\`\`'; $bundle/scalestudy-allreduce --device cuda --max-bytes 256M --iters 20 \
+--one-rank-process-group true --out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md"
+expect "python3 $kit/pack_results.py --work $work --out $out --title \"GPU validation\""
+! grep -q -- 'cmake' <<<"$printed" || fail "a prebuilt run configures or compiles"
+
+printed=$(bash "$script" --dry-run --rehearse-on-cpu --bundle "$bundle" --python py \
+  --out "$out" --work "$work")
+expect "py $kit/preflight.py --bundle $bundle --out $work/preflight.md --allow-no-gpu"
+expect "# skipped smoke-fp16: fp16 runs on CUDA only"
+expect "# skipped smoke-bf16-graph: CUDA graphs run on CUDA only"
+expect "# skipped smoke-bf16-one-rank-pg: a bundle has no gloo process group for the CPU"
+[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 5 ] || fail "not every run on the CPU"
+! grep -q -- '--device cuda' <<<"$printed" || fail "a rehearsal asks for CUDA"
+
+printed=$(bash "$script" --dry-run --build-on-device --out "$out" --work "$work")
+expect "python3 $kit/preflight.py --out $work/preflight.md"
+grep -q -- "^cmake -S . -B build-cuda-device -G Ninja -DCMAKE_BUILD_TYPE=Release \
+-DSCALESTUDY_CUDA=ON -DSCALESTUDY_ORCHESTRATOR=OFF -DSCALESTUDY_TESTS=OFF " <<<"$printed" ||
+  fail "no Release configure without the orchestrator"
+expect "cmake --build build-cuda-device -j \"\$(nproc)\" --target scalestudy-train scalestudy-allreduce"
+grep -q -- "^build-cuda-device/bin/scalestudy-train " <<<"$printed" || fail "not the device build's"
+
+if [ -e "$out" ] || [ -e "$work" ]; then
+  fail "a dry run wrote $out or $work"
+fi
+echo "validate.sh --dry-run: the commands of every mode, nothing run"
