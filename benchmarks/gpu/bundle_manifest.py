@@ -19,6 +19,10 @@ import json
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wheel_library_path  # noqa: E402
 
 MANIFEST = "bundle.json"
 
@@ -42,8 +46,7 @@ def wheel_roots(cache):
 
 def library_folders(cache):
     torch_root, nvidia_site = wheel_roots(cache)
-    return [os.path.join(torch_root, "lib")] + sorted(
-        glob.glob(os.path.join(nvidia_site, "nvidia", "*", "lib")))
+    return wheel_library_path.wheel_folders(torch_root, [os.path.join(nvidia_site, "nvidia")])
 
 
 def python_assignments(path):
@@ -74,15 +77,20 @@ def nccl_header_version(include_dir):
     return ".".join(p.group(1) for p in parts if p)
 
 
-def nvcc_version(cache):
-    nvcc = cache.get("CMAKE_CUDA_COMPILER") or os.path.join(
-        cache.get("CUDAToolkit_ROOT", ""), "bin", "nvcc")
+def nvcc_release(nvcc, timeout_s=10):
+    """x.y.z of the nvcc at this path; empty where it does not run."""
     try:
-        output = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
-    except OSError:
+        output = subprocess.run([nvcc, "--version"], capture_output=True, text=True,
+                                timeout=timeout_s).stdout
+    except (OSError, subprocess.TimeoutExpired):
         return ""
     match = re.search(r"V(\d+\.\d+\.\d+)", output)
     return match.group(1) if match else ""
+
+
+def nvcc_version(cache):
+    return nvcc_release(cache.get("CMAKE_CUDA_COMPILER") or os.path.join(
+        cache.get("CUDAToolkit_ROOT", ""), "bin", "nvcc"))
 
 
 def newest_symbol_version(paths, prefix):

@@ -67,9 +67,9 @@ def nvcc_version():
     candidates = [shutil.which("nvcc"),
                   os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "nvcc")]
     for nvcc in filter(None, candidates):
-        match = re.search(r"V(\d+\.\d+\.\d+)", command_output([nvcc, "--version"], 10))
-        if match:
-            return match.group(1)
+        release = bundle_manifest.nvcc_release(nvcc)
+        if release:
+            return release
     return ""
 
 

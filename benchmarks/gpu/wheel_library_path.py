@@ -18,14 +18,20 @@ def package_folders(name):
     return list(spec.submodule_search_locations or []) if spec else []
 
 
+def wheel_folders(torch_root, nvidia_roots):
+    """torch/lib of the torch package at torch_root and every */lib of the nvidia
+    namespace package folders nvidia_roots."""
+    folders = [os.path.join(torch_root, "lib")]
+    for nvidia in nvidia_roots:
+        folders += sorted(glob.glob(os.path.join(nvidia, "*", "lib")))
+    return folders
+
+
 def library_folders():
     torch_folders = package_folders("torch")
     if not torch_folders:
         raise SystemExit(f"wheel_library_path: {sys.executable} has no torch package")
-    folders = [os.path.join(torch_folders[0], "lib")]
-    for nvidia in package_folders("nvidia"):
-        folders += sorted(glob.glob(os.path.join(nvidia, "*", "lib")))
-    return folders
+    return wheel_folders(torch_folders[0], package_folders("nvidia"))
 
 
 if __name__ == "__main__":

@@ -3,12 +3,20 @@
 namespace scalestudy::dist {
 namespace {
 
-class CompletedWork : public CollectiveWork {
+class FinishedWork : public CollectiveWork {
  public:
-  Status wait() override { return Status::ok(); }
+  explicit FinishedWork(Status status) : status_(std::move(status)) {}
+  Status wait() override { return status_; }
+
+ private:
+  Status status_;
 };
 
 }  // namespace
+
+std::unique_ptr<CollectiveWork> finished_work(Status status) {
+  return std::make_unique<FinishedWork>(std::move(status));
+}
 
 Status Communicator::allreduce_scalars(std::vector<double>& values, ScalarReduction reduction) {
   if (values.empty()) return Status::ok();
@@ -20,7 +28,7 @@ Status Communicator::allreduce_scalars(std::vector<double>& values, ScalarReduct
 }
 
 std::unique_ptr<CollectiveWork> SelfCommunicator::allreduce_sum_async(const torch::Tensor&) {
-  return std::make_unique<CompletedWork>();
+  return finished_work();
 }
 
 Status SelfCommunicator::broadcast(const torch::Tensor&, int root_rank) {

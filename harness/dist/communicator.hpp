@@ -29,6 +29,9 @@ class CollectiveWork {
   virtual Status wait() = 0;
 };
 
+// A collective that already ended with `status`: nothing to do, or a start that failed.
+std::unique_ptr<CollectiveWork> finished_work(Status status = Status::ok());
+
 enum class ScalarReduction { kSum, kMax, kMin };
 
 class Communicator {

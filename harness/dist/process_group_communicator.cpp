@@ -36,15 +36,6 @@ Status check_layout(const std::string& operation, const torch::Tensor& tensor) {
   return Status::error(operation + " needs a tensor dense in its memory format");
 }
 
-class FailedWork : public CollectiveWork {
- public:
-  explicit FailedWork(Status status) : status_(std::move(status)) {}
-  Status wait() override { return status_; }
-
- private:
-  Status status_;
-};
-
 }  // namespace
 
 class ProcessGroupCommunicator::AsyncWork : public CollectiveWork {
@@ -105,13 +96,13 @@ std::unique_ptr<CollectiveWork> ProcessGroupCommunicator::allreduce_sum_async(
     const torch::Tensor& tensor) {
   const std::string what = "all-reduce";
   if (Status dense = check_layout(group_.name + " " + what, tensor); !dense) {
-    return std::make_unique<FailedWork>(dense);
+    return finished_work(dense);
   }
   auto work = start(what, [&] {
     std::vector<at::Tensor> tensors{tensor};
     return group_.backend->allreduce(tensors);
   });
-  if (!work) return std::make_unique<FailedWork>(work.status());
+  if (!work) return finished_work(work.status());
   return std::make_unique<AsyncWork>(*this, std::move(*work), what);
 }
 

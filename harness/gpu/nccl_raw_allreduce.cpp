@@ -45,15 +45,6 @@ class PendingError : public dist::CollectiveWork {
   ncclComm_t comm_;
 };
 
-class FailedWork : public dist::CollectiveWork {
- public:
-  explicit FailedWork(Status status) : status_(std::move(status)) {}
-  Status wait() override { return status_; }
-
- private:
-  Status status_;
-};
-
 class RawNcclAllreduce : public dist::Communicator {
  public:
   RawNcclAllreduce(dist::Communicator& group, ncclComm_t comm) : group_(group), comm_(comm) {}
@@ -65,13 +56,13 @@ class RawNcclAllreduce : public dist::Communicator {
 
   std::unique_ptr<dist::CollectiveWork> allreduce_sum_async(const torch::Tensor& tensor) override {
     Result<ncclDataType_t> type = nccl_type(tensor.scalar_type());
-    if (!type) return std::make_unique<FailedWork>(type.status());
+    if (!type) return dist::finished_work(type.status());
     void* data = tensor.data_ptr();
     ncclResult_t result =
         ncclAllReduce(data, data, static_cast<size_t>(tensor.numel()), *type, ncclSum, comm_,
                       at::cuda::getCurrentCUDAStream(tensor.device().index()).stream());
     if (result != ncclSuccess) {
-      return std::make_unique<FailedWork>(nccl_failure("all-reduce", result));
+      return dist::finished_work(nccl_failure("all-reduce", result));
     }
     return std::make_unique<PendingError>(comm_);
   }
