@@ -124,6 +124,8 @@ def main():
     parser.add_argument("--initial-state", default="",
                         help="the C++ side's --dump-initial-state file")
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--lr", type=float, default=0.1,
+                        help="SGD's learning rate (momentum 0.9), as the C++ side's --lr")
     args = parser.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda":
@@ -167,7 +169,7 @@ def main():
         optimizer = torch.optim.AdamW(model.parameters(), lr=2e-4, betas=(0.9, 0.999), eps=1e-8,
                                       weight_decay=0)
     else:
-        optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
 
     batches = ResidentBatches(images, labels, mean, stddev, args.batch_size * world, rank, world,
                               args.seed)

@@ -4,7 +4,8 @@ back from a lent machine, which returns at most 8 files, at most one folder down
 
 From the kit's work folder (validate.sh --work) it takes the step table (steps.tsv: name,
 bound in seconds, wall seconds, status, command), the reports (preflight.md, smoke.md,
-instrument.md, side_by_side.md, allreduce.md), every log and every run database, and
+instrument.md, side_by_side.md, allreduce.md, time_to_accuracy.md), every log and every run
+database, and
 writes to the output folder, flat:
   validation.md        the summary: steps with their bounds and wall seconds, the reports,
                        the tail of each failed step's log, and every returned file's size
@@ -24,7 +25,8 @@ import tarfile
 
 MAX_FILES = 8
 MAX_DEPTH = 1  # folders below the output folder
-REPORTS = ["preflight.md", "smoke.md", "instrument.md", "side_by_side.md", "allreduce.md"]
+REPORTS = ["preflight.md", "smoke.md", "instrument.md", "side_by_side.md", "allreduce.md",
+           "time_to_accuracy.md"]
 SUMMARY = "validation.md"
 TARBALL = "kit-logs-and-runs.tar.gz"
 FAILED_LOG_LINES = 15

@@ -3,19 +3,23 @@
 # internet, at most 10 minutes) that yields a table to trust. Runs prebuilt: the bundle of
 # scripts/gpu-bundle.sh, with LibTorch, CUDA and NCCL taken from python3's wheel
 # (benchmarks/gpu/wheel_library_path.py), no configure and no compile. Steps, each bounded
-# by the seconds below and by what is left of a 9-minute budget:
+# by the seconds below and by what is left of a 9-minute budget (on an H100, 2026-11-26,
+# every step but the side-by-side took under 20 s, the side-by-side about 14 s a process):
 #   preflight (30 s)     this machine against the bundle's bundle.json; a mismatch stops
 #                        the kit (benchmarks/gpu/preflight.py)
-#   gpu-suites (60 s)    the suites labelled gpu
-#   smoke-* (40 s each)  ResNet-18 on synthetic CIFAR shapes, 3 x 40 steps at batch 128, in
+#   gpu-suites (30 s)    the suites labelled gpu
+#   smoke-* (30 s each)  ResNet-18 on synthetic CIFAR shapes, 3 x 40 steps at batch 128, in
 #                        fp32, bf16, fp16, bf16 + CUDA graph, and bf16 through the NCCL
 #                        process group and the bucketer with a world of one; each must
 #                        learn (benchmarks/gpu/check_run.py)
-#   instrument-ab (50 s) --instrument true against false
-#   side-by-side (150 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
+#   instrument-ab (40 s) --instrument true against false
+#   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
 #                        cross-check (benchmarks/gpu/side_by_side.py)
-#   allreduce (30 s)     scalestudy-allreduce's sweep on the one GPU, through the NCCL process
+#   allreduce (20 s)     scalestudy-allreduce's sweep on the one GPU, through the NCCL process
 #                        group of one rank and raw ncclAllReduce
+#   time-to-accuracy     with --data-root: ResNet-18 on Fashion-MNIST, bf16, batch 256, 10
+#     (90 s)             epochs, time to 93% validation accuracy
+#                        (benchmarks/gpu/time_to_accuracy.py)
 # A failing step is recorded and the kit goes on (only a failed preflight stops it). The
 # work folder (logs, run databases, reports) is packed into the output folder at the end,
 # whatever happened: at most 8 files, none in a subfolder (benchmarks/gpu/pack_results.py):
@@ -24,7 +28,8 @@
 # Exit 0 when every step passed or was skipped, 1 when one failed, 3 when preflight stopped.
 #
 #   benchmarks/gpu/validate.sh [--bundle DIR | --build-dir DIR | --build-on-device]
-#       [--rehearse-on-cpu] [--out DIR] [--work DIR] [--python PYTHON] [--dry-run]
+#       [--rehearse-on-cpu] [--data-root DIR] [--out DIR] [--work DIR] [--python PYTHON]
+#       [--dry-run]
 #     --bundle DIR       the prebuilt bundle (default .gpu-bundle)
 #     --build-dir DIR    instead, the binaries of an existing CUDA build folder (bin/)
 #     --build-on-device  first configure and build, Release, into --build-dir (default
@@ -37,6 +42,9 @@
 #                        few steps: CI's end-to-end check of the kit; CUDA-only runs
 #                        (fp16, CUDA graph) are skipped; bounds are those of the GPU run
 #                        (the table shows them) but only a 300 s cap per step is enforced
+#     --data-root DIR    Fashion-MNIST's four idx files (Debian's dataset-fashion-mnist has
+#                        them in /usr/share/datasets/fashion-mnist; carry a copy to the GPU
+#                        machine): adds the time-to-accuracy step
 #     --out DIR          what comes back (default results/gpu-validation)
 #     --work DIR         logs and runs before packing (default $TMPDIR/scalestudy-gpu-kit;
 #                        must be empty or an earlier run's work folder, which is emptied)
@@ -54,6 +62,7 @@ out=results/gpu-validation
 work=${TMPDIR:-/tmp}/scalestudy-gpu-kit
 python=python3
 dry_run=0
+data_root=""
 while [ $# -gt 0 ]; do
   case $1 in
     --bundle) bundle=$2; shift ;;
@@ -63,6 +72,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --work) work=$2; shift ;;
     --python) python=$2; shift ;;
+    --data-root) data_root=$2; shift ;;
     --dry-run) dry_run=1 ;;
     *) echo "validate.sh: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
@@ -101,6 +111,10 @@ if [ "$rehearse" = 1 ]; then
   side_by_side_sizes="--batches 8 --precisions bf16 --repeats 1 --steps 2 --warmup-steps 1 \
 --cross-check-batch 4"
   allreduce_sizes="--max-bytes 1M --iters 5"
+  # Learns, not to the target: 2 epochs of a small model on 2,048 images.
+  accuracy_run="--model small-cnn --batch-size 64 --epochs 2 --train-samples 2048 \
+--val-samples 512 --target-val-accuracy 0.5"
+  accuracy_label="small-cnn fashion-mnist bf16 b64, 2 epochs of 2048 images (CPU rehearsal)"
 else
   title="GPU validation"
   device=cuda
@@ -112,6 +126,9 @@ else
   ab_label="resnet18-bf16-b128"
   side_by_side_sizes="--batches 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15"
   allreduce_sizes="--max-bytes 256M --iters 20 $world_of_one_flag true"
+  accuracy_run="--model resnet18 --batch-size 256 --epochs 10 --eval-batch-size 1024 \
+--target-val-accuracy 0.93"
+  accuracy_label="resnet18 fashion-mnist bf16 b256, 10 epochs"
 fi
 device_flags="--device $device --data-on-device true --channels-last true --cudnn-benchmark true"
 
@@ -156,7 +173,7 @@ skip() {
 smoke() {
   local label=$1
   shift
-  step "smoke-$label" 40 "$train --dataset synthetic $smoke_sizes $device_flags --lr 0.05 \
+  step "smoke-$label" 30 "$train --dataset synthetic $smoke_sizes $device_flags --lr 0.05 \
 --nesterov true --out-dir $work/runs/$label $* && $python $kit/check_run.py $work/runs/$label \
 --label $label${require_key:+ $require_key} >>$work/smoke.md" || true
 }
@@ -199,11 +216,11 @@ if [ "$build_on_device" = 1 ]; then
 -DCMAKE_CUDA_COMPILER=\${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" || true
   step build 420 "cmake --build $build_dir -j \"\$(nproc)\" --target scalestudy-train \
 scalestudy-allreduce" || true
-  skip gpu-suites 60 "a build on the device has no suites"
+  skip gpu-suites 30 "a build on the device has no suites"
 elif [ -n "$build_dir" ]; then
-  step gpu-suites 60 "ctest --test-dir $build_dir -L gpu --output-on-failure" || true
+  step gpu-suites 30 "ctest --test-dir $build_dir -L gpu --output-on-failure" || true
 else
-  step gpu-suites 60 "for suite in $bundle/gpu_*; do echo \"\$suite\"; \"\$suite\" --force-colors=0; done" || true
+  step gpu-suites 30 "for suite in $bundle/gpu_*; do echo \"\$suite\"; \"\$suite\" --force-colors=0; done" || true
 fi
 smoke fp32 --precision fp32
 smoke bf16 --precision bf16
@@ -211,27 +228,36 @@ if [ "$device" = cuda ]; then
   require_key="--require-key loss_scale_skipped_steps" smoke fp16 --precision fp16
   smoke bf16-graph --precision bf16 --cuda-graph true
 else
-  skip smoke-fp16 40 "fp16 runs on CUDA only"
-  skip smoke-bf16-graph 40 "CUDA graphs run on CUDA only"
+  skip smoke-fp16 30 "fp16 runs on CUDA only"
+  skip smoke-bf16-graph 30 "CUDA graphs run on CUDA only"
 fi
 declared_flags=""
 [ "$dry_run" = 1 ] || declared_flags=$("$train" --describe-flags json 2>/dev/null || true)
 if [ "$dry_run" = 0 ] && ! grep -q "\"name\": \"${world_of_one_flag#--}\"" <<<"$declared_flags"; then
-  skip smoke-bf16-one-rank-pg 40 "$train has no $world_of_one_flag"
+  skip smoke-bf16-one-rank-pg 30 "$train has no $world_of_one_flag"
 elif [ "$device" = cpu ] && [ -z "$build_dir" ]; then
   # On the CPU the process group is gloo's, which no build against the wheel has.
-  skip smoke-bf16-one-rank-pg 40 "a bundle has no gloo process group for the CPU"
+  skip smoke-bf16-one-rank-pg 30 "a bundle has no gloo process group for the CPU"
 else
   smoke bf16-one-rank-pg --precision bf16 "$world_of_one_flag" true
 fi
-step instrument-ab 50 "for instrument in true false; do $train --dataset synthetic $ab_sizes \
+step instrument-ab 40 "for instrument in true false; do $train --dataset synthetic $ab_sizes \
 $device_flags --precision bf16 --instrument \$instrument --out-dir $work/runs/instrument-\$instrument; \
 done && $python $kit/instrument_overhead.py $work/runs/instrument-true $work/runs/instrument-false \
 --label $ab_label >$work/instrument.md" || true
-step side-by-side 150 "$python $kit/side_by_side.py --binary $train --device $device \
+step side-by-side 240 "$python $kit/side_by_side.py --binary $train --device $device \
 $side_by_side_sizes --markdown $work/side_by_side.md" || true
-step allreduce 30 "{ echo '\`\`\`'; $bin/scalestudy-allreduce --device $device $allreduce_sizes \
+step allreduce 20 "{ echo '\`\`\`'; $bin/scalestudy-allreduce --device $device $allreduce_sizes \
 --out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md" || true
+if [ -n "$data_root" ]; then
+  step time-to-accuracy 90 "$train --dataset fashion-mnist --data-root $data_root $accuracy_run \
+$device_flags --precision bf16 --lr 0.1 --momentum 0.9 --nesterov true --weight-decay 5e-4 \
+--schedule cosine --warmup-epochs 1 --out-dir $work/runs/time-to-accuracy && $python \
+$kit/time_to_accuracy.py $work/runs/time-to-accuracy --label \"$accuracy_label\" \
+>$work/time_to_accuracy.md" || true
+else
+  skip time-to-accuracy 90 "no --data-root (Fashion-MNIST's idx files)"
+fi
 pack
 [ "$dry_run" = 1 ] || echo "validate.sh: done in $SECONDS s, failed steps: $failed; table: $out/validation.md" >&2
 exit "$failed"

@@ -55,10 +55,13 @@ class CrossCheckTest(unittest.TestCase):
         self.assertEqual(cpp_flags["--steps-per-epoch"], python_flags["--steps"])
         self.assertEqual(cpp_flags["--measure-warmup-steps"], python_flags["--warmup-steps"])
         self.assertEqual(python_flags["--device"], "cuda")
-        # The settings the Python twin hard-codes: fp32 without autotuning, SGD 0.1 / 0.9.
+        # The settings the Python twin hard-codes (fp32 without autotuning, momentum 0.9) and
+        # the one learning rate both sides are given.
         self.assertEqual(cpp_flags["--precision"], "fp32")
         self.assertEqual(cpp_flags["--cudnn-benchmark"], "false")
-        self.assertEqual((cpp_flags["--lr"], cpp_flags["--momentum"]), ("0.1", "0.9"))
+        self.assertEqual(cpp_flags["--momentum"], "0.9")
+        self.assertEqual(cpp_flags["--lr"], python_flags["--lr"])
+        self.assertEqual(float(python_flags["--lr"]), side_by_side.CROSS_CHECK_LR)
 
     def test_losses_agree_within_a_relative_tolerance(self):
         steps = side_by_side.CROSS_CHECK_STEPS

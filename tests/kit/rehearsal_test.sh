@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU kit end to end on the CPU: `validate.sh --rehearse-on-cpu` with the CUDA build's
 # bundle and the wheel's Python — every step passes or is skipped (CUDA only), and what
-# comes back keeps the 8-file, one-folder rule. The steps' wall seconds are in
+# comes back keeps the 8-file, one-folder rule, the time-to-accuracy step on Debian's
+# Fashion-MNIST (a prerequisite: scripts/install-deps.sh). The steps' wall seconds are in
 # OUT/validation.md (docs/gpu.md estimates the device time from them); no time is asserted.
 # First the same bundle with another torch version in its bundle.json: preflight must stop
 # the kit (exit 3) before any other step, and still pack what it wrote.
@@ -29,9 +30,12 @@ grep -q 'STOP: .* has torch 2.*, the bundle was built against 0.0.0+other' \
 [ "$(wc -l <"$work-stop/steps.tsv")" = 1 ] || fail "steps ran after preflight stopped"
 rm -rf "$out-bundle" "$out-stop" "$work-stop"
 
+fashion_mnist=/usr/share/datasets/fashion-mnist
+[ -f "$fashion_mnist/train-images-idx3-ubyte.gz" ] ||
+  fail "no $fashion_mnist (apt-get install dataset-fashion-mnist)"
 status=0
 bash "$source_dir/benchmarks/gpu/validate.sh" --rehearse-on-cpu --bundle "$bundle" \
-  --python "$python" --out "$out" --work "$work" || status=$?
+  --python "$python" --data-root "$fashion_mnist" --out "$out" --work "$work" || status=$?
 cat "$out/validation.md"
 [ "$status" = 0 ] || fail "validate.sh exited $status"
 "$python" -c 'import sys
@@ -39,5 +43,8 @@ sys.path.insert(0, sys.argv[1])
 import pack_results
 breaks = pack_results.rule_breaks(sys.argv[2])
 sys.exit("; ".join(breaks) if breaks else 0)' "$source_dir/benchmarks/gpu" "$out"
-grep -q '| smoke-fp32 | 40 | [0-9]* | ok |' "$out/validation.md" || fail "no passing fp32 smoke run"
+grep -q '| smoke-fp32 | 30 | [0-9]* | ok |' "$out/validation.md" || fail "no passing fp32 smoke run"
+grep -q '| time-to-accuracy | 90 | [0-9]* | ok |' "$out/validation.md" ||
+  fail "no passing time-to-accuracy run"
+[ -f "$out/time_to_accuracy.md" ] || fail "no time_to_accuracy.md came back"
 echo "rehearsal_test: every step passed or was skipped; $out keeps the rule"

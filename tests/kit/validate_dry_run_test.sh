@@ -30,7 +30,8 @@ expect() {
 }
 
 printed=$(bash "$script" --dry-run --bundle "$bundle" --out "$out" --work "$work")
-[ "$(wc -l <<<"$printed")" -eq 12 ] || fail "expected 12 commands"
+[ "$(wc -l <<<"$printed")" -eq 13 ] || fail "expected 13 lines"
+expect "# skipped time-to-accuracy: no --data-root (Fashion-MNIST's idx files)"
 train="$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
 --steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
 --channels-last true --cudnn-benchmark true --lr 0.05 --nesterov true"
@@ -55,6 +56,16 @@ expect "{ echo '\`\`\`'; $bundle/scalestudy-allreduce --device cuda --max-bytes 
 --one-rank-process-group true --out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md"
 expect "python3 $kit/pack_results.py --work $work --out $out --title \"GPU validation\""
 ! grep -q -- 'cmake' <<<"$printed" || fail "a prebuilt run configures or compiles"
+
+printed=$(bash "$script" --dry-run --bundle "$bundle" --data-root /data/fm --out "$out" \
+  --work "$work")
+expect "$bundle/scalestudy-train --dataset fashion-mnist --data-root /data/fm --model resnet18 \
+--batch-size 256 --epochs 10 --eval-batch-size 1024 --target-val-accuracy 0.93 --device cuda \
+--data-on-device true --channels-last true --cudnn-benchmark true --precision bf16 --lr 0.1 \
+--momentum 0.9 --nesterov true --weight-decay 5e-4 --schedule cosine --warmup-epochs 1 \
+--out-dir $work/runs/time-to-accuracy && python3 $kit/time_to_accuracy.py \
+$work/runs/time-to-accuracy --label \"resnet18 fashion-mnist bf16 b256, 10 epochs\" \
+>$work/time_to_accuracy.md"
 
 printed=$(bash "$script" --dry-run --rehearse-on-cpu --bundle "$bundle" --python py \
   --out "$out" --work "$work")
