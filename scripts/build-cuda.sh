@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Compiles and links every target with -DSCALESTUDY_CUDA=ON against the LibTorch inside the
-# pinned PyTorch wheel — the one the GPU machines run — so API differences and link errors
+# Compiles and links the LibTorch targets with -DSCALESTUDY_CUDA=ON against the LibTorch
+# inside the pinned PyTorch wheel — the one the GPU machines run — so API differences and link errors
 # surface in CI, without a GPU (nothing here runs a test). The wheel goes into a git-ignored
 # virtual environment (.deps/torch-venv); it carries LibTorch with CUDA, cuDNN and NCCL,
 # which link without a device. nvcc and the CUDA headers come from the toolkit at
 # CUDA_HOME (default /usr/local/cuda), whose major version must match the wheel's (CUDA 13).
-# Skips (exit 0, with the reason) only when the wheel cannot be installed or no toolkit is
-# installed; any configure, compile or link error fails.
+# Fails (exit 1, saying what to install) when the toolkit or the wheel is missing, like any
+# configure, compile or link error: scripts/test.sh then never runs the suites of an older
+# build-cuda. SCALESTUDY_CUDA_BUILD=0 in scripts/test.sh leaves the CUDA build out instead.
 #   SCALESTUDY_TORCH_VERSION  the pinned wheel (default 2.11.0)
 #   SCALESTUDY_TORCH_VENV     where it is installed (default .deps/torch-venv)
 #   SCALESTUDY_CUDA_BUILD_DIR the build folder (default build-cuda)
@@ -18,18 +19,21 @@ venv=${SCALESTUDY_TORCH_VENV:-.deps/torch-venv}
 build_dir=${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 
-skip() {
-  echo "build-cuda: SKIPPED, the CUDA build was not checked: $*" >&2
-  exit 0
+missing() {
+  echo "build-cuda: FAILED, the CUDA build cannot be checked: $*" >&2
+  echo "build-cuda: (SCALESTUDY_CUDA_BUILD=0 scripts/test.sh leaves the CUDA build out)" >&2
+  exit 1
 }
 
-[ -x "$cuda_home/bin/nvcc" ] || skip "no CUDA toolkit at $cuda_home (set CUDA_HOME)"
+[ -x "$cuda_home/bin/nvcc" ] ||
+  missing "no CUDA toolkit at $cuda_home: install CUDA 13's nvcc and headers, or set CUDA_HOME"
 python=$venv/bin/python
 if ! "$python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" \
   2>/dev/null; then
-  /usr/bin/python3 -m venv "$venv" || skip "cannot create a virtual environment at $venv"
+  /usr/bin/python3 -m venv "$venv" ||
+    missing "cannot create a virtual environment at $venv (apt-get install python3-venv)"
   "$python" -m pip install --quiet "torch==$torch_version" ||
-    skip "cannot install torch==$torch_version from PyPI"
+    missing "cannot install torch==$torch_version from PyPI into $venv"
 fi
 
 torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
@@ -42,8 +46,10 @@ echo "build-cuda: torch $("$python" -c 'import torch; print(torch.__version__)')
 # optimisation, no debug info) is the fastest. NDEBUG as in every release build: without it
 # torch's debug-only asserts fire inside the FLOP counter's dispatch and the kit's rehearsal
 # from this build would record no forward_flops.
+# Only what CUDA changes: the harness, the workloads, the GPU suites and the kit's checks; the
+# orchestrator never links LibTorch, so the CPU build has already checked it.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-DNDEBUG \
-  -DSCALESTUDY_CUDA=ON \
+  -DSCALESTUDY_CUDA=ON -DSCALESTUDY_ORCHESTRATOR=OFF \
   -DCMAKE_PREFIX_PATH="$torch_prefix;$torch_root" \
   -DTorch_DIR="$torch_prefix/Torch" \
   -DCaffe2_DIR="$torch_prefix/Caffe2" \
@@ -51,4 +57,4 @@ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-D
   -DCUDAToolkit_ROOT="$cuda_home" \
   -DCMAKE_CUDA_COMPILER="$cuda_home/bin/nvcc"
 cmake --build "$build_dir" -j "$(nproc)"
-echo "build-cuda: every target compiled and linked with SCALESTUDY_CUDA=ON"
+echo "build-cuda: every LibTorch target compiled and linked with SCALESTUDY_CUDA=ON"

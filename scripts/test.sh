@@ -6,7 +6,10 @@
 # GPU path's CPU suites from that build, then the GPU validation kit's checks on it
 # (label kit: its bundle, the bundle's libraries, validate.sh's dry run and its CPU
 # rehearsal, about 2 minutes); SCALESTUDY_CUDA_BUILD=0 leaves that out. Fails
-# when a test fails, none ran, or the CUDA build fails.
+# when a test fails, none ran, or the CUDA build fails or cannot run (no toolkit, no wheel).
+# Ends by listing every test that skipped anything, with the reasons: where every
+# prerequisite must be present (CI=true, or root on Debian) only what this machine cannot
+# have may skip (no CUDA device, say); a missing prerequisite fails (tests/support/skip.hpp).
 # Tests are configured on even in a build folder configured without them, and a run in
 # which no test ran fails.
 set -euo pipefail
@@ -17,7 +20,19 @@ build_dir=${SCALESTUDY_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALESTUDY_TESTS=ON
 cmake --build "$build_dir" -j "$(nproc)"
 tests_status=0
-ctest --test-dir "$build_dir" --no-tests=error --output-on-failure -j "$(nproc)" "$@" || tests_status=$?
+junit_files=()
+# ctest_run BUILD_DIR NAME ARGS...: ctest with a JUnit record (BUILD_DIR/NAME.junit.xml) of
+# what ran and what skipped.
+ctest_run() {
+  local dir=$1 name=$2 status=0
+  shift 2
+  rm -f "$dir/$name.junit.xml"
+  ctest --test-dir "$dir" --no-tests=error --output-on-failure --output-junit "$name.junit.xml" \
+    "$@" || status=$?
+  [ ! -f "$dir/$name.junit.xml" ] || junit_files+=("$dir/$name.junit.xml")
+  return "$status"
+}
+ctest_run "$build_dir" all -j "$(nproc)" "$@" || tests_status=$?
 if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
   # A compile or link error there fails the suite like a failed test. The cap only guards
   # against a hang: on 2 cores the build takes about 20 minutes (docs/gpu.md).
@@ -28,13 +43,12 @@ if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
   if [ "$cuda_status" = 0 ] && [ -f "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}/CTestTestfile.cmake" ]; then
     # The device-agnostic GPU-path suites once more, on the wheel's LibTorch (2.x: the fused
     # optimizer kernels, the device-side loss scaler) — on the CPU, like every CI test.
-    ctest --test-dir "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" --no-tests=error \
-      --output-on-failure -L unit -R '^gpu_' || cuda_status=$?
+    ctest_run "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" gpu -L unit -R '^gpu_' || cuda_status=$?
     # The kit as the GPU machine gets it: scripts/gpu-bundle.sh --from-build on this build,
     # its libraries resolved without the build's paths, and the kit rehearsed on the CPU.
-    ctest --test-dir "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" --no-tests=error \
-      --output-on-failure -L kit || cuda_status=$?
+    ctest_run "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" kit -L kit || cuda_status=$?
   fi
   [ "$tests_status" != 0 ] || tests_status=$cuda_status
 fi
+[ ${#junit_files[@]} -eq 0 ] || python3 tests/support/list_skipped_tests.py "${junit_files[@]}"
 exit "$tests_status"

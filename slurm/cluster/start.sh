@@ -4,7 +4,10 @@
 #   host) and slurmrestd on a unix socket.
 # Everything lives under $SCALESTUDY_SLURM_DIR (default /tmp/scalestudy-slurm).
 # Idempotent: daemons already running are left alone, so a second run is a no-op.
-# On success it writes $STATE/env.sh (source it) and prints its contents.
+# Starts are serialised by a lock ($STATE.lock), so two at once cannot race for the keys,
+# the datadir or the ports. A start that fails stops every daemon of the cluster again
+# (stop.sh) after printing its error and the daemons' log tails, so the next start begins
+# from a clean slate. On success it writes $STATE/env.sh (source it) and prints its contents.
 set -euo pipefail
 
 # shellcheck source=common.sh
@@ -58,7 +61,8 @@ start_forking_daemon() {
   fi
   rm -f "$pidfile"
   log "starting $daemon"
-  if ! "$@" >>"$(logfile_of "$daemon")" 2>&1; then
+  # 9>&-: the daemon must not inherit (and so hold) start.sh's lock.
+  if ! "$@" >>"$(logfile_of "$daemon")" 2>&1 9>&-; then
     log_tail "$(logfile_of "$daemon")"
     die "$daemon failed to start: $*"
   fi
@@ -85,7 +89,7 @@ start_foreground_daemon() {
     return 0
   fi
   log "starting $daemon"
-  setsid "$@" </dev/null >>"$(logfile_of "$daemon")" 2>&1 &
+  setsid "$@" </dev/null >>"$(logfile_of "$daemon")" 2>&1 9>&- &
   echo "$!" >"$pidfile"
 }
 
@@ -188,10 +192,15 @@ start_mariadb() {
   local datadir=$STATE/mariadb/data
   if [ ! -d "$datadir/mysql" ]; then
     log "initialising MariaDB datadir"
+    # Into a fresh folder renamed when complete: an initialisation cut short (a killed
+    # start) never leaves a half datadir that the next start would take as ready.
+    rm -rf "$datadir.new"
     # Root logs in through the unix socket (unix_socket auth), no password.
-    mariadb-install-db --no-defaults --datadir="$datadir" --user=root \
+    mariadb-install-db --no-defaults --datadir="$datadir.new" --user=root \
       --auth-root-authentication-method=socket --skip-test-db \
       >>"$(logfile_of mariadb)" 2>&1 || { log_tail "$(logfile_of mariadb)"; die "mariadb-install-db failed"; }
+    rm -rf "$datadir"
+    mv "$datadir.new" "$datadir"
   fi
   # --no-defaults: ignore /etc/mysql so the system server's config never leaks in.
   # Native AIO is off because it is unavailable in many containers/sandboxes.
@@ -321,8 +330,27 @@ ENV
   mv "$tmp" "$STATE/env.sh"
 }
 
+# On a failed start (any exit but 0): stop whatever runs, so no daemon is left behind.
+clean_up_failed_start() {
+  local status=$?
+  [ "$status" -eq 0 ] && return 0
+  log "start failed (exit $status); stopping the cluster's daemons"
+  bash "$CLUSTER_DIR/stop.sh" >&2 || log "stop.sh failed too"
+  exit "$status"
+}
+
 main() {
   local start=$SECONDS token
+  [ "$(id -u)" -eq 0 ] || die "run as root (slurmd must be root to launch jobs as users)"
+  mkdir -p "$(dirname "$STATE")"
+  exec 9>"$STATE.lock"
+  if ! flock -w "$((4 * WAIT_SECONDS))" 9; then
+    die "another start.sh held $STATE.lock for $((4 * WAIT_SECONDS))s"
+  fi
+  trap clean_up_failed_start EXIT
+  # A signal ends the script through exit, so the EXIT trap sees a failure status.
+  trap 'exit 143' TERM
+  trap 'exit 130' INT
   check_prerequisites
   prepare_state_dir
   start_munge
@@ -345,6 +373,7 @@ main() {
   write_env "$token"
   log "cluster ready in $((SECONDS - start))s; source $STATE/env.sh"
   cat "$STATE/env.sh"
+  trap - EXIT
 }
 
 main "$@"

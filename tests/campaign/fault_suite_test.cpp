@@ -20,6 +20,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::common;
@@ -224,8 +225,7 @@ TEST_CASE(
 
 TEST_CASE("a full disk fails the submit cleanly; with space again the rerun completes") {
   if (geteuid() != 0) {
-    MESSAGE("skipped: mounting a small tmpfs needs root");
-    return;
+    SKIP_NOT_APPLICABLE("mounting a small tmpfs needs root");
   }
   fs::path dir = scratch_dir("fault_disk_full");
   const std::string study = "diskfull";
@@ -233,8 +233,7 @@ TEST_CASE("a full disk fails the submit cleanly; with space again the rerun comp
   const fs::path results = dir / "results";
   fs::create_directories(results);
   if (mount("tmpfs", results.c_str(), "tmpfs", 0, "size=160k") != 0) {
-    MESSAGE("skipped: cannot mount a tmpfs here: " << std::strerror(errno));
-    return;
+    SKIP_NOT_APPLICABLE("cannot mount a tmpfs here: " << std::strerror(errno));
   }
   ProcessResult full = run_cli(submit_args(study_yaml, results.string()));
   INFO(full.stdout_text << full.stderr_text);

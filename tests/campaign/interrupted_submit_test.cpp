@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -73,7 +74,11 @@ TEST_CASE("a local run that cannot be recorded is never started") {
   CHECK(result.status().message().find("run unrecorded not started") != std::string::npos);
   CHECK(result.status().message().find("disk is full") != std::string::npos);
   CHECK_FALSE(submitted_called);
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // submit() kills and reaps a refused run's processes before it returns: this process has no
+  // child left that could still start the workload, so the check below cannot come too early.
+  errno = 0;
+  CHECK(waitpid(-1, nullptr, WNOHANG) == -1);
+  CHECK(errno == ECHILD);
   CHECK_FALSE(fs::exists(run.out_dir + "/started"));
 }
 

@@ -7,6 +7,8 @@
 
 #include <filesystem>
 
+#include "tests/support/skip.hpp"
+
 using namespace scalestudy::campaign;
 namespace fs = std::filesystem;
 
@@ -29,8 +31,7 @@ TEST_CASE("a job directory for the submitting user is only created") {
 TEST_CASE("a job directory for another user is handed to it (root) or checked (others)") {
   const passwd* nobody = getpwnam("nobody");
   if (nobody == nullptr) {
-    MESSAGE("skipped: no user nobody");
-    return;
+    SKIP_UNLESS_INSTALLED("no user nobody");
   }
   fs::path dir = fresh("scalestudy_job_dir_other") / "runs" / "a";
   auto prepared = prepare_job_directory(dir.string(), "nobody");

@@ -9,6 +9,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 
 using namespace scalestudy::common;
 using namespace scalestudy::testing;
@@ -65,8 +66,7 @@ TEST_CASE("the quickstart study completes with the local executor") {
   const std::string train = binary_dir() + "/scalestudy-train";
   const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
   if (!fs::exists(train) || source == nullptr || !fs::exists("/usr/share/datasets/fashion-mnist")) {
-    MESSAGE("skipped: needs scalestudy-train and /usr/share/datasets/fashion-mnist");
-    return;
+    SKIP_UNLESS_INSTALLED("needs scalestudy-train and /usr/share/datasets/fashion-mnist");
   }
   fs::path dir = scratch_dir("quickstart_local");
   const std::string results = (dir / "results").string();

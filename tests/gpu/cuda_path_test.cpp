@@ -17,13 +17,14 @@
 #include "harness/train/stop_agreement.hpp"
 #include "tests/gpu/peer_communicator.hpp"
 #include "tests/harness/torch_doctest.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy::gpu {
 namespace {
 
 bool skip_without_cuda() {
   if (torch::cuda::is_available()) return false;
-  MESSAGE("skipped: no CUDA device visible");
+  NOTE_SKIP_NOT_APPLICABLE("no CUDA device visible");
   return true;
 }
 

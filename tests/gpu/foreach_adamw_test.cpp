@@ -2,6 +2,7 @@
 
 #include "harness/compat/torch_compat.hpp"
 #include "tests/harness/torch_doctest.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy::gpu {
 namespace {
@@ -56,8 +57,7 @@ TEST_CASE("foreach AdamW matches torch::optim::AdamW, also when a parameter miss
 
 TEST_CASE("a flagged overflow leaves AdamW's parameters and moments as they were") {
   if (!compat::kHasFusedOptimizers) {
-    MESSAGE("skipped: device-side skipping needs LibTorch >= 2.4's fused kernels");
-    return;
+    SKIP_NOT_APPLICABLE("device-side skipping needs LibTorch >= 2.4's fused kernels");
   }
   Twins twins = make_twins();
   ForeachAdamW skipped(twins.ours, ForeachAdamWOptions{});

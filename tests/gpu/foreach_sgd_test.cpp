@@ -2,6 +2,7 @@
 
 #include "harness/compat/torch_compat.hpp"
 #include "tests/harness/torch_doctest.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy::gpu {
 namespace {
@@ -54,8 +55,7 @@ TEST_CASE("foreach SGD matches torch::optim::SGD") {
 
 TEST_CASE("a flagged overflow leaves SGD's parameters and momentum as they were") {
   if (!compat::kHasFusedOptimizers) {
-    MESSAGE("skipped: device-side skipping needs LibTorch >= 2.4's fused kernels");
-    return;
+    SKIP_NOT_APPLICABLE("device-side skipping needs LibTorch >= 2.4's fused kernels");
   }
   torch::Tensor parameter = torch::ones({3}, torch::requires_grad());
   ForeachSgd sgd({parameter}, ForeachSgdOptions{0.1, 0.9, 0.0, 0.0, false});

@@ -12,6 +12,7 @@
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/dumped_params.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy {
 namespace {
@@ -181,8 +182,7 @@ TEST_CASE("two CPU ranks choose gloo under --backend auto and record it") {
 
 TEST_CASE("on a CUDA device, fp16 and graph-captured bf16 train and record device memory") {
   if (!torch::cuda::is_available()) {
-    MESSAGE("skipped: no CUDA device visible");
-    return;
+    SKIP_NOT_APPLICABLE("no CUDA device visible");
   }
   const std::string dir = testing::fresh_dir("gpu-path-cuda");
   auto fp16 = train(dir + "/fp16", {"--device", "cuda", "--precision", "fp16", "--channels-last",

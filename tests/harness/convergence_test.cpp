@@ -8,6 +8,7 @@
 
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy {
 namespace {
@@ -58,9 +59,7 @@ double timed_accuracy(const std::vector<std::string>& command, const std::string
 
 TEST_CASE("small-cnn on Fashion-MNIST: >= 88% in 2 epochs, 2 ranks within 1.5 points") {
   if (!std::filesystem::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz")) {
-    MESSAGE("skipped: " << kFashionMnist
-                        << " is not installed (apt install dataset-fashion-mnist)");
-    return;
+    SKIP_UNLESS_INSTALLED(kFashionMnist << " is not installed (apt install dataset-fashion-mnist)");
   }
   std::string dir = testing::fresh_dir("convergence");
   double one = timed_accuracy(train_flags(dir + "/one", 64, 2), dir + "/one", "1 rank x 64");

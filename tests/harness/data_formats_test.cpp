@@ -7,6 +7,7 @@
 #include "harness/data/synthetic_dataset.hpp"
 #include "tests/harness/data_test_files.hpp"
 #include "tests/harness/torch_doctest.hpp"
+#include "tests/support/skip.hpp"
 
 namespace sd = scalestudy::data;
 using scalestudy::testing::cifar_bytes;
@@ -297,8 +298,8 @@ TEST_CASE("invalid synthetic options are rejected") {
 
 TEST_CASE("Debian's Fashion-MNIST package loads when installed") {
   if (!std::filesystem::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
-    MESSAGE("fashion-mnist package not installed; skipped");
-    return;
+    SKIP_UNLESS_INSTALLED(
+        "fashion-mnist package not installed (apt install dataset-fashion-mnist)");
   }
   sd::DatasetOptions options;
   options.name = "fashion-mnist";

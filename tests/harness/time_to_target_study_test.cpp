@@ -17,6 +17,7 @@
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/local_study.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy {
 namespace {
@@ -80,9 +81,7 @@ void check_against_epoch_table(const std::string& rank_db) {
 
 TEST_CASE("small-cnn reaches 85% at 1 and 2 ranks; time to target matches the epoch table") {
   if (!fs::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz")) {
-    MESSAGE("skipped: " << kFashionMnist
-                        << " is not installed (apt install dataset-fashion-mnist)");
-    return;
+    SKIP_UNLESS_INSTALLED(kFashionMnist << " is not installed (apt install dataset-fashion-mnist)");
   }
   const std::string dir = testing::fresh_dir("time-to-target");
   const std::string study = dir + "/study.yaml";

@@ -14,6 +14,7 @@
 
 #include "orchestrator/common/process_runner.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 
 namespace fs = std::filesystem;
 using scalestudy::common::ProcessResult;
@@ -50,8 +51,7 @@ void write_study(const fs::path& path, const StudyShape& shape, int repeats) {
 
 TEST_CASE("compare: the same configuration is no significant change; a slowed one regresses") {
   if (!fs::exists(binary_dir() + "/scalestudy-train") || !fs::exists(kDataRoot)) {
-    MESSAGE("skipped: needs scalestudy-train and " << kDataRoot);
-    return;
+    SKIP_UNLESS_INSTALLED("needs scalestudy-train and " << kDataRoot);
   }
   const fs::path dir = scratch_dir("compare_cli");
   const std::string results = (dir / "results").string();

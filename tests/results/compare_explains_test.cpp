@@ -14,6 +14,7 @@
 
 #include "orchestrator/common/process_runner.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 
 namespace fs = std::filesystem;
 using scalestudy::common::ProcessResult;
@@ -57,8 +58,7 @@ int position_of(const nlohmann::json& differences, const std::string& key) {
 
 TEST_CASE("compare lists a changed parameter and a changed environment variable, in order") {
   if (!fs::exists(binary_dir() + "/scalestudy-train")) {
-    MESSAGE("skipped: needs scalestudy-train");
-    return;
+    SKIP_UNLESS_INSTALLED("needs scalestudy-train");
   }
   const fs::path dir = scratch_dir("compare_explains");
   const std::string results = (dir / "results").string();

@@ -15,6 +15,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
 
 using namespace scalestudy::common;
@@ -76,8 +77,7 @@ TEST_CASE("a run that needs 2.5 times its 1-minute limit completes over checkpoi
   REQUIRE_CLUSTER();
   const std::string train = binary_dir() + "/scalestudy-train";
   if (!fs::exists(train)) {
-    MESSAGE("skipped: no scalestudy-train (workloads not built)");
-    return;
+    SKIP_UNLESS_INSTALLED("no scalestudy-train (workloads not built)");
   }
   fs::path dir = cluster.work_dir() / "checkpoint";
   const std::string study = write_study(dir, "resume", study_body(train));

@@ -9,6 +9,8 @@
 
 #include <chrono>
 
+#include "tests/support/skip.hpp"
+
 using namespace scalestudy::sched;
 
 namespace {
@@ -33,8 +35,7 @@ TEST_CASE("the wait ends once a watched child has exited, which is then reaped a
   ChildExit exit = ChildExit::watch(pid);
   if (!exit.watching()) {
     waitpid(pid, nullptr, 0);
-    MESSAGE("skipped: no pidfd_open on this kernel");
-    return;
+    SKIP_NOT_APPLICABLE("no pidfd_open on this kernel");
   }
   wait_for_child_exit({&exit}, std::nullopt, kFallback);
   int wait_status = 0;

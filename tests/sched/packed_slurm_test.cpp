@@ -15,6 +15,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
 
 using namespace scalestudy::common;
@@ -212,8 +213,7 @@ TEST_CASE("a packed study past its time limit resumes its checkpointed runs in t
   REQUIRE_CLUSTER();
   const std::string train = binary_dir() + "/scalestudy-train";
   if (!fs::exists(train)) {
-    MESSAGE("skipped: no scalestudy-train (workloads not built)");
-    return;
+    SKIP_UNLESS_INSTALLED("no scalestudy-train (workloads not built)");
   }
   // Two runs of 60 steps with the workload's test pause of 1 s after each (about 2 minutes
   // of work in all) under 1 minute each: one 2-minute allocation whose wrapper stops the

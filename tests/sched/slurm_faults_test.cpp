@@ -14,6 +14,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
 
 using namespace scalestudy::common;
@@ -40,8 +41,7 @@ TEST_CASE("slurmrest as root: jobs of the token's user write into a root-owned r
   REQUIRE_CLUSTER();
   const char* job_user = std::getenv("SCALESTUDY_SLURMRESTD_USER");
   if (job_user == nullptr || std::string(job_user) == "root") {
-    MESSAGE("skipped: the token's user is root; jobs run as the submitter");
-    return;
+    SKIP_NOT_APPLICABLE("the token's user is root; jobs run as the submitter");
   }
   // As a newcomer's shell: umask 022, a results folder only root may write.
   const mode_t previous_umask = umask(022);
@@ -130,20 +130,28 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
 
   // slurmctld notices the silent node (SlurmdTimeout, 30 s here) and requeues the job, which
   // then waits for a begin time two minutes on (SLURM's credential lifetime): once `wait`
-  // has seen it pending, it is started at once, on another node.
+  // has recorded it pending again, it is started at once, on another node.
   ProcessResult waited;
   std::thread waiter([&] {
     waited = run_cli(
         {"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "300"},
         360'000);
   });
+  // `wait` has seen the requeue once the study database holds the second attempt.
+  auto requeue_recorded = [&] {
+    auto db = scalestudy::sqlite::Database::open(results + "/nodelost.sqlite",
+                                                 scalestudy::sqlite::OpenMode::kReadOnly);
+    if (!db) return false;
+    auto attempts = db->query("SELECT attempts FROM runs");
+    return attempts && attempts->size() == 1 &&
+           scalestudy::sqlite::to_string((*attempts)[0][0]) == "2";
+  };
   deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
   bool started_again = false;
   while (!started_again && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
     auto queued = run_process({{"squeue", "-h", "-j", job_id, "-o", "%T"}, {}, 10'000});
-    if (!queued || queued->stdout_text.rfind("PENDING", 0) != 0) continue;
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+    if (!queued || queued->stdout_text.rfind("PENDING", 0) != 0 || !requeue_recorded()) continue;
     started_again =
         run_process({{"scontrol", "update", "JobId=" + job_id, "StartTime=now"}, {}, 10'000})
             ->succeeded();

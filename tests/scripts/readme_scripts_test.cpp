@@ -1,7 +1,7 @@
 // scripts/quickstart.sh and scripts/test.sh, run for real (cmake, ninja, ctest) on a tiny
 // stand-in project that has the same option and target names as scalestudy but builds in
-// a second: quickstart must leave the build folder able to run the tests, and the test
-// command must fail when no test ran.
+// a second: quickstart must leave the build folder able to run the tests, the test
+// command must fail when no test ran, and it must end by listing what skipped.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,8 +38,9 @@ void write_file(const fs::path& path, const std::string& text) {
 }
 
 // The stand-in: bin/scalestudy prints its arguments, the workloads are empty targets, and
-// with SCALESTUDY_TESTS (default ON, as in the real project) `registered_tests` tests.
-std::string stand_in_cmakelists(int registered_tests) {
+// with SCALESTUDY_TESTS (default ON, as in the real project) `registered_tests` tests that
+// pass, and `skipping_tests` that print a reason and exit 77 (CTest: skipped).
+std::string stand_in_cmakelists(int registered_tests, int skipping_tests = 0) {
   std::string text =
       "cmake_minimum_required(VERSION 3.22)\n"
       "project(standin LANGUAGES NONE)\n"
@@ -53,24 +54,33 @@ std::string stand_in_cmakelists(int registered_tests) {
       "  enable_testing()\n";
   for (int i = 0; i < registered_tests; ++i)
     text += "  add_test(NAME standin_test_" + std::to_string(i) + " COMMAND true)\n";
+  for (int i = 0; i < skipping_tests; ++i) {
+    std::string name = "standin_skip_" + std::to_string(i);
+    text += "  add_test(NAME " + name + " COMMAND sh -c \"echo 'skipped: no widget " +
+            std::to_string(i) + "'; exit 77\")\n  set_tests_properties(" + name +
+            " PROPERTIES SKIP_RETURN_CODE 77)\n";
+  }
   return text + "endif()\n";
 }
 
 struct StandInProject {
   fs::path root;
 
-  explicit StandInProject(int registered_tests) {
+  explicit StandInProject(int registered_tests, int skipping_tests = 0) {
     root = fs::temp_directory_path() / ("scalestudy-readme-" + std::to_string(getpid()));
     fs::remove_all(root);
     fs::create_directories(root / "scripts");
-    fs::path source_scripts = fs::path(std::getenv("SCALESTUDY_SOURCE_DIR")) / "scripts";
+    fs::create_directories(root / "tests" / "support");
+    fs::path source = std::getenv("SCALESTUDY_SOURCE_DIR");
     for (const char* script : {"quickstart.sh", "test.sh"})
-      fs::copy_file(source_scripts / script, root / "scripts" / script);
+      fs::copy_file(source / "scripts" / script, root / "scripts" / script);
+    fs::copy_file(source / "tests" / "support" / "list_skipped_tests.py",
+                  root / "tests" / "support" / "list_skipped_tests.py");
     write_file(root / "scripts" / "install-deps.sh", "exit 0\n");
     write_file(root / "scripts" / "build-cuda.sh", "echo stand-in CUDA build\n");
     write_file(root / "fake-cli", "#!/bin/sh\necho \"fake scalestudy $*\"\n");
     fs::permissions(root / "fake-cli", fs::perms::owner_all, fs::perm_options::add);
-    write_file(root / "CMakeLists.txt", stand_in_cmakelists(registered_tests));
+    write_file(root / "CMakeLists.txt", stand_in_cmakelists(registered_tests, skipping_tests));
   }
   ~StandInProject() { fs::remove_all(root); }
 
@@ -92,6 +102,15 @@ TEST_CASE("test.sh after quickstart.sh in the same build folder runs the tests")
   INFO(test.text);
   CHECK(test.exit_code == 0);
   CHECK(test.text.find("tests passed, 0 tests failed out of 2") != std::string::npos);
+}
+
+TEST_CASE("test.sh ends by listing the skipped tests with their reasons") {
+  StandInProject project(1, 2);
+  Output test = project.script("test.sh");
+  INFO(test.text);
+  CHECK(test.exit_code == 0);
+  CHECK(test.text.find("skips: 2 test(s) counted as skipped by CTest") != std::string::npos);
+  CHECK(test.text.find("  standin_skip_1: skipped\n      no widget 1\n") != std::string::npos);
 }
 
 TEST_CASE("a failed CUDA build fails test.sh even when every test passed") {

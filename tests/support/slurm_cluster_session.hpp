@@ -1,7 +1,11 @@
-// The local SLURM cluster (slurm/cluster/) for the suites that use it: started once per
-// test binary (or found running), its env.sh loaded into this process's environment, and
-// stopped at exit when this process started it. Needs root; REQUIRE_CLUSTER() skips a test
-// case with the reason otherwise. Suites using it carry RESOURCE_LOCK slurm_cluster.
+// The local SLURM cluster (slurm/cluster/) for the suites that use it. Under CTest the
+// fixture slurm_cluster (tests/support/slurm_cluster_fixture.sh) starts it once for every
+// cluster suite and, when it cannot, leaves the start's whole error in the file named by
+// SCALESTUDY_SLURM_FIXTURE_REASON. A suite run by hand starts it itself (or finds it
+// running) and stops it at exit when it started it. Either way its env.sh is loaded into
+// this process's environment. REQUIRE_CLUSTER() skips a test case with the reason when
+// there is no cluster, and fails it where every prerequisite must be present
+// (tests/support/skip.hpp). Suites using it carry RESOURCE_LOCK slurm_cluster.
 // Also the two helpers every such suite uses: a study file written, its status read back
 // through the `scalestudy` CLI. Header-only; include it from one translation unit.
 #pragma once
@@ -19,6 +23,7 @@
 
 #include "orchestrator/common/process_runner.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy::testing {
 
@@ -63,10 +68,17 @@ class ClusterSession {
                        load_env(state_dir + "/env.sh") &&
                        common::run_process({{"scontrol", "ping"}, {}, 10'000})->succeeded();
     if (!was_running) {
-      auto started = common::run_process({{scripts_ + "/start.sh"}, {}, 240'000});
+      if (const char* reason_file = std::getenv("SCALESTUDY_SLURM_FIXTURE_REASON")) {
+        // The fixture tried once for every suite; trying again here would only repeat it.
+        std::ifstream reason(reason_file);
+        std::string why((std::istreambuf_iterator<char>(reason)), {});
+        why_not_ = why.empty() ? "the slurm_cluster fixture left no running cluster" : why;
+        return;
+      }
+      auto started = common::run_process({{scripts_ + "/start.sh"}, {}, 600'000});
       if (!started || !started->succeeded()) {
         why_not_ =
-            "start.sh failed: " + (started ? started->stderr_text : started.status().message());
+            "start.sh failed:\n" + (started ? started->stderr_text : started.status().message());
         return;
       }
       started_here_ = true;
@@ -108,11 +120,10 @@ class ClusterSession {
   std::string why_not_;
 };
 
-#define REQUIRE_CLUSTER()                                                       \
-  ClusterSession& cluster = ClusterSession::get();                              \
-  if (!cluster.ready()) {                                                       \
-    MESSAGE("skipped: local SLURM cluster unavailable: " << cluster.why_not()); \
-    return;                                                                     \
+#define REQUIRE_CLUSTER()                                                            \
+  ClusterSession& cluster = ClusterSession::get();                                   \
+  if (!cluster.ready()) {                                                            \
+    SKIP_UNLESS_INSTALLED("local SLURM cluster unavailable: " << cluster.why_not()); \
   }
 
 // `study: <name>` followed by `body`, as <dir>/<name>.yaml; returns its path.

@@ -21,6 +21,7 @@
 
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy {
 namespace {
@@ -31,7 +32,8 @@ bool have_fashion_mnist() {
   if (std::filesystem::exists(std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz")) {
     return true;
   }
-  MESSAGE("skipped: " << kFashionMnist << " is not installed (apt install dataset-fashion-mnist)");
+  NOTE_SKIP_UNLESS_INSTALLED(kFashionMnist
+                             << " is not installed (apt install dataset-fashion-mnist)");
   return false;
 }
 
