@@ -9,9 +9,12 @@
 
 namespace scalestudy::train {
 
-// Forward FLOPs per step that make one more thread pay. Measured (docs/performance.md,
-// small-cnn on 2 cores, OpenBLAS): 2 threads ran 0.87x of 1 at 21 MFLOP per step, 1.05x at
-// 42, 1.36x at 84 and 1.74x at 168.
+// Forward FLOPs per step per thread: a choice, not a measured optimum. The one sweep
+// (docs/performance.md, small-cnn on 2 cores, OpenBLAS, 3 repeats) had 2 threads clearly
+// ahead from 84 MFLOP per step (1.36x) and 168 (1.74x); at 21 and 42 MFLOP the two were
+// within that machine's noise (0.87x and 1.05x, and a later round had 2 threads ahead
+// there), so any grain from about 20 to 80 MFLOP fits it. 32 MFLOP keeps the smallest
+// steps, where a parallel region's fork, join and spin-wait are most of an op, on one thread.
 inline constexpr double kForwardFlopsPerThread = 32e6;
 
 struct IntraOpThreads {

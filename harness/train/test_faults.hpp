@@ -1,12 +1,13 @@
 // TestFaults: the training loop's hidden test hooks, which make the faults a resume must
-// survive happen at a chosen global step whatever the machine's speed. Each fires at the
-// boundary before its step, in a run's first attempt only, so the attempt that resumes
-// can run the very same command:
+// survive happen at a chosen global step whatever the machine's speed. The two faults fire
+// at the boundary before their step in a run's first attempt only, so the attempt that
+// resumes can run the very same command:
 // - --test-signal-at-step: the last rank sends itself SIGTERM and waits until its
 //   TerminationWatcher has taken it, so the stop request is in place at that step (the
 //   signal path, with the ranks' stop agreement, made deterministic);
 // - --test-kill-at-step: every rank SIGKILLs itself, after the periodic checkpoint due at
-//   that step (the --checkpoint-every path);
+//   that step (the --checkpoint-every path).
+// The two slowdowns act in every attempt, since the attempts of a slowed run must stay slow:
 // - --test-step-delay-ms: a pause after every step, so a job outlives its time limit on a
 //   fast machine too;
 // - --test-slow-rank with --test-slow-rank-ms: that rank sleeps before every backward, so it

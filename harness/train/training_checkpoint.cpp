@@ -24,6 +24,12 @@ double read_double(InputArchive& archive, const std::string& key) {
   return value.toDouble();
 }
 
+// A key that checkpoints of older builds lack: `fallback` there.
+c10::IValue read_or(InputArchive& archive, const std::string& key, c10::IValue fallback) {
+  c10::IValue value;
+  return archive.try_read(key, value) ? value : fallback;
+}
+
 void save_totals(OutputArchive& archive, const std::string& prefix,
                  const metrics::ThroughputTotals& totals) {
   archive.write(prefix + ".steps", c10::IValue(totals.steps));
@@ -67,6 +73,9 @@ void save_progress(OutputArchive& archive, const LoopProgress& progress) {
   archive.write("epoch_samples", c10::IValue(progress.epoch_samples));
   archive.write("epoch_has_accuracy", c10::IValue(progress.epoch_has_accuracy));
   archive.write("epoch_elapsed_s", c10::IValue(progress.epoch_elapsed_s));
+  archive.write("run_elapsed_s", c10::IValue(progress.run_elapsed_s));
+  archive.write("target_epoch", c10::IValue(progress.target_epoch));
+  archive.write("target_s", c10::IValue(progress.target_s));
   save_totals(archive, "meter.run_measured", progress.meter.run_measured);
   save_totals(archive, "meter.epoch_measured", progress.meter.epoch_measured);
   save_totals(archive, "meter.epoch_all", progress.meter.epoch_all);
@@ -90,6 +99,9 @@ LoopProgress load_progress(InputArchive& archive) {
   archive.read("epoch_has_accuracy", has_accuracy);
   progress.epoch_has_accuracy = has_accuracy.toBool();
   progress.epoch_elapsed_s = read_double(archive, "epoch_elapsed_s");
+  progress.run_elapsed_s = read_or(archive, "run_elapsed_s", 0.0).toDouble();
+  progress.target_epoch = read_or(archive, "target_epoch", int64_t{0}).toInt();
+  progress.target_s = read_or(archive, "target_s", 0.0).toDouble();
   progress.meter.run_measured = load_totals(archive, "meter.run_measured");
   progress.meter.epoch_measured = load_totals(archive, "meter.epoch_measured");
   progress.meter.epoch_all = load_totals(archive, "meter.epoch_all");

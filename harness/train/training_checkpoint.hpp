@@ -31,6 +31,11 @@ struct LoopProgress {
   bool epoch_has_accuracy = false;
   double epoch_elapsed_s = 0;
   metrics::ThroughputMeter::State meter;
+  // Time to target across attempts: the training and validation seconds of the epochs
+  // before `epoch`, and the target's epoch and seconds once reached (0: not yet).
+  double run_elapsed_s = 0;
+  int64_t target_epoch = 0;
+  double target_s = 0;
 };
 
 // What a shard holds besides the loop's progress; all of it is restored in place.

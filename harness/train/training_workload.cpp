@@ -7,6 +7,7 @@
 
 #include "harness/dist/gradient_bucketer.hpp"
 #include "harness/dist/parameter_sync.hpp"
+#include "harness/metrics/cpu_usage.hpp"
 #include "harness/metrics/phase_timer.hpp"
 #include "harness/metrics/throughput_meter.hpp"
 #include "harness/profiling/profiler_window.hpp"
@@ -169,6 +170,7 @@ class TrainingRun {
     if (Status resumed = resume_from_checkpoint(); !resumed) return resumed;
 
     std::optional<GlobalMetrics> last_validation;
+    cpu_at_start_ = metrics::read_cpu_usage();
     const int64_t first_epoch = resumed_ ? resumed_->epoch : 1;
     for (int64_t epoch = first_epoch; epoch <= config_.epochs; ++epoch) {
       auto validation = run_epoch(epoch);
@@ -361,19 +363,25 @@ class TrainingRun {
   }
 
   // The first epoch whose global validation reaches the target: the seconds since training
-  // started (every epoch's training and validation so far) and the epoch, in the summary.
-  // Every rank sees the same global figures, so every rank records the same epoch.
+  // started (every epoch's training and validation so far, over every attempt) and the
+  // epoch, in the summary. Every rank sees the same global figures, so every rank records
+  // the same epoch.
   void note_target(int64_t epoch, const GlobalMetrics& validation) {
-    if (!config_.target || target_reached_) return;
+    if (!config_.target || target_epoch_ > 0) return;
     if (!config_.target->reached(validation.loss, validation.accuracy)) return;
-    target_reached_ = true;
-    context_.summary["time_to_target_s"] = elapsed_s_;
-    context_.summary["time_to_target_epoch"] = static_cast<double>(epoch);
+    record_target(epoch, elapsed_s_);
     if (context_.is_rank0()) {
       std::printf("Target %s reached in epoch %lld after %.1f s\n",
                   config_.target->describe().c_str(), static_cast<long long>(epoch), elapsed_s_);
       std::fflush(stdout);
     }
+  }
+
+  void record_target(int64_t epoch, double seconds) {
+    target_epoch_ = epoch;
+    target_s_ = seconds;
+    context_.summary["time_to_target_s"] = seconds;
+    context_.summary["time_to_target_epoch"] = static_cast<double>(epoch);
   }
 
   // Where the loop stands between two steps: `epoch_step` steps of `epoch` done.
@@ -472,6 +480,9 @@ class TrainingRun {
     progress.epoch_has_accuracy = boundary.epoch_totals->has_accuracy;
     progress.epoch_elapsed_s = boundary.epoch_elapsed_s;
     progress.meter = meter_.state();
+    progress.run_elapsed_s = elapsed_s_;
+    progress.target_epoch = target_epoch_;
+    progress.target_s = target_s_;
     if (Status written = write_shard(*path, progress, shard_contents()); !written) return written;
     return checkpoints_.publish_shard(global_step_, context_.rank_info.rank);
   }
@@ -523,6 +534,9 @@ class TrainingRun {
                   checkpoints_.directory().c_str(), attempt_);
       std::fflush(stdout);
     }
+    // Time to target sums every attempt's epochs; a target reached before the stop stays.
+    elapsed_s_ = progress.run_elapsed_s;
+    if (progress.target_epoch > 0) record_target(progress.target_epoch, progress.target_s);
     resumed_ = std::move(progress);
     attempt_meter_start_ = resumed_->meter.run_measured;
     return Status::ok();
@@ -714,6 +728,10 @@ class TrainingRun {
     summary["step_ms_median"] = meter_.median_step_ms();
     summary["attempts"] = attempt_;
     if (checkpoints_written_ > 0) summary["checkpoints_written"] = checkpoints_written_;
+    // This attempt's training: what the host's cores did beside it (the report's stragglers).
+    if (auto cpu_now = metrics::read_cpu_usage(); cpu_now && cpu_at_start_) {
+      summary.merge(metrics::cpu_usage_summary(*cpu_at_start_, *cpu_now));
+    }
     summary.merge(precision_.summary());
     // Where the communicator's wait blocks the host (gloo) the span is the whole all-reduce.
     if (!allreduce_spans_ms_.empty() && context_.communicator.backend() == "gloo") {
@@ -761,17 +779,19 @@ class TrainingRun {
   bool memory_peaks_reset_ = false;
   int64_t global_step_ = 0;
   int64_t steps_per_epoch_ = 0;
-  // Training and validation seconds of the epochs this attempt ran (a resumed epoch with its
-  // earlier attempts' part): the clock of time-to-target.
+  // Training and validation seconds of the finished epochs, over every attempt (restored
+  // from the checkpoint): the clock of time-to-target.
   double elapsed_s_ = 0;
-  bool target_reached_ = false;
-  CheckpointStore checkpoints_;                    // in the run directory
-  std::optional<LoopProgress> resumed_;            // until the resumed epoch has taken it over
-  int64_t resume_step_ = -1;                       // the step this attempt started at; -1: step 0
-  int attempt_ = 1;                                // of the run, 1 without a checkpoint
-  metrics::ThroughputTotals attempt_meter_start_;  // run totals at this attempt's start
-  int checkpoints_written_ = 0;                    // by this attempt
-  double checkpoint_write_s_ = 0;                  // by this attempt
+  int64_t target_epoch_ = 0;  // the epoch that reached the target; 0: not (yet)
+  double target_s_ = 0;       // elapsed_s_ when it did
+  std::optional<metrics::CpuReading> cpu_at_start_;  // this attempt's first epoch
+  CheckpointStore checkpoints_;                      // in the run directory
+  std::optional<LoopProgress> resumed_;              // until the resumed epoch has taken it over
+  int64_t resume_step_ = -1;                         // the step this attempt started at; -1: step 0
+  int attempt_ = 1;                                  // of the run, 1 without a checkpoint
+  metrics::ThroughputTotals attempt_meter_start_;    // run totals at this attempt's start
+  int checkpoints_written_ = 0;                      // by this attempt
+  double checkpoint_write_s_ = 0;                    // by this attempt
 };
 
 }  // namespace

@@ -26,7 +26,7 @@ const char kUsage[] =
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model SOURCE]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
-    "                         [--target-acc A] [--no-ingest] [--profile] [--check]\n"
+    "                         [--target-acc A] [--no-ingest] [--profile] [--check] [--wide]\n"
     "                         [--project N[,N...]]\n"
     "                         [--results-dir DIR]\n\n"
     "Ingests STUDY's finished runs, then prints per point (configuration × scale, over its\n"
@@ -50,7 +50,10 @@ const char kUsage[] =
     "                   all-reduce model (docs/projection.md): a table, and a dashed line in\n"
     "                   the efficiency plot; needs an all-reduce curve (or --comm-model)\n"
     "  --check          exit 1 when a point misses a threshold of the study's\n"
-    "                   report.thresholds (efficiency_pct: efficiency below it)\n\n"
+    "                   report.thresholds (efficiency_pct: efficiency below it)\n"
+    "  --wide           every column in the terminal tables (by default they fit 120\n"
+    "                   columns: batches, min–max, phase shares and calibration figures\n"
+    "                   are left out; md, csv, json and html always carry every column)\n\n"
     "exit: 0 ok; 1 some runs failed, or --check and a threshold missed; 2 usage;\n"
     "3 no study database";
 

@@ -26,7 +26,7 @@ const char kIntroduction[] =
     "Re-running it resumes: completed runs are skipped.\n\n";
 
 const char kClosing[] =
-    "report options: --format, --baseline, --plots, --no-plots, --html, --comm-model,\n"
+    "report options: --format, --wide, --baseline, --plots, --no-plots, --html, --comm-model,\n"
     "  thresholds (see `scalestudy report --help`)\n"
     "  --timeout S        stop waiting after S seconds (default: no limit)\n"
     "  --poll-interval S  seconds between scheduler polls (default 5)\n\n"

@@ -72,12 +72,15 @@ void print_warnings(const std::vector<std::string>& warnings) {
 const std::set<std::string> kReportValueOptions = {
     "--format",         "--baseline",        "--plots",      "--comm-model", "--input-bound-pct",
     "--comm-bound-pct", "--target-gain-pct", "--target-acc", "--project"};
-const std::set<std::string> kReportFlagOptions = {"--html", "--no-plots", "--no-ingest",
-                                                  "--profile", "--check"};
+const std::set<std::string> kReportFlagOptions = {"--html",    "--no-plots", "--no-ingest",
+                                                  "--profile", "--check",    "--wide"};
 
 int print_study_report(const char* command, const ParsedArgs& parsed, const std::string& study,
                        const std::string& results_dir) {
   auto format = results::parse_report_format(parsed.value_or("--format", "table"));
+  if (format && *format == results::ReportFormat::kTable && parsed.has("--wide")) {
+    format = results::ReportFormat::kWideTable;
+  }
   auto options = report_options(parsed, results_dir);
   if (!format || !options) {
     std::fprintf(stderr, "scalestudy report: %s\n",

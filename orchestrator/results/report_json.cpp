@@ -122,8 +122,12 @@ Json stragglers_json(const ReportPoint& point) {
                         {"steps", run.steps},
                         {"last_share", run.last_share},
                         {"chance_share", run.chance_share},
+                        {"lateness_mean_ms", run.lateness_mean_ms},
+                        {"lateness_lag1", run.lateness_lag1},
+                        {"effective_steps", run.effective_steps},
                         {"p_value", run.p_value},
                         {"step_ms_median", optional_number(run.step_ms_median)},
+                        {"host_other_work_cores", optional_number(run.host_other_work_cores)},
                         {"stands_out", run.stands_out()},
                         {"wait_median_ms", run.wait_median_ms},
                         {"wait_p95_ms", run.wait_p95_ms}});

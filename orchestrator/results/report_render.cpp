@@ -52,9 +52,10 @@ std::string settings_line(const Report& report) {
   return text;
 }
 
-std::string render_tables(const Report& report, TableFormat format) {
+std::string render_tables(const Report& report, TableFormat format,
+                          TableColumns columns = TableColumns::kAll) {
   std::string out;
-  const auto tables = report_tables(report);
+  const auto tables = report_tables(report, columns);
   for (size_t i = 0; i < tables.size(); ++i) {
     if (format == TableFormat::kCsv) out += "# " + tables[i].title + "\n";
     out += (i ? "\n" : "") + render_table(tables[i], format);
@@ -125,10 +126,12 @@ std::string render_report(const Report& report, ReportFormat format,
       return render_report_json(report);
     case ReportFormat::kHtml:
       return render_html(report, svg_paths);
+    case ReportFormat::kWideTable:
+      return render_tables(report, TableFormat::kText);
     case ReportFormat::kTable:
       break;
   }
-  return render_tables(report, TableFormat::kText);
+  return render_tables(report, TableFormat::kText, TableColumns::kEssential);
 }
 
 }  // namespace scalestudy::results

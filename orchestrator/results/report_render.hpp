@@ -12,14 +12,20 @@
 
 namespace scalestudy::results {
 
-enum class ReportFormat { kTable, kMarkdown, kCsv, kJson, kHtml };
+// kTable: the terminal's tables, within 120 columns (TableColumns::kEssential); kWideTable:
+// the same with every column (`report --wide`).
+enum class ReportFormat { kTable, kWideTable, kMarkdown, kCsv, kJson, kHtml };
 
 // "table", "md" (or "markdown"), "csv", "json", "html".
 Result<ReportFormat> parse_report_format(const std::string& name);
 
+// kAll: every column (markdown, CSV, HTML and `--wide`); kEssential: what matters most, so
+// the terminal report fits 120 columns.
+enum class TableColumns { kAll, kEssential };
+
 // The report's tables: the kind's main table, the communication model (when measured),
 // memory, memory per rank (when recorded); in that order.
-std::vector<Table> report_tables(const Report& report);
+std::vector<Table> report_tables(const Report& report, TableColumns columns = TableColumns::kAll);
 
 // The JSON document alone (what render_report gives for ReportFormat::kJson).
 std::string render_report_json(const Report& report);

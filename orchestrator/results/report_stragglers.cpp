@@ -1,5 +1,7 @@
 #include "orchestrator/results/report_stragglers.hpp"
 
+#include <cstdio>
+
 #include "orchestrator/results/prepared_queries.hpp"
 #include "orchestrator/results/sqlite_number.hpp"
 #include "orchestrator/results/stragglers.hpp"
@@ -40,6 +42,33 @@ Result<std::optional<double>> slowest_step_ms(PreparedQueries& queries, const st
   return slowest;
 }
 
+// Each rank's CPU figures over its training, where it recorded them.
+Result<std::vector<RankCpu>> rank_cpu(PreparedQueries& queries, const std::string& run_id) {
+  std::map<int, RankCpu> by_rank;
+  std::map<int, int> fields;
+  Status read = queries.for_each_row(
+      "SELECT s.rank, r.host, s.name, s.value FROM m_summary s JOIN m_run r "
+      "ON r.run_id = s.run_id AND r.rank = s.rank WHERE s.run_id = ? AND s.name IN "
+      "('host_cpu_busy_s', 'process_cpu_s', 'cpu_span_wall_s')",
+      {run_id}, [&](const sqlite::Statement& row) {
+        const int rank = static_cast<int>(std::get<int64_t>(row.column_value(0)));
+        RankCpu& cpu = by_rank[rank];
+        cpu.host = sqlite::to_string(row.column_value(1));
+        const std::string name = sqlite::to_string(row.column_value(2));
+        const double value = sqlite_number(row.column_value(3)).value_or(0);
+        (name == "host_cpu_busy_s" ? cpu.host_busy_s
+         : name == "process_cpu_s" ? cpu.process_s
+                                   : cpu.span_s) = value;
+        ++fields[rank];
+      });
+  if (!read) return read;
+  std::vector<RankCpu> ranks;
+  for (const auto& [rank, cpu] : by_rank) {
+    if (fields[rank] == 3) ranks.push_back(cpu);
+  }
+  return ranks;
+}
+
 }  // namespace
 
 Status add_stragglers(sqlite::Database& study_db, std::vector<PointWork>& points, Report& report) {
@@ -61,6 +90,19 @@ Status add_stragglers(sqlite::Database& study_db, std::vector<PointWork>& points
       auto step_ms = slowest_step_ms(queries, run_id);
       if (!step_ms) return step_ms.status().with_context("median step of run " + run_id);
       straggler->step_ms_median = *step_ms;
+      auto cpu = rank_cpu(queries, run_id);
+      if (!cpu) return cpu.status().with_context("CPU time of run " + run_id);
+      straggler->host_other_work_cores = other_work_cores(*cpu, straggler->host);
+      if (straggler->stands_out() && straggler->host_other_work_cores &&
+          *straggler->host_other_work_cores >= kOtherWorkCores) {
+        char cores[32];
+        std::snprintf(cores, sizeof cores, "%.2f", *straggler->host_other_work_cores);
+        report.warnings.push_back("run " + run_id + ": rank " + std::to_string(straggler->rank) +
+                                  " stands out as the straggler, but its host " + straggler->host +
+                                  " also ran " + cores +
+                                  " cores of other work while it trained: the cause may lie "
+                                  "outside the training");
+      }
       all_runs.push_back(*straggler);
       straggler->per_step.clear();  // the report shows the summary; the tally needed the steps
       work.point.stragglers.push_back(std::move(*straggler));

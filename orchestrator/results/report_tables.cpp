@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "orchestrator/results/report_render.hpp"
 
@@ -318,9 +319,12 @@ Table time_to_target_table(const Report& report) {
              return change + (*check->worse ? " WORSE" : " within noise");
            }},
       });
+  // Rows where a target is declared, or where the accuracy is judged worse than the
+  // baseline's: a study without a target gets no table of dashes.
   return make_table("Time to target (" + report.study + ")", columns, report,
                     [](const ReportPoint& p) {
-                      return p.to_target.has_value() || p.accuracy_vs_baseline.has_value();
+                      const auto& check = p.accuracy_vs_baseline;
+                      return p.to_target.has_value() || (check && check->worse.value_or(false));
                     });
 }
 
@@ -534,9 +538,54 @@ Table bandwidth_table(const Report& report) {
   return table;
 }
 
-}  // namespace
+// The columns a terminal report leaves out unless asked for every column (--wide): what
+// explains a figure rather than being one. What stays: the point (config, ranks, nodes),
+// throughput with its CI, speedup, efficiency, the bottleneck, the runs, and each extra
+// table's verdicts.
+const std::set<std::string>& wide_only_headers() {
+  static const std::set<std::string> headers = {"global batch",
+                                                "per-rank batch",
+                                                "per-GPU batch",
+                                                "min–max",
+                                                "time/epoch [s]",
+                                                "step [ms]",
+                                                "val acc [%]",
+                                                "data %",
+                                                "compute %",
+                                                "comm %",
+                                                "optim %",
+                                                "rank-h/epoch",
+                                                "GPU-h/epoch",
+                                                "throughput eff [%]",
+                                                "epoch",
+                                                "peak [TFLOPS]",
+                                                "GEMM ceiling [TFLOPS]",
+                                                "busbw ceiling [GB/s]",
+                                                "achieved busbw [GB/s]",
+                                                "calibration [% of run]",
+                                                "by chance [%]",
+                                                "wait p95 [ms]",
+                                                "steps"};
+  return headers;
+}
 
-std::vector<Table> report_tables(const Report& report) {
+Table without_wide_columns(const Table& table) {
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < table.headers.size(); ++i) {
+    if (wide_only_headers().count(table.headers[i]) == 0) kept.push_back(i);
+  }
+  Table narrow;
+  narrow.title = table.title;
+  for (size_t i : kept) narrow.headers.push_back(table.headers[i]);
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (size_t i : kept) cells.push_back(row[i]);
+    narrow.rows.push_back(std::move(cells));
+  }
+  return narrow;
+}
+
+std::vector<Table> every_table(const Report& report) {
   std::vector<Table> tables;
   // A study of all-reduce runs alone has no points: its bandwidth is its whole report.
   if (!report.points.empty() || report.bandwidth_curves.empty()) {
@@ -559,6 +608,16 @@ std::vector<Table> report_tables(const Report& report) {
     }
   }
   if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
+  return tables;
+}
+
+}  // namespace
+
+std::vector<Table> report_tables(const Report& report, TableColumns columns) {
+  std::vector<Table> tables = every_table(report);
+  if (columns == TableColumns::kEssential) {
+    for (Table& table : tables) table = without_wide_columns(table);
+  }
   return tables;
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "orchestrator/results/statistics.hpp"
+#include "orchestrator/results/student_t.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -21,17 +22,36 @@ bool RunStraggler::stands_out() const {
   return p_value < kStragglerAlpha && large_enough;
 }
 
-double binomial_upper_tail(int successes, int trials, double probability) {
-  if (successes <= 0) return 1;
-  if (probability <= 0) return 0;
-  if (probability >= 1) return 1;
-  double tail = 0;
-  for (int k = successes; k <= trials; ++k) {
-    tail +=
-        std::exp(std::lgamma(trials + 1.0) - std::lgamma(k + 1.0) - std::lgamma(trials - k + 1.0) +
-                 k * std::log(probability) + (trials - k) * std::log1p(-probability));
+double lag1_autocorrelation(const std::vector<double>& series) {
+  if (series.size() < 3) return 0;
+  const double average = mean(series);
+  double lagged = 0, variance = 0;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const double deviation = series[i] - average;
+    variance += deviation * deviation;
+    if (i > 0) lagged += deviation * (series[i - 1] - average);
   }
-  return std::min(tail, 1.0);
+  return variance > 0 ? lagged / variance : 0;
+}
+
+LatenessTest test_lateness(const std::vector<double>& lateness_ms, int ranks) {
+  LatenessTest test;
+  const double n = static_cast<double>(lateness_ms.size());
+  if (n < 2) return test;
+  test.mean_ms = mean(lateness_ms);
+  test.lag1 = std::clamp(lag1_autocorrelation(lateness_ms), 0.0, kMaxLag1);
+  test.effective_steps = std::max(2.0, n * (1 - test.lag1) / (1 + test.lag1));
+  const double stddev = sample_stddev(lateness_ms);
+  double one_rank = 1;
+  if (stddev > 0) {
+    const double t = test.mean_ms / (stddev / std::sqrt(test.effective_steps));
+    one_rank = student_t_upper_tail(t, test.effective_steps - 1);
+  } else if (test.mean_ms > 0) {
+    one_rank = 0;  // late by the same amount at every step
+  }
+  // Šidák: the chance that the most often last of `ranks` independent ranks looks this late.
+  test.p_value = 1 - std::pow(1 - one_rank, std::max(1, ranks));
+  return test;
 }
 
 std::vector<StepStraggle> straggles_per_step(const RankArrivals& arrivals) {
@@ -41,6 +61,7 @@ std::vector<StepStraggle> straggles_per_step(const RankArrivals& arrivals) {
     int last_rank = 0;
     double first_s = 0, last_s = 0;
     bool complete = true, any = false;
+    std::map<int, double> arrival_s;
     for (const auto& [rank, by_step] : arrivals) {
       auto found = by_step.find(step);
       if (found == by_step.end()) {
@@ -53,8 +74,9 @@ std::vector<StepStraggle> straggles_per_step(const RankArrivals& arrivals) {
       }
       first_s = any ? std::min(first_s, found->second) : found->second;
       any = true;
+      arrival_s[rank] = found->second;
     }
-    if (complete) steps.push_back({last_rank, (last_s - first_s) * 1000});
+    if (complete) steps.push_back({last_rank, (last_s - first_s) * 1000, std::move(arrival_s)});
   }
   return steps;
 }
@@ -78,11 +100,38 @@ std::optional<RunStraggler> attribute_straggler(const std::string& run_id,
   run.host = host_of(host_of_rank, run.rank);
   run.steps = static_cast<int>(run.per_step.size());
   run.last_share = static_cast<double>(most->second) / run.steps;
-  run.chance_share = 1.0 / static_cast<double>(arrivals.size());
-  run.p_value = binomial_upper_tail(most->second, run.steps, run.chance_share);
+  const int ranks = static_cast<int>(arrivals.size());
+  run.chance_share = 1.0 / ranks;
+  std::vector<double> lateness_ms;
+  for (const StepStraggle& step : run.per_step) {
+    double others_s = 0;
+    for (const auto& [rank, arrival_s] : step.arrival_s) {
+      if (rank != run.rank) others_s += arrival_s;
+    }
+    lateness_ms.push_back((step.arrival_s.at(run.rank) - others_s / (ranks - 1)) * 1000);
+  }
+  const LatenessTest test = test_lateness(lateness_ms, ranks);
+  run.lateness_mean_ms = test.mean_ms;
+  run.lateness_lag1 = test.lag1;
+  run.effective_steps = test.effective_steps;
+  run.p_value = test.p_value;
   run.wait_median_ms = median(waits_ms);
   run.wait_p95_ms = percentile(waits_ms, 0.95);
   return run;
+}
+
+std::optional<double> other_work_cores(const std::vector<RankCpu>& ranks, const std::string& host) {
+  double host_busy_s = 0, ranks_s = 0, span_s = 0;
+  bool any = false;
+  for (const RankCpu& rank : ranks) {
+    if (rank.host != host) continue;
+    any = true;
+    host_busy_s = std::max(host_busy_s, rank.host_busy_s);
+    span_s = std::max(span_s, rank.span_s);
+    ranks_s += rank.process_s;
+  }
+  if (!any || span_s <= 0) return std::nullopt;
+  return std::max(0.0, host_busy_s - ranks_s) / span_s;
 }
 
 std::vector<HostStraggles> tally_hosts(

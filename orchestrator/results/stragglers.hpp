@@ -5,6 +5,15 @@
 // recorded, the last to arrive is the one the others waited for, and the wait is the
 // spread of the arrivals (last − first). A run names the rank that was last most often;
 // hosts are tallied over runs, so a slow node shows up across them.
+//
+// Whether that rank stands out is a test of its lateness per step (its arrival minus the
+// mean arrival of the other ranks) with two corrections that a plain binomial test of "last
+// in k of n steps" lacks:
+// - steps are not independent: a rank that is late stays late for stretches of steps (a
+//   shared core, the OS scheduler), so the n steps count as n_eff = n (1 − ρ) / (1 + ρ)
+//   independent ones, ρ the lateness's lag-1 autocorrelation (clipped to [0, kMaxLag1]);
+// - the rank was picked as the most often last of N: the one-sided Student t p-value of a
+//   mean lateness above 0 (n_eff − 1 degrees of freedom) becomes 1 − (1 − p)^N (Šidák).
 // Pure functions over value types; thread-safe.
 #pragma once
 
@@ -23,22 +32,30 @@ using RankArrivals = std::map<int, std::map<int64_t, double>>;
 struct StepStraggle {
   int last_rank = 0;
   double wait_ms = 0;
+  std::map<int, double> arrival_s;  // every rank's arrival at this step
 };
 
 struct RunStraggler {
   std::string run_id;
-  int rank = 0;           // arrived last in the most steps (the lowest rank on a tie)
-  std::string host;       // its host
-  int steps = 0;          // measured steps every rank recorded
-  double last_share = 0;  // fraction of `steps` in which `rank` arrived last
-  // Without a straggler every rank is last by chance, 1 / ranks of the steps. `p_value`: the
-  // chance of `rank` being last in at least last_share of the steps that way (one-sided
-  // binomial); the report names the rank only when it is below kStragglerAlpha.
-  double chance_share = 0;
+  int rank = 0;             // arrived last in the most steps (the lowest rank on a tie)
+  std::string host;         // its host
+  int steps = 0;            // measured steps every rank recorded
+  double last_share = 0;    // fraction of `steps` in which `rank` arrived last
+  double chance_share = 0;  // 1 / ranks: the share any rank has by chance
+  // The rank's lateness per step (ms after the others' mean arrival): its mean, lag-1
+  // autocorrelation, the effective number of independent steps, and the corrected p-value
+  // of a mean above 0; the report names the rank only when it is below kStragglerAlpha.
+  double lateness_mean_ms = 0;
+  double lateness_lag1 = 0;
+  double effective_steps = 0;
   double p_value = 1;
   // The run's median step (slowest rank), when recorded: a wait below kMinWaitShare of it
   // is too small to name anyone for, however regular.
   std::optional<double> step_ms_median;
+  // Cores of `host` busy with work outside the run while it trained (the host's busy CPU
+  // time less its ranks', over the span), when the ranks recorded it: at kOtherWorkCores or
+  // more, the straggler's cause may lie outside the training.
+  std::optional<double> host_other_work_cores;
   bool stands_out() const;
   double wait_median_ms = 0, wait_p95_ms = 0;  // per step, over all `steps`
   std::vector<StepStraggle> per_step;          // in step order
@@ -46,9 +63,22 @@ struct RunStraggler {
 
 inline constexpr double kStragglerAlpha = 0.01;
 inline constexpr double kMinWaitShare = 0.10;
+inline constexpr double kOtherWorkCores = 0.25;
+// ρ near 1 would leave no effective step at all; a rank late in long stretches still
+// counts as n / 39 independent steps.
+inline constexpr double kMaxLag1 = 0.95;
 
-// P(X >= successes) for X ~ Binomial(trials, probability).
-double binomial_upper_tail(int successes, int trials, double probability);
+// The lag-1 autocorrelation of `series` (0 for fewer than 3 values or no variance).
+double lag1_autocorrelation(const std::vector<double>& series);
+
+struct LatenessTest {
+  double mean_ms = 0, lag1 = 0, effective_steps = 0;
+  double p_value = 1;  // corrected; 1 with fewer than 2 steps or no variance and mean <= 0
+};
+
+// Whether `lateness_ms` (one rank's, per step) has a mean above 0, the rank picked as the
+// most often last of `ranks` (the test above).
+LatenessTest test_lateness(const std::vector<double>& lateness_ms, int ranks);
 
 // Per host, over the runs of a study that recorded arrivals on several ranks.
 struct HostStraggles {
@@ -68,6 +98,17 @@ std::vector<StepStraggle> straggles_per_step(const RankArrivals& arrivals);
 std::optional<RunStraggler> attribute_straggler(const std::string& run_id,
                                                 const RankArrivals& arrivals,
                                                 const std::map<int, std::string>& host_of_rank);
+
+// One rank's CPU figures over its training (summary host_cpu_busy_s, process_cpu_s,
+// cpu_span_wall_s).
+struct RankCpu {
+  std::string host;
+  double host_busy_s = 0, process_s = 0, span_s = 0;
+};
+
+// Cores of `host` busy outside the run: its busiest reading of the host less the CPU time
+// of the run's ranks there, over the longest span; nullopt without a reading there.
+std::optional<double> other_work_cores(const std::vector<RankCpu>& ranks, const std::string& host);
 
 // The hosts of `runs` (with each run's rank → host map), busiest straggler first (most
 // steps last), then by name.

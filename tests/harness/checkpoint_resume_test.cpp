@@ -10,7 +10,10 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -82,6 +85,14 @@ void check_record_of_resumed_run(const std::string& db, const Shape& shape, int 
   }
   CHECK(db_number(db, "SELECT value > 0 FROM summary WHERE name = 'samples_per_s'") == 1);
   CHECK_FALSE(fs::exists(fs::path(db).parent_path() / "checkpoint"));
+}
+
+// A --target-val-loss that a validation loss of exactly `loss` reaches (loss <= target),
+// written without rounding.
+std::string reached_at(double loss) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", std::nextafter(loss, HUGE_VAL));
+  return text;
 }
 
 }  // namespace
@@ -192,6 +203,67 @@ TEST_CASE("a killed run resumes from its last periodic checkpoint, redoing the l
   CHECK(second.output.find("Resumed at global step ") != std::string::npos);
   check_record_of_resumed_run(dir + "/rank0.sqlite", shape, 2, /*killed=*/true);
   CHECK(max_difference(load_params(dir + "/params.pt"), reference_params(shape)) == 0);
+}
+
+TEST_CASE("time to target sums every attempt; a target reached before the stop stays") {
+  // 4 epochs of 6 steps, each step paused 100 ms so that an epoch's training (0.6 s or more)
+  // outweighs its validation: a time that lost a finished epoch would be visibly short.
+  const Shape shape{6, "sgd", 4};
+  const std::vector<std::string> slow = {"--test-step-delay-ms", "100"};
+  const std::string reference_dir = testing::fresh_dir("target-reference");
+  auto reference = testing::run_to_end(resume_train_command(reference_dir, shape, slow), {},
+                                       reference_dir + "/out.txt", 180);
+  INFO(reference.output);
+  REQUIRE(reference.exit_code == 0);
+  std::vector<double> val_loss;
+  for (int epoch = 1; epoch <= shape.epochs; ++epoch) {
+    val_loss.push_back(
+        db_number(reference_dir + "/rank0.sqlite",
+                  "SELECT val_loss FROM epochs WHERE epoch = " + std::to_string(epoch)));
+  }
+  // The first epoch that attains the lowest validation loss reaches a target of that loss
+  // exactly there; this seed's losses fall, so it is epoch 3 or 4 (checked).
+  const auto lowest = std::min_element(val_loss.begin(), val_loss.end());
+  const int late_epoch = static_cast<int>(lowest - val_loss.begin()) + 1;
+  REQUIRE(late_epoch >= 3);
+
+  struct Case {
+    std::string name;
+    double target_loss;
+    int stop_step;  // in epoch 2 (steps 6..11) or 3 (12..17)
+    int expected_epoch;
+  };
+  for (const Case& stopped : {Case{"reached after the stop", *lowest, 8, late_epoch},
+                              Case{"reached before the stop", val_loss[0], 14, 1}}) {
+    INFO(stopped.name);
+    const std::string dir = testing::fresh_dir("target-" + std::to_string(stopped.stop_step));
+    std::vector<std::string> command = resume_train_command(
+        dir, shape,
+        {"--test-step-delay-ms", "100", "--target-val-loss", reached_at(stopped.target_loss),
+         "--checkpoint-stop-at-step", std::to_string(stopped.stop_step)});
+    auto first = testing::run_to_end(command, {}, dir + "/first.txt", 180);
+    INFO(first.output);
+    REQUIRE(first.exit_code == exit_codes::kCheckpointed);
+    auto second = testing::run_to_end(command, {}, dir + "/second.txt", 180);
+    INFO(second.output);
+    REQUIRE(second.exit_code == 0);
+    const std::string db = dir + "/rank0.sqlite";
+    CHECK(db_number(db, "SELECT value FROM summary WHERE name = 'time_to_target_epoch'") ==
+          stopped.expected_epoch);
+    // Every epoch's training up to the target, over both attempts (the epochs table adds an
+    // epoch's earlier attempt in), plus its validations: at least their sum, less than the
+    // next epoch on top.
+    const std::string upto = std::to_string(stopped.expected_epoch);
+    const double trained_s =
+        db_number(db, "SELECT sum(epoch_s) FROM epochs WHERE epoch <= " + upto);
+    const double to_target_s =
+        db_number(db, "SELECT value FROM summary WHERE name = 'time_to_target_s'");
+    CHECK(to_target_s >= trained_s);
+    if (stopped.expected_epoch < shape.epochs) {
+      CHECK(to_target_s <
+            trained_s + db_number(db, "SELECT epoch_s FROM epochs WHERE epoch = " + upto + " + 1"));
+    }
+  }
 }
 
 TEST_CASE("a checkpoint of another configuration is refused, not resumed") {

@@ -9,6 +9,7 @@
 
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/skip.hpp"
 
 namespace scalestudy {
 namespace {
@@ -73,10 +74,18 @@ TEST_CASE(
       testing::db_text(db, "SELECT value FROM provenance WHERE key = 'intra_op_threads_rule'");
   CHECK_MESSAGE(rule.find("(" + std::to_string(cores) + ")") != std::string::npos, rule);
 
-  // Debian's LibTorch links libblas.so.3, which the alternatives resolve: the run names the file.
+  // Debian's LibTorch links libblas.so.3, which the alternatives resolve: the run names the
+  // file. scripts/install-deps.sh selects OpenBLAS's OpenMP build, which the thread rule
+  // assumes (one libgomp pool); the reference BLAS would fall back silently.
   std::string blas =
       testing::db_text(db, "SELECT value FROM provenance WHERE key = 'blas_library'");
   CHECK_MESSAGE(std::filesystem::exists(blas), blas);
+  if (testing::prerequisites_required()) {
+    CHECK_MESSAGE(blas.find("openblas-openmp") != std::string::npos,
+                  "install-deps.sh selects OpenBLAS's OpenMP build, but the run used " << blas);
+  } else if (blas.find("openblas") == std::string::npos) {
+    MESSAGE("not OpenBLAS (scripts/install-deps.sh selects it): " << blas);
+  }
 
   auto fixed = testing::run_to_end(small_cnn_run(dir + "/fixed", "2"), {}, dir + "/fixed.txt", 120);
   REQUIRE_MESSAGE(fixed.exit_code == 0, fixed.output);

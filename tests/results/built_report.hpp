@@ -1,6 +1,6 @@
 // Test helper for the report suites: a fixture study ingested and reported as `scalestudy
-// report` would, and a look-up in the report's warnings. Header-only; the including suite
-// links scalestudy_results.
+// report` would, a look-up in the report's warnings, and the width of rendered text. Header-only;
+// the including suite links scalestudy_results.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -23,6 +23,20 @@ inline Report report_of(const StudyFixture& study, const ReportOptions& options 
   auto report = build_report(*db, options);
   REQUIRE_MESSAGE(report.is_ok(), report.status().message());
   return *report;
+}
+
+// The display width of `text`'s widest line (UTF-8 continuation bytes take no column).
+inline size_t widest_line(const std::string& text) {
+  size_t widest = 0, columns = 0;
+  for (char byte : text) {
+    if (byte == '\n') {
+      widest = columns > widest ? columns : widest;
+      columns = 0;
+    } else if ((byte & 0xC0) != 0x80) {
+      ++columns;
+    }
+  }
+  return columns > widest ? columns : widest;
 }
 
 // Whether one of the report's warnings contains `part`.

@@ -4,6 +4,7 @@
 // without the arrivals table of newer files).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/results/device_peaks.hpp"
@@ -11,6 +12,7 @@
 #include "orchestrator/results/report_render.hpp"
 #include "orchestrator/results/statistics.hpp"
 #include "orchestrator/results/stragglers.hpp"
+#include "orchestrator/results/student_t.hpp"
 #include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 
@@ -69,9 +71,15 @@ TEST_CASE("straggler attribution: the rank last most often, the spread of arriva
   CHECK(run->last_share == doctest::Approx(8.0 / 9));
   CHECK(run->wait_median_ms == doctest::Approx(30));
   CHECK(run->wait_p95_ms == doctest::Approx(30));
-  // Last in 8 of 9 steps where chance gives a third: 19 / 3^9 by the binomial tail.
+  // Lateness after the others' mean: 25 ms in 8 steps, 0 in one; uncorrelated (ρ clipped
+  // to 0), so 9 effective steps, t = 8.0 on 8 degrees of freedom, Šidák over 3 ranks.
   CHECK(run->chance_share == doctest::Approx(1.0 / 3));
-  CHECK(run->p_value == doctest::Approx(19.0 / 19683));
+  CHECK(run->lateness_mean_ms == doctest::Approx(200.0 / 9));
+  CHECK(run->lateness_lag1 == 0);
+  CHECK(run->effective_steps == doctest::Approx(9));
+  CHECK(run->p_value ==
+        doctest::Approx(1 - std::pow(1 - student_t_upper_tail(8.0, 8), 3)).epsilon(1e-3));
+  CHECK(run->p_value < 1e-4);
   CHECK(run->stands_out());
   RankArrivals alternating;  // each of two ranks last in every other step: nobody stands out
   for (int64_t step = 0; step < 10; ++step) {
@@ -80,13 +88,65 @@ TEST_CASE("straggler attribution: the rank last most often, the spread of arriva
   }
   auto even = attribute_straggler("even", alternating, {});
   REQUIRE(even);
-  CHECK(even->p_value == doctest::Approx(638.0 / 1024));  // P(X >= 5), X ~ B(10, 1/2)
+  CHECK(even->lateness_mean_ms == doctest::Approx(0));
+  CHECK(even->p_value == doctest::Approx(0.75));  // one rank: 1/2; the later of two: 3/4
   CHECK_FALSE(even->stands_out());
-  CHECK(binomial_upper_tail(0, 10, 0.5) == 1);
   CHECK_FALSE(attribute_straggler("one", {{0, {{1, 1.0}}}}, {}));
   CHECK_FALSE(attribute_straggler("none", {}, {}));
   CHECK(percentile({1, 2, 3, 4, 5}, 0.95) == doctest::Approx(4.8));
   CHECK(percentile({}, 0.5) == 0);
+}
+
+TEST_CASE("straggler significance: late stretches count as few steps, the most often last of N") {
+  // Rank 1 late by 5 ms for 30 steps, then early by 5 ms for 10: last in 75% of 40 steps,
+  // which a binomial test of independent steps calls p = 0.0011. As two stretches it is
+  // close to two observations: ρ = 668.75 / 750, 2.3 effective steps, no straggler.
+  RankArrivals stretches;
+  for (int64_t step = 0; step < 40; ++step) {
+    stretches[0][step] = step;
+    stretches[1][step] = step + (step < 30 ? 0.005 : -0.005);
+  }
+  auto run = attribute_straggler("stretches", stretches, {});
+  REQUIRE(run);
+  CHECK(run->rank == 1);
+  CHECK(run->last_share == doctest::Approx(0.75));
+  const double rho = 668.75 / 750;
+  CHECK(run->lateness_lag1 == doctest::Approx(rho));
+  CHECK(run->effective_steps == doctest::Approx(40 * (1 - rho) / (1 + rho)));
+  CHECK(run->p_value > 0.1);
+  CHECK_FALSE(run->stands_out());
+
+  // The same lateness series, picked from more ranks, is less surprising (Šidák).
+  const std::vector<double> lateness = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8};
+  const double alone = test_lateness(lateness, 1).p_value;
+  CHECK(alone > 0);
+  CHECK(alone < kStragglerAlpha);
+  CHECK(test_lateness(lateness, 4).p_value == doctest::Approx(1 - std::pow(1 - alone, 4)));
+  CHECK(test_lateness({5, 5, 5}, 2).p_value == 0);  // late by the same every step
+  CHECK(test_lateness({-1, 1}, 2).p_value == doctest::Approx(0.75));
+  CHECK(test_lateness({7}, 2).p_value == 1);  // one step says nothing
+  CHECK(lag1_autocorrelation({1, 2}) == 0);
+  CHECK(lag1_autocorrelation({1, -1, 1, -1}) < 0);
+}
+
+TEST_CASE("other work on a host: its busy CPU time less the run's ranks there, per second") {
+  const std::vector<RankCpu> ranks = {{"a", 30, 9, 10}, {"a", 31, 9, 12}, {"b", 5, 4, 10}};
+  CHECK(*other_work_cores(ranks, "a") == doctest::Approx((31 - 18) / 12.0));
+  CHECK(*other_work_cores(ranks, "b") == doctest::Approx(0.1));
+  CHECK_FALSE(other_work_cores(ranks, "c"));
+  CHECK(*other_work_cores({{"a", 5, 9, 10}}, "a") == 0);  // readings never go below none
+}
+
+TEST_CASE("Student's t upper tail and the incomplete beta behind it, against printed tables") {
+  CHECK(regularized_incomplete_beta(0.5, 2, 3) == doctest::Approx(0.6875));
+  CHECK(regularized_incomplete_beta(0, 2, 3) == 0);
+  CHECK(regularized_incomplete_beta(1, 2, 3) == 1);
+  CHECK(student_t_upper_tail(0, 5) == doctest::Approx(0.5));
+  CHECK(student_t_upper_tail(1, 1) == doctest::Approx(0.25));  // Cauchy
+  CHECK(student_t_upper_tail(2.228, 10) == doctest::Approx(0.025).epsilon(1e-3));
+  CHECK(student_t_upper_tail(2.576, 1e6) == doctest::Approx(0.005).epsilon(1e-3));
+  CHECK(student_t_upper_tail(-2.228, 10) == doctest::Approx(0.975).epsilon(1e-4));
+  CHECK(student_t_upper_tail(3.747, 4) == doctest::Approx(0.01).epsilon(1e-3));
 }
 
 TEST_CASE("the report names the straggling rank and host, on rank 0's clock across hosts") {
@@ -96,6 +156,9 @@ TEST_CASE("the report names the straggling rank and host, on rank 0's clock acro
     run.arrival_lag_ms = {0, 40};
     // node-b's clock runs 100 s behind: uncorrected, its rank would look 100 s early.
     run.clock_offset_s = {0, 100};
+    // Each host was busy 20 CPU-s over the 10 s its rank (8 CPU-s) trained: 1.2 cores of
+    // other work.
+    run.extra_summary = {{"host_cpu_busy_s", 20}, {"process_cpu_s", 8}, {"cpu_span_wall_s", 10}};
     study.add_run(run);
   }
   FixtureRun old_file = two_rank_run("st900000000000000", 3);  // no arrivals table
@@ -111,6 +174,11 @@ TEST_CASE("the report names the straggling rank and host, on rank 0's clock acro
     CHECK(run.last_share == doctest::Approx(1));
     CHECK(run.stands_out());  // 8 of 8 steps, 1 / 2^8 by chance
     CHECK(run.wait_median_ms == doctest::Approx(40).epsilon(1e-3));
+    REQUIRE(run.host_other_work_cores);
+    CHECK(*run.host_other_work_cores == doctest::Approx(1.2));
+    CHECK(has_warning(report, "run " + run.run_id +
+                                  ": rank 1 stands out as the straggler, but its host node-b "
+                                  "also ran 1.20 cores of other work"));
   }
   REQUIRE(report.straggler_hosts.size() == 2);
   CHECK(report.straggler_hosts[0].host == "node-b");
@@ -121,11 +189,14 @@ TEST_CASE("the report names the straggling rank and host, on rank 0's clock acro
   CHECK_FALSE(report.straggler_hosts[1].wait_median_ms);
 
   const std::string text = render_report(report, ReportFormat::kTable);
+  INFO(text);
+  CHECK(widest_line(text) <= 120);
   CHECK(text.find("Stragglers") != std::string::npos);
   CHECK(text.find("Hosts (stragglers") != std::string::npos);
   auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
   CHECK(json["points"][0]["stragglers"][0]["rank"] == 1);
   CHECK(json["points"][0]["stragglers"][0]["host"] == "node-b");
+  CHECK(json["points"][0]["stragglers"][0]["host_other_work_cores"] == doctest::Approx(1.2));
   CHECK(json["straggler_hosts"][0]["host"] == "node-b");
   CHECK(json["straggler_hosts"][0]["steps_last"] == 24);
 }

@@ -351,15 +351,38 @@ TEST_CASE("terminal, markdown and CSV tables carry the units and the rows") {
   const std::string table = render_report(report, ReportFormat::kTable);
   CHECK(table.find("throughput [samples/s]") != std::string::npos);
   CHECK(table.find("efficiency [%]") != std::string::npos);
-  CHECK(table.find("rank-h/epoch") != std::string::npos);
-  CHECK(table.find("90.0") != std::string::npos);  // efficiency of N=2
+  CHECK(table.find("rank-h/epoch") == std::string::npos);  // --wide only
+  CHECK(table.find("90.0") != std::string::npos);          // efficiency of N=2
   CHECK(table.find("warnings:") != std::string::npos);
+  CHECK(render_report(report, ReportFormat::kWideTable).find("rank-h/epoch") != std::string::npos);
   const std::string markdown = render_report(report, ReportFormat::kMarkdown);
   CHECK(markdown.find("| ranks | nodes |") != std::string::npos);
+  CHECK(markdown.find("rank-h/epoch") != std::string::npos);
   const std::string csv = render_report(report, ReportFormat::kCsv);
   CHECK(csv.find("ranks,nodes,global batch,per-rank batch,throughput [samples/s]") !=
         std::string::npos);
   CHECK_FALSE(parse_report_format("xml").is_ok());
+}
+
+TEST_CASE("the terminal report fits 120 columns with what matters most; --wide has every column") {
+  StudyFixture study("report_width", "strong");
+  add_strong_study(study);
+  Report report = report_of(study);
+  const std::string table = render_report(report, ReportFormat::kTable);
+  INFO(table);
+  CHECK(widest_line(table) <= 120);
+  for (const char* kept : {"ranks", "nodes", "throughput [samples/s]", "95% CI", "speedup",
+                           "efficiency [%]", "bottleneck", "runs"}) {
+    CHECK_MESSAGE(table.find(kept) != std::string::npos, kept);
+  }
+  const std::string wide = render_report(report, ReportFormat::kWideTable);
+  CHECK(widest_line(wide) > 120);
+  for (const char* only_wide : {"min–max", "per-rank batch", "time/epoch [s]", "compute %"}) {
+    CHECK_MESSAGE(table.find(only_wide) == std::string::npos, only_wide);
+    CHECK_MESSAGE(wide.find(only_wide) != std::string::npos, only_wide);
+    CHECK_MESSAGE(render_report(report, ReportFormat::kCsv).find(only_wide) != std::string::npos,
+                  only_wide);
+  }
 }
 
 TEST_CASE("runs dropped from the plan (sched's planned = 0) are neither ingested nor reported") {

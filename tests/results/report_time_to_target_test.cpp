@@ -108,8 +108,10 @@ TEST_CASE("time to target: speedup and efficiency vs the baseline; worse accurac
   CHECK(json["points"][1]["accuracy_vs_baseline"]["worse"] == true);
   CHECK(json["points"][2]["accuracy_vs_baseline"]["worse"].is_null());
   const std::string table = render_report(report, ReportFormat::kTable);
+  INFO(table);
   CHECK(table.find("eff to target [%]") != std::string::npos);
   CHECK(table.find("WORSE") != std::string::npos);
+  CHECK(widest_line(table) <= 120);
 }
 
 TEST_CASE("time to target: the same accuracy within noise is not worse; no keys, no target") {
@@ -137,6 +139,21 @@ TEST_CASE("time to target: repeats of one seed give no accuracy verdict, however
   CHECK_FALSE(has_warning(report, "worse than the baseline"));
   CHECK(render_report(report, ReportFormat::kTable).find("no verdict: identical repeats") !=
         std::string::npos);
+}
+
+TEST_CASE("time to target: a study without a target prints no table, unless accuracy fell") {
+  StudyFixture study("ttt_none", "strong");
+  add_point(study, "a", 1, {{0, 0.90}, {0, 0.88}});
+  add_point(study, "b", 2, {{0, 0.89}, {0, 0.90}});
+  const Report same = report_of(study);
+  CHECK(render_report(same, ReportFormat::kTable).find("Time to target") == std::string::npos);
+
+  StudyFixture fell("ttt_fell", "strong");
+  add_point(fell, "a", 1, {{0, 0.90}, {0, 0.91}, {0, 0.90}});
+  add_point(fell, "b", 2, {{0, 0.80}, {0, 0.81}, {0, 0.80}});
+  const std::string table = render_report(report_of(fell), ReportFormat::kTable);
+  CHECK(table.find("Time to target") != std::string::npos);
+  CHECK(table.find("WORSE") != std::string::npos);
 }
 
 TEST_CASE("time to target: runs that never reached it are counted and warned about") {
