@@ -19,6 +19,7 @@ fail() {
 }
 finish() {
   [ -z "$listener" ] || kill "$listener" 2>/dev/null
+  rm -f "$SCALESTUDY_SLURM_DIR.listener"
   bash "$cluster/stop.sh" --purge >/dev/null 2>&1
 }
 trap finish EXIT
