@@ -52,6 +52,34 @@ std::string settings_line(const Report& report) {
   return text;
 }
 
+// `text` broken at spaces into lines of at most `width` columns (UTF-8 continuation bytes
+// take none), the first after `first`, the rest after `rest`; a word longer than a line
+// stays whole.
+std::string wrapped(const std::string& text, const std::string& first, const std::string& rest,
+                    size_t width) {
+  auto columns = [](const std::string& part) {
+    size_t count = 0;
+    for (char byte : part) count += (byte & 0xC0) != 0x80;
+    return count;
+  };
+  std::string out = first, word;
+  size_t used = columns(first), line_start = used;
+  std::istringstream words(text);
+  while (words >> word) {
+    const size_t length = columns(word);
+    if (used > line_start && used + 1 + length > width) {
+      out += "\n" + rest;
+      used = line_start = columns(rest);
+    } else if (used > line_start) {
+      out += ' ';
+      ++used;
+    }
+    out += word;
+    used += length;
+  }
+  return out + "\n";
+}
+
 std::string render_tables(const Report& report, TableFormat format,
                           TableColumns columns = TableColumns::kAll) {
   std::string out;
@@ -67,7 +95,11 @@ std::string render_tables(const Report& report, TableFormat format,
   out += settings_line(report) + "\n";
   if (!report.warnings.empty()) {
     out += format == TableFormat::kMarkdown ? "\n**Warnings**\n\n" : "warnings:\n";
-    for (const auto& warning : report.warnings) out += bullet + warning + "\n";
+    for (const auto& warning : report.warnings) {
+      // The terminal's lines stay within the tables' 120 columns.
+      out += columns == TableColumns::kEssential ? wrapped(warning, bullet, bullet + "  ", 120)
+                                                 : bullet + warning + "\n";
+    }
   }
   return out;
 }

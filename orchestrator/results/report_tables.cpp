@@ -558,6 +558,7 @@ const std::set<std::string>& wide_only_headers() {
                                                 "GPU-h/epoch",
                                                 "throughput eff [%]",
                                                 "epoch",
+                                                "speedup to target",
                                                 "peak [TFLOPS]",
                                                 "GEMM ceiling [TFLOPS]",
                                                 "busbw ceiling [GB/s]",
