@@ -9,12 +9,17 @@
 // rank last in most of its 10 measured steps, so a few steps in which the other rank was
 // descheduled for longer do not change the verdict.
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "orchestrator/results/stragglers.hpp"
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/local_study.hpp"
 #include "tests/harness/run_database_reader.hpp"
@@ -100,6 +105,59 @@ TEST_CASE("the report names the slowed rank in >= 9 of 10 runs and shows the CPU
   const std::string html = testing::html_report(study, results, dir + "/report.html");
   CHECK(html.find("Stragglers") != std::string::npos);
   CHECK(html.find("GEMM ceiling") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+// The same runs, unslowed: nobody to name. Five seeds without and five beside a CPU hog (one
+// busy process sharing the ranks' cores): no run may stand out, however the steps' last
+// arrivals happen to fall, and beside the hog the report sees the host's other work.
+TEST_CASE("unslowed runs name no straggler, quiet and beside a CPU hog, which the report sees") {
+  const std::string dir = testing::fresh_dir("straggler-study-unslowed");
+  std::string unslowed = kStudy;
+  unslowed.replace(unslowed.find("matrix: {test_slow_rank: [0, 1]}"),
+                   std::string("matrix: {test_slow_rank: [0, 1]}").size(), "");
+  for (const bool hog : {false, true}) {
+    INFO((hog ? "beside a CPU hog" : "quiet"));
+    const std::string name = hog ? "hogged" : "quiet";
+    const std::string study = dir + "/" + name + ".yaml";
+    const std::string results = dir + "/" + name;
+    std::string body = unslowed;
+    body.replace(0, std::string("study: stragglers").size(), "study: " + name);
+    std::ofstream(study) << body;
+    pid_t busy = -1;
+    if (hog) {
+      busy = fork();
+      if (busy == 0) {
+        for (volatile uint64_t spin = 0;; spin = spin + 1) {
+        }
+      }
+      REQUIRE(busy > 0);
+    }
+    const testing::Finished run =
+        testing::run_study_locally(study, results, 280, dir + "/" + name + ".txt");
+    if (hog) {
+      kill(busy, SIGKILL);
+      waitpid(busy, nullptr, 0);
+    }
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    const nlohmann::json document =
+        testing::json_report(study, results, dir + "/" + name + ".json");
+    REQUIRE(document["points"].size() == 1);
+    int runs = 0;
+    for (const nlohmann::json& straggler : document["points"][0]["stragglers"]) {
+      ++runs;
+      MESSAGE(name << ": rank " << straggler["rank"] << " last in " << straggler["last_share"]
+                   << " of the steps, wait median " << straggler["wait_median_ms"] << " ms, p "
+                   << straggler["p_value"] << ", host's other work "
+                   << straggler["host_other_work_cores"] << " cores");
+      CHECK(straggler["stands_out"] == false);
+      // The hog is up to a core of work beside the run (less where other tests share the
+      // cores too); "quiet" only means no hog of ours, so nothing is asserted there.
+      if (hog) CHECK(straggler["host_other_work_cores"].get<double>() > kOtherWorkCores);
+    }
+    CHECK(runs == 5);
+  }
   fs::remove_all(dir);
 }
 
