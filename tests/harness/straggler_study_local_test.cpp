@@ -154,7 +154,7 @@ TEST_CASE("unslowed runs name no straggler, quiet and beside a CPU hog, which th
       CHECK(straggler["stands_out"] == false);
       // The hog is up to a core of work beside the run (less where other tests share the
       // cores too); "quiet" only means no hog of ours, so nothing is asserted there.
-      if (hog) CHECK(straggler["host_other_work_cores"].get<double>() > kOtherWorkCores);
+      if (hog) CHECK(straggler["host_other_work_cores"].get<double>() > results::kOtherWorkCores);
     }
     CHECK(runs == 5);
   }
