@@ -128,6 +128,7 @@ Json stragglers_json(const ReportPoint& point) {
                         {"p_value", run.p_value},
                         {"step_ms_median", optional_number(run.step_ms_median)},
                         {"host_other_work_cores", optional_number(run.host_other_work_cores)},
+                        {"late_beyond_chance", run.late_beyond_chance()},
                         {"stands_out", run.stands_out()},
                         {"wait_median_ms", run.wait_median_ms},
                         {"wait_p95_ms", run.wait_p95_ms}});

@@ -93,15 +93,15 @@ Status add_stragglers(sqlite::Database& study_db, std::vector<PointWork>& points
       auto cpu = rank_cpu(queries, run_id);
       if (!cpu) return cpu.status().with_context("CPU time of run " + run_id);
       straggler->host_other_work_cores = other_work_cores(*cpu, straggler->host);
-      if (straggler->stands_out() && straggler->host_other_work_cores &&
-          *straggler->host_other_work_cores >= kOtherWorkCores) {
+      if (straggler->late_beyond_chance() && straggler->host_busy()) {
         char cores[32];
         std::snprintf(cores, sizeof cores, "%.2f", *straggler->host_other_work_cores);
-        report.warnings.push_back("run " + run_id + ": rank " + std::to_string(straggler->rank) +
-                                  " stands out as the straggler, but its host " + straggler->host +
-                                  " also ran " + cores +
-                                  " cores of other work while it trained: the cause may lie "
-                                  "outside the training");
+        report.warnings.push_back(
+            "run " + run_id + ": rank " + std::to_string(straggler->rank) +
+            " was last more often than chance would make it, but its host " + straggler->host +
+            " also ran " + cores +
+            " cores of other work while it trained: the cause may lie outside the training, "
+            "so no straggler is named");
       }
       all_runs.push_back(*straggler);
       straggler->per_step.clear();  // the report shows the summary; the tally needed the steps

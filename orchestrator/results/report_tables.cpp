@@ -452,11 +452,14 @@ Table ceilings_table(const Report& report) {
                     columns, report, [](const ReportPoint& p) { return p.ceilings.has_value(); });
 }
 
-// "yes (p=0.001)", "no (p=0.31)" or "no (wait 3% of a step)": is the rank last more often
-// than chance would make it, by a wait that matters.
+// "yes (p=0.001)", "no (p=0.31)", "no (wait 3% of a step)" or "no (host busy: 0.8 cores)":
+// is the rank last more often than chance would make it, by a wait that matters, on a host
+// that ran nothing else.
 std::string straggler_verdict(const RunStraggler& run) {
   char text[64];
-  if (run.p_value < kStragglerAlpha && !run.stands_out()) {
+  if (run.late_beyond_chance() && run.host_busy()) {
+    std::snprintf(text, sizeof text, "no (host busy: %.1f cores)", *run.host_other_work_cores);
+  } else if (run.p_value < kStragglerAlpha && !run.late_beyond_chance()) {
     std::snprintf(text, sizeof text, "no (wait %.0f%% of a step)",
                   100 * run.wait_median_ms / *run.step_ms_median);
   } else {

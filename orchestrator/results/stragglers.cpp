@@ -17,9 +17,17 @@ std::string host_of(const std::map<int, std::string>& host_of_rank, int rank) {
 
 }  // namespace
 
-bool RunStraggler::stands_out() const {
+bool RunStraggler::late_beyond_chance() const {
   const bool large_enough = !step_ms_median || wait_median_ms >= kMinWaitShare * *step_ms_median;
   return p_value < kStragglerAlpha && large_enough;
+}
+
+bool RunStraggler::host_busy() const {
+  return host_other_work_cores && *host_other_work_cores >= kOtherWorkCores;
+}
+
+bool RunStraggler::stands_out() const {
+  return late_beyond_chance() && !host_busy();
 }
 
 double lag1_autocorrelation(const std::vector<double>& series) {

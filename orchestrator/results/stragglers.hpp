@@ -54,9 +54,13 @@ struct RunStraggler {
   std::optional<double> step_ms_median;
   // Cores of `host` busy with work outside the run while it trained (the host's busy CPU
   // time less its ranks', over the span), when the ranks recorded it: at kOtherWorkCores or
-  // more, the straggler's cause may lie outside the training.
+  // more the cause of a late rank may lie outside the training (a shared node, a CPU hog).
   std::optional<double> host_other_work_cores;
+  // Last beyond chance (p_value < kStragglerAlpha) by a wait that matters.
+  bool late_beyond_chance() const;
+  // ... and on a host that ran no other work: a straggler of the run's own.
   bool stands_out() const;
+  bool host_busy() const;
   double wait_median_ms = 0, wait_p95_ms = 0;  // per step, over all `steps`
   std::vector<StepStraggle> per_step;          // in step order
 };

@@ -110,7 +110,8 @@ TEST_CASE("the report names the slowed rank in >= 9 of 10 runs and shows the CPU
 
 // The same runs, unslowed: nobody to name. Five seeds without and five beside a CPU hog (one
 // busy process sharing the ranks' cores): no run may stand out, however the steps' last
-// arrivals happen to fall, and beside the hog the report sees the host's other work.
+// arrivals happen to fall. Beside the hog a rank can be late for real (it shares its core
+// with the hog); the report sees the host's other work and names no straggler for it.
 TEST_CASE("unslowed runs name no straggler, quiet and beside a CPU hog, which the report sees") {
   const std::string dir = testing::fresh_dir("straggler-study-unslowed");
   std::string unslowed = kStudy;
