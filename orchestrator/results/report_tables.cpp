@@ -460,8 +460,12 @@ std::string straggler_verdict(const RunStraggler& run) {
   if (run.late_beyond_chance() && run.host_busy()) {
     std::snprintf(text, sizeof text, "no (host busy: %.1f cores)", *run.host_other_work_cores);
   } else if (run.p_value < kStragglerAlpha && !run.late_beyond_chance()) {
-    std::snprintf(text, sizeof text, "no (wait %.0f%% of a step)",
-                  100 * run.wait_median_ms / *run.step_ms_median);
+    if (run.wait_median_ms < kMinWaitMs || !run.step_ms_median) {
+      std::snprintf(text, sizeof text, "no (wait %.2f ms)", run.wait_median_ms);
+    } else {
+      std::snprintf(text, sizeof text, "no (wait %.0f%% of a step)",
+                    100 * run.wait_median_ms / *run.step_ms_median);
+    }
   } else {
     std::snprintf(text, sizeof text, "%s (p=%.2g)", run.stands_out() ? "yes" : "no", run.p_value);
   }

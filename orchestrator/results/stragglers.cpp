@@ -18,7 +18,8 @@ std::string host_of(const std::map<int, std::string>& host_of_rank, int rank) {
 }  // namespace
 
 bool RunStraggler::late_beyond_chance() const {
-  const bool large_enough = !step_ms_median || wait_median_ms >= kMinWaitShare * *step_ms_median;
+  const bool large_enough = wait_median_ms >= kMinWaitMs &&
+                            (!step_ms_median || wait_median_ms >= kMinWaitShare * *step_ms_median);
   return p_value < kStragglerAlpha && large_enough;
 }
 

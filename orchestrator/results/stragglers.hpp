@@ -49,8 +49,8 @@ struct RunStraggler {
   double lateness_lag1 = 0;
   double effective_steps = 0;
   double p_value = 1;
-  // The run's median step (slowest rank), when recorded: a wait below kMinWaitShare of it
-  // is too small to name anyone for, however regular.
+  // The run's median step (slowest rank), when recorded: a wait below kMinWaitShare of it,
+  // or below kMinWaitMs, is too small to name anyone for, however regular.
   std::optional<double> step_ms_median;
   // Cores of `host` busy with work outside the run while it trained (the host's busy CPU
   // time less its ranks', over the span), when the ranks recorded it: at kOtherWorkCores or
@@ -66,7 +66,12 @@ struct RunStraggler {
 };
 
 inline constexpr double kStragglerAlpha = 0.01;
+// A wait matters from a tenth of a step and 2 ms: below that a rank's lead is what the OS
+// scheduler and a rank's own bookkeeping shift a step by on a shared CPU host (unslowed
+// 2-rank CPU runs on a quiet 2-core machine had one rank last in up to 100% of 10 steps by
+// a median 0.5 to 1.7 ms; 2026-11-26, test_study_stragglers_local).
 inline constexpr double kMinWaitShare = 0.10;
+inline constexpr double kMinWaitMs = 2.0;
 inline constexpr double kOtherWorkCores = 0.25;
 // ρ near 1 would leave no effective step at all; a rank late in long stretches still
 // counts as n / 39 independent steps.

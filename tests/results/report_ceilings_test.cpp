@@ -116,6 +116,19 @@ TEST_CASE("straggler significance: late stretches count as few steps, the most o
   CHECK(run->p_value > 0.1);
   CHECK_FALSE(run->stands_out());
 
+  // Late by 1 ms at every one of 20 steps: beyond chance, but below the 2 ms a wait must be.
+  RankArrivals steady;
+  for (int64_t step = 0; step < 20; ++step) {
+    steady[0][step] = step;
+    steady[1][step] = step + 0.001 + (step % 2 ? 1e-5 : 0);
+  }
+  auto small = attribute_straggler("steady", steady, {});
+  REQUIRE(small);
+  CHECK(small->p_value < kStragglerAlpha);
+  CHECK(small->wait_median_ms < kMinWaitMs);
+  CHECK_FALSE(small->late_beyond_chance());
+  CHECK_FALSE(small->stands_out());
+
   // The same lateness series, picked from more ranks, is less surprising (Šidák).
   const std::vector<double> lateness = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8};
   const double alone = test_lateness(lateness, 1).p_value;
