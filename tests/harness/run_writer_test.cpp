@@ -1,6 +1,5 @@
 #include "harness/record/run_writer.hpp"
 
-#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -10,6 +9,7 @@
 #include "harness/record/provenance.hpp"
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/torch_doctest.hpp"
+#include "tests/support/shell_output.hpp"
 
 namespace scalestudy::record {
 namespace {
@@ -45,16 +45,6 @@ std::vector<std::string> columns(sqlite::Database& db, const std::string& table)
                         sqlite::to_string(row[2]));
   }
   return described;
-}
-
-std::string shell(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[256];
-  while (fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  pclose(pipe);
-  return output;
 }
 
 }  // namespace
@@ -145,8 +135,10 @@ TEST_CASE("a completed run: every table readable, steps in batches, WAL, version
   CHECK(std::get<int64_t>(*scalar(*db, "SELECT bytes FROM collectives")) == 1024);
 
   // The sqlite3 command-line shell reads it as well.
-  CHECK(shell("sqlite3 " + path + " 'SELECT status, world_size FROM run'") == "completed|2\n");
-  CHECK(shell("sqlite3 " + path + " 'SELECT epoch, train_acc FROM epochs'") == "1|0.85\n");
+  CHECK(testing::run_shell("sqlite3 " + path + " 'SELECT status, world_size FROM run'").text ==
+        "completed|2\n");
+  CHECK(testing::run_shell("sqlite3 " + path + " 'SELECT epoch, train_acc FROM epochs'").text ==
+        "1|0.85\n");
 }
 
 TEST_CASE("a failed run keeps its reason and its buffered steps; a rerun replaces the file") {

@@ -3,33 +3,21 @@
 // a second: quickstart must leave the build folder able to run the tests, the test
 // command must fail when no test ran, and it must end by listing what skipped.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "tests/support/shell_output.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int exit_code;
-  std::string text;  // stdout and stderr
-};
-
-Output run_shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
-}
+using scalestudy::testing::run_shell_merged;
+using scalestudy::testing::ShellOutput;
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path);
@@ -84,8 +72,8 @@ struct StandInProject {
   }
   ~StandInProject() { fs::remove_all(root); }
 
-  Output script(const std::string& name) const {
-    return run_shell("cd '" + root.string() + "' && bash scripts/" + name);
+  ShellOutput script(const std::string& name) const {
+    return run_shell_merged("cd '" + root.string() + "' && bash scripts/" + name);
   }
 };
 
@@ -93,12 +81,12 @@ struct StandInProject {
 
 TEST_CASE("test.sh after quickstart.sh in the same build folder runs the tests") {
   StandInProject project(2);
-  Output quickstart = project.script("quickstart.sh");
+  ShellOutput quickstart = project.script("quickstart.sh");
   INFO(quickstart.text);
   REQUIRE(quickstart.exit_code == 0);
   CHECK(quickstart.text.find("fake scalestudy run studies/quickstart.yaml") != std::string::npos);
 
-  Output test = project.script("test.sh");
+  ShellOutput test = project.script("test.sh");
   INFO(test.text);
   CHECK(test.exit_code == 0);
   CHECK(test.text.find("tests passed, 0 tests failed out of 2") != std::string::npos);
@@ -106,7 +94,7 @@ TEST_CASE("test.sh after quickstart.sh in the same build folder runs the tests")
 
 TEST_CASE("test.sh ends by listing the skipped tests with their reasons") {
   StandInProject project(1, 2);
-  Output test = project.script("test.sh");
+  ShellOutput test = project.script("test.sh");
   INFO(test.text);
   CHECK(test.exit_code == 0);
   CHECK(test.text.find("skips: 2 test(s) counted as skipped by CTest") != std::string::npos);
@@ -116,7 +104,7 @@ TEST_CASE("test.sh ends by listing the skipped tests with their reasons") {
 TEST_CASE("a failed CUDA build fails test.sh even when every test passed") {
   StandInProject project(1);
   write_file(project.root / "scripts" / "build-cuda.sh", "echo link error >&2; exit 1\n");
-  Output test = project.script("test.sh");
+  ShellOutput test = project.script("test.sh");
   INFO(test.text);
   CHECK(test.text.find("tests passed, 0 tests failed out of 1") != std::string::npos);
   CHECK(test.text.find("build-cuda: exit 1") != std::string::npos);
@@ -125,10 +113,11 @@ TEST_CASE("a failed CUDA build fails test.sh even when every test passed") {
 
 TEST_CASE("test.sh turns tests back on in a build folder configured without them") {
   StandInProject project(1);
-  Output off = run_shell("cmake -S '" + project.root.string() + "' -B '" +
-                         (project.root / "build").string() + "' -G Ninja -DSCALESTUDY_TESTS=OFF");
+  ShellOutput off =
+      run_shell_merged("cmake -S '" + project.root.string() + "' -B '" +
+                       (project.root / "build").string() + "' -G Ninja -DSCALESTUDY_TESTS=OFF");
   REQUIRE(off.exit_code == 0);
-  Output test = project.script("test.sh");
+  ShellOutput test = project.script("test.sh");
   INFO(test.text);
   CHECK(test.exit_code == 0);
   CHECK(test.text.find("out of 1") != std::string::npos);
@@ -136,7 +125,7 @@ TEST_CASE("test.sh turns tests back on in a build folder configured without them
 
 TEST_CASE("test.sh fails when no test ran") {
   StandInProject project(0);
-  Output test = project.script("test.sh");
+  ShellOutput test = project.script("test.sh");
   INFO(test.text);
   CHECK(test.exit_code != 0);
   CHECK(test.text.find("No tests were found") != std::string::npos);

@@ -2,10 +2,8 @@
 // expected number of runs, one job script per run with `--emit-scripts`, every script
 // passing `bash -n`, and the documented exit codes.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,14 +11,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/shell_output.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int exit_code;
-  std::string text;  // stdout (and stderr when asked)
-};
+using scalestudy::testing::run_shell;
+using scalestudy::testing::ShellOutput;
 
 std::string env(const char* name) {
   const char* value = std::getenv(name);
@@ -28,16 +26,10 @@ std::string env(const char* name) {
   return value;
 }
 
-Output run(const std::string& arguments, bool with_stderr = false) {
+ShellOutput run(const std::string& arguments, bool with_stderr = false) {
   std::string command = env("SCALESTUDY_BINARY_DIR") + "/bin/scalestudy " + arguments +
                         (with_stderr ? " 2>&1" : " 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+  return run_shell(command);
 }
 
 const std::map<std::string, size_t> kExpectedRuns = {
@@ -65,8 +57,9 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     ++seen;
 
     fs::path scripts = scratch / name;
-    Output table = run("plan '" + entry.path().string() + "' --emit-scripts '" + scripts.string() +
-                       "' --results-dir '" + (scratch / "results").string() + "'");
+    ShellOutput table =
+        run("plan '" + entry.path().string() + "' --emit-scripts '" + scripts.string() +
+            "' --results-dir '" + (scratch / "results").string() + "'");
     CAPTURE(table.text);
     REQUIRE(table.exit_code == 0);
     CHECK(table.text.find("): " + std::to_string(runs) + " runs\n") != std::string::npos);
@@ -83,14 +76,14 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     }
     CHECK(files == runs);
 
-    Output json = run("plan '" + entry.path().string() + "' --format json");
+    ShellOutput json = run("plan '" + entry.path().string() + "' --format json");
     REQUIRE(json.exit_code == 0);
     nlohmann::json parsed = nlohmann::json::parse(json.text);
     CHECK(parsed["runs"].size() == runs);
     CHECK(parsed["totals"]["runs"] == runs);
     CHECK(parsed["source_path"].get<std::string>() == entry.path().string());
 
-    Output csv = run("plan '" + entry.path().string() + "' --format csv");
+    ShellOutput csv = run("plan '" + entry.path().string() + "' --format csv");
     REQUIRE(csv.exit_code == 0);
     CHECK(csv.text.rfind("run_id,repeat,nodes,world_size,", 0) == 0);
     CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == long(runs + 3));
@@ -103,7 +96,7 @@ TEST_CASE("plan prints the GPU-hours the strong study requests") {
   const std::string study = env("SCALESTUDY_SOURCE_DIR") + "/studies/resnet18-cifar10-strong.yaml";
   // 30 minutes × (1 + 2 + 4 + 8 + 12 GPUs) × 3 repeats = 40.5 GPU-hours on 1, 1, 1, 2 and 3
   // nodes: 0.5 × 8 × 3 = 12 node-hours.
-  Output table = run("plan '" + study + "' --results-dir /nonexistent");
+  ShellOutput table = run("plan '" + study + "' --results-dir /nonexistent");
   CAPTURE(table.text);
   REQUIRE(table.exit_code == 0);
   CHECK(table.text.find("total: 15 runs, 12.00 node-hours, 40.50 GPU-hours requested") !=
@@ -116,20 +109,21 @@ TEST_CASE("plan prints the GPU-hours the strong study requests") {
 
 TEST_CASE("validate: 0 when every study is valid, 1 with every error otherwise") {
   std::string source = env("SCALESTUDY_SOURCE_DIR");
-  Output ok = run("validate '" + source + "/studies/quickstart.yaml' '" + source +
-                  "/studies/resnet18-cifar10-strong.yaml'");
+  ShellOutput ok = run("validate '" + source + "/studies/quickstart.yaml' '" + source +
+                       "/studies/resnet18-cifar10-strong.yaml'");
   CHECK(ok.exit_code == 0);
   CHECK(ok.text.find("resnet18-cifar10-strong.yaml: ok (15 runs)") != std::string::npos);
 
   std::string bad = source + "/tests/study/bad/malformed-time.yaml";
-  Output failed = run("validate '" + source + "/studies/quickstart.yaml' '" + bad + "'", true);
+  ShellOutput failed = run("validate '" + source + "/studies/quickstart.yaml' '" + bad + "'", true);
   CHECK(failed.exit_code == 1);
   CHECK(failed.text.find(bad + ":4:9: field 'slurm.time'") != std::string::npos);
 }
 
 TEST_CASE("the python-ddp example studies validate: 2 runs each") {
   std::string examples = env("SCALESTUDY_SOURCE_DIR") + "/examples/python-ddp";
-  Output ok = run("validate '" + examples + "/patterns.yaml' '" + examples + "/recorded.yaml'");
+  ShellOutput ok =
+      run("validate '" + examples + "/patterns.yaml' '" + examples + "/recorded.yaml'");
   CAPTURE(ok.text);
   CHECK(ok.exit_code == 0);
   CHECK(ok.text.find("patterns.yaml: ok (2 runs)") != std::string::npos);
@@ -142,7 +136,7 @@ TEST_CASE("usage errors exit 2, missing files 3, --help 0") {
   CHECK(run("plan a.yaml --fromat json").exit_code == 2);
   CHECK(run("validate").exit_code == 2);
   CHECK(run("plan /no/such/study.yaml").exit_code == 3);
-  Output help = run("plan --help");
+  ShellOutput help = run("plan --help");
   CHECK(help.exit_code == 0);
   CHECK(help.text.find("--emit-scripts DIR") != std::string::npos);
   CHECK(run("validate --help").exit_code == 0);
@@ -162,20 +156,12 @@ TEST_CASE("exhaustion inside a command is an error message and exit 1, never an 
   std::ofstream(study) << "study: huge\nkind: strong\nscale: [1]\nglobal_batch: 8\n"
                           "workload: {model: small-cnn}\nmax_runs: 1000000000\nmatrix:\n"
                        << matrix;
-  FILE* pipe = popen(("ulimit -v 1000000; '" + env("SCALESTUDY_BINARY_DIR") +
-                      "/bin/scalestudy' plan '" + study.string() + "' 2>&1")
-                         .c_str(),
-                     "r");
-  REQUIRE(pipe != nullptr);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-  int status = pclose(pipe);
+  ShellOutput limited = run_shell("ulimit -v 1000000; '" + env("SCALESTUDY_BINARY_DIR") +
+                                  "/bin/scalestudy' plan '" + study.string() + "' 2>&1");
   fs::remove(study);
-  CAPTURE(text);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 1);
-  CHECK(text.find("scalestudy plan: out of memory") != std::string::npos);
+  CAPTURE(limited.text);
+  CHECK(limited.exit_code == 1);
+  CHECK(limited.text.find("scalestudy plan: out of memory") != std::string::npos);
 }
 
 }  // namespace

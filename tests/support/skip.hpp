@@ -11,8 +11,6 @@
 
 #include <doctest/doctest.h>
 
-#include <string>
-
 namespace scalestudy::testing {
 
 // CTest's SKIP_RETURN_CODE for the doctest suites (the automake convention).

@@ -3,32 +3,23 @@
 // prerequisite must be present (CI=true, or root on Debian) and skips elsewhere; a case that
 // cannot apply here always skips.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "tests/support/shell_output.hpp"
+
 namespace {
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
+using scalestudy::testing::ShellOutput;
 
 // Runs the probe with `environment` (VAR=value words) and doctest's `filter`.
-Outcome probe(const std::string& environment, const std::string& filter) {
+ShellOutput probe(const std::string& environment, const std::string& filter) {
   std::string command = "env -u CI " + environment + " '" +
                         std::string(std::getenv("SCALESTUDY_BINARY_DIR")) +
                         "/bin/skip_probe' --force-colors=0 " + filter + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string output;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return scalestudy::testing::run_shell(command);
 }
 
 // Not root, so nothing marks this as a place where every prerequisite must be present.
@@ -39,37 +30,37 @@ std::string as_nobody() {
 }  // namespace
 
 TEST_CASE("a suite whose every case cannot apply here exits 77, also under CI") {
-  Outcome outcome = probe("CI=true", "-tc='probe: not applicable'");
-  INFO(outcome.output);
+  ShellOutput outcome = probe("CI=true", "-tc='probe: not applicable'");
+  INFO(outcome.text);
   CHECK(outcome.exit_code == 77);
-  CHECK(outcome.output.find("skipped: no widget on this machine") != std::string::npos);
+  CHECK(outcome.text.find("skipped: no widget on this machine") != std::string::npos);
 }
 
 TEST_CASE("a missing prerequisite fails under CI=true, with the reason") {
-  Outcome outcome = probe("CI=true", "-tc='probe: prerequisite'");
-  INFO(outcome.output);
+  ShellOutput outcome = probe("CI=true", "-tc='probe: prerequisite'");
+  INFO(outcome.text);
   CHECK(outcome.exit_code == 1);
-  CHECK(outcome.output.find("not skipped, since every prerequisite must be installed here") !=
+  CHECK(outcome.text.find("not skipped, since every prerequisite must be installed here") !=
         std::string::npos);
-  CHECK(outcome.output.find("the widget package is missing") != std::string::npos);
+  CHECK(outcome.text.find("the widget package is missing") != std::string::npos);
 }
 
 TEST_CASE("a missing prerequisite fails as root on Debian, skips elsewhere") {
   if (geteuid() == 0) {
-    Outcome as_root = probe("", "-tc='probe: prerequisite'");
-    INFO(as_root.output);
+    ShellOutput as_root = probe("", "-tc='probe: prerequisite'");
+    INFO(as_root.text);
     CHECK(as_root.exit_code == (access("/etc/debian_version", F_OK) == 0 ? 1 : 77));
   }
-  Outcome outcome = probe(as_nobody(), "-tc='probe: prerequisite'");
-  INFO(outcome.output);
+  ShellOutput outcome = probe(as_nobody(), "-tc='probe: prerequisite'");
+  INFO(outcome.text);
   CHECK(outcome.exit_code == 77);
-  CHECK(outcome.output.find("skipped: the widget package is missing") != std::string::npos);
+  CHECK(outcome.text.find("skipped: the widget package is missing") != std::string::npos);
 }
 
 TEST_CASE("a suite with a passing case passes, its skips printed") {
-  Outcome outcome = probe(as_nobody(), "");
-  INFO(outcome.output);
+  ShellOutput outcome = probe(as_nobody(), "");
+  INFO(outcome.text);
   CHECK(outcome.exit_code == 0);
-  CHECK(outcome.output.find("skipped: no widget on this machine") != std::string::npos);
-  CHECK(outcome.output.find("skipped: the widget package is missing") != std::string::npos);
+  CHECK(outcome.text.find("skipped: no widget on this machine") != std::string::npos);
+  CHECK(outcome.text.find("skipped: the widget package is missing") != std::string::npos);
 }

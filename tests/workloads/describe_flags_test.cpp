@@ -3,10 +3,8 @@
 // study whose parameters the workload would refuse, at the line and column of the value,
 // while a program that cannot describe itself is passed through with a note.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,30 +12,19 @@
 #include <string>
 
 #include "orchestrator/study/workload_flags.hpp"
+#include "tests/support/shell_output.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int exit_code;
-  std::string text;  // stdout and stderr
-};
+using scalestudy::testing::run_shell_merged;
+using scalestudy::testing::ShellOutput;
 
 std::string bin_dir() {
   const char* dir = std::getenv("SCALESTUDY_BINARY_DIR");
   REQUIRE(dir != nullptr);
   return std::string(dir) + "/bin";
-}
-
-Output run_shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::string text;
-  char buffer[4096];
-  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
-  int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
 }
 
 struct StudyFile {
@@ -54,7 +41,7 @@ struct StudyFile {
 TEST_CASE("every workload describes its flags, and every default passes its rule") {
   for (const char* binary : {"scalestudy-train", "scalestudy-ddpm", "scalestudy-allreduce"}) {
     CAPTURE(binary);
-    Output described = run_shell(bin_dir() + "/" + binary + " --describe-flags json");
+    ShellOutput described = run_shell_merged(bin_dir() + "/" + binary + " --describe-flags json");
     REQUIRE(described.exit_code == 0);
     auto flags = scalestudy::parse_workload_flags_json(described.text);
     REQUIRE_MESSAGE(flags.is_ok(), flags.status().message());
@@ -66,7 +53,7 @@ TEST_CASE("every workload describes its flags, and every default passes its rule
       CHECK_MESSAGE(!problem, binary << " --" << name << ": " << problem.value_or(""));
     }
   }
-  Output train = run_shell(bin_dir() + "/scalestudy-train --describe-flags json");
+  ShellOutput train = run_shell_merged(bin_dir() + "/scalestudy-train --describe-flags json");
   auto flags = scalestudy::parse_workload_flags_json(train.text);
   REQUIRE(flags.is_ok());
   CHECK(flags->rules.at("epochs").type == scalestudy::FlagRule::Type::kInteger);
@@ -74,13 +61,13 @@ TEST_CASE("every workload describes its flags, and every default passes its rule
 }
 
 TEST_CASE("a value the description refuses, the workload refuses too") {
-  Output described = run_shell(bin_dir() + "/scalestudy-train --describe-flags json");
+  ShellOutput described = run_shell_merged(bin_dir() + "/scalestudy-train --describe-flags json");
   auto flags = scalestudy::parse_workload_flags_json(described.text);
   REQUIRE(flags.is_ok());
   CHECK(flags->rules.at("epochs").problem_with("-2").has_value());
   const fs::path out_dir = fs::temp_directory_path() / "scalestudy-flags-refused";
-  Output refused =
-      run_shell(bin_dir() + "/scalestudy-train --epochs -2 --out-dir " + out_dir.string());
+  ShellOutput refused =
+      run_shell_merged(bin_dir() + "/scalestudy-train --epochs -2 --out-dir " + out_dir.string());
   CHECK(refused.exit_code != 0);
   CHECK(refused.text.find("--epochs must be >= 1") != std::string::npos);
   fs::remove_all(out_dir);
@@ -92,8 +79,8 @@ TEST_CASE("plan and validate refuse bad workload parameters before anything is w
       "  epochs: -2\n  steps_per_epoch: -100\n  model: small-cnn\n");
   for (const char* command : {"plan", "validate"}) {
     CAPTURE(command);
-    Output output =
-        run_shell(bin_dir() + "/scalestudy " + command + " '" + study.path.string() + "'");
+    ShellOutput output =
+        run_shell_merged(bin_dir() + "/scalestudy " + command + " '" + study.path.string() + "'");
     CHECK(output.exit_code == 1);
     CHECK(output.text.find(study.path.string() + ":6:11: field 'workload.epochs': --epochs: "
                                                  "expected an integer >= 1, got '-2'") !=
@@ -103,8 +90,9 @@ TEST_CASE("plan and validate refuse bad workload parameters before anything is w
   }
   fs::path results =
       fs::temp_directory_path() / ("scalestudy-flags-results-" + std::to_string(getpid()));
-  Output submit = run_shell(bin_dir() + "/scalestudy submit '" + study.path.string() +
-                            "' --scheduler local --results-dir '" + results.string() + "'");
+  ShellOutput submit =
+      run_shell_merged(bin_dir() + "/scalestudy submit '" + study.path.string() +
+                       "' --scheduler local --results-dir '" + results.string() + "'");
   CHECK(submit.exit_code == 1);
   CHECK(submit.text.find("field 'workload.epochs'") != std::string::npos);
   CHECK_FALSE(fs::exists(results / "badflags.sqlite"));
@@ -121,7 +109,8 @@ TEST_CASE("a program that cannot describe itself is passed through with a note")
       "study: ownscript\nkind: strong\nscale: [1]\nglobal_batch: 8\nworkload:\n"
       "  binary: " +
       script.string() + "\n  anything: -2\n");
-  Output output = run_shell(bin_dir() + "/scalestudy plan '" + study.path.string() + "'");
+  ShellOutput output =
+      run_shell_merged(bin_dir() + "/scalestudy plan '" + study.path.string() + "'");
   CHECK(output.exit_code == 0);
   CHECK(output.text.find("note: " + script.string() + ": parameters passed unchecked") !=
         std::string::npos);
