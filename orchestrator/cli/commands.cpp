@@ -16,16 +16,17 @@ extern const Command kCompareCommand;
 extern const Command kQueryCommand;
 extern const Command kExportCommand;
 extern const Command kSysinfoCommand;
+extern const Command kSystemsCommand;
 extern const Command kFetchCommand;
 extern const Command kProfileCommand;
 extern const Command kProfileReportCommand;
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      kPlanCommand,    kValidateCommand, kSubmitCommand,  kRunCommand,
-      kStatusCommand,  kWaitCommand,     kCancelCommand,  kIngestCommand,
-      kReportCommand,  kCompareCommand,  kQueryCommand,   kExportCommand,
-      kSysinfoCommand, kFetchCommand,    kProfileCommand, kProfileReportCommand,
+      kPlanCommand,    kValidateCommand,      kSubmitCommand,  kRunCommand,     kStatusCommand,
+      kWaitCommand,    kCancelCommand,        kIngestCommand,  kReportCommand,  kCompareCommand,
+      kQueryCommand,   kExportCommand,        kSysinfoCommand, kSystemsCommand, kFetchCommand,
+      kProfileCommand, kProfileReportCommand,
   };
   return kCommands;
 }

@@ -73,6 +73,14 @@ std::vector<SchedulerOption> batch_job_options() {
           {"--hold", "", "submit held (release with scontrol release)"}};
 }
 
+std::vector<SchedulerOption> batch_system_keys() {
+  return {{"partition", "NAME", "the partition (sbatch --partition)"},
+          {"account", "NAME", "the account charged (sbatch --account)"},
+          {"qos", "NAME", "the quality of service (sbatch --qos)"},
+          {"constraint", "FEATURES", "node features (sbatch --constraint)"},
+          {"reservation", "NAME", "a reservation (sbatch --reservation)"}};
+}
+
 BatchOptions parse_batch_options(const SchedulerContext& context,
                                  const SchedulerOptionValues& values) {
   BatchOptions options;

@@ -32,6 +32,9 @@ struct BatchOptions {
 
 // --no-arrays, --ordered, --hold.
 std::vector<SchedulerOption> batch_job_options();
+
+// The `scheduler:` keys of a SLURM system file: where its jobs go (partition, account, ...).
+std::vector<SchedulerOption> batch_system_keys();
 BatchOptions parse_batch_options(const SchedulerContext& context,
                                  const SchedulerOptionValues& values);
 

@@ -323,6 +323,21 @@ SchedulerEntry local_scheduler_entry() {
   entry.check_options = [](const SchedulerOptionValues& values) {
     return parse_local_options({}, values).status();
   };
+  // A system's max_parallel is the flag --max-parallel, and so on.
+  for (const SchedulerOption& option : entry.options) {
+    std::string key = option.flag.substr(2);
+    std::replace(key.begin(), key.end(), '-', '_');
+    entry.system_keys.push_back({key, option.value_name, option.help});
+  }
+  entry.check_system_key = [](const std::string& key, const std::string& value) {
+    auto number = parse_whole_number(key, value);
+    const int minimum = key == "max_parallel" ? 1 : 0;
+    if (!number || *number < minimum) {
+      return Status::error("expected a whole number of at least " + std::to_string(minimum) +
+                           ", got '" + value + "'");
+    }
+    return Status::ok();
+  };
   entry.make = [](const SchedulerContext& context,
                   const SchedulerOptionValues& values) -> Result<std::unique_ptr<Scheduler>> {
     auto options = parse_local_options(context, values);

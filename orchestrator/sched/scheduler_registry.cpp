@@ -8,16 +8,6 @@
 #include "orchestrator/sched/slurmrest_scheduler.hpp"
 
 namespace scalestudy::sched {
-namespace {
-
-const SchedulerEntry* find_entry(const std::string& name) {
-  for (const SchedulerEntry& entry : scheduler_entries()) {
-    if (entry.name == name) return &entry;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 const std::vector<SchedulerEntry>& scheduler_entries() {
   static const std::vector<SchedulerEntry> entries = {
@@ -26,6 +16,13 @@ const std::vector<SchedulerEntry>& scheduler_entries() {
       slurmrest_scheduler_entry(),
   };
   return entries;
+}
+
+const SchedulerEntry* find_scheduler_entry(const std::string& name) {
+  for (const SchedulerEntry& entry : scheduler_entries()) {
+    if (entry.name == name) return &entry;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> scheduler_names() {
@@ -37,7 +34,7 @@ std::vector<std::string> scheduler_names() {
 Result<std::unique_ptr<Scheduler>> make_scheduler(const std::string& name,
                                                   const SchedulerContext& context,
                                                   const SchedulerOptionValues& values) {
-  if (const SchedulerEntry* entry = find_entry(name)) return entry->make(context, values);
+  if (const SchedulerEntry* entry = find_scheduler_entry(name)) return entry->make(context, values);
   std::string known;
   for (const std::string& each : scheduler_names()) known += (known.empty() ? "" : ", ") + each;
   return Status::error("unknown scheduler '" + name + "' (known: " + known + ")");
@@ -53,8 +50,8 @@ Status check_scheduler_options(const SchedulerOptionValues& values) {
 
 bool share_job_ids(const std::string& a, const std::string& b) {
   if (a == b) return true;
-  const SchedulerEntry* first = find_entry(a);
-  const SchedulerEntry* second = find_entry(b);
+  const SchedulerEntry* first = find_scheduler_entry(a);
+  const SchedulerEntry* second = find_scheduler_entry(b);
   return first != nullptr && second != nullptr && !first->family.empty() &&
          first->family == second->family;
 }

@@ -21,6 +21,11 @@ struct SchedulerEntry {
   // empty: the backend shares its ids with no other.
   std::string family;
   std::vector<SchedulerOption> options;
+  // The keys a system file's `scheduler:` map may hold beside `kind` (systems/*.yaml,
+  // docs/systems.md): `flag` holds the key, e.g. "partition"; and a check of one key's
+  // value, whose message names the key (may be null: any line of text).
+  std::vector<SchedulerOption> system_keys;
+  Status (*check_system_key)(const std::string& key, const std::string& value) = nullptr;
   std::string help_note;     // a paragraph for `submit --help`; may be empty
   std::string cancels_with;  // how `cancel` stops its jobs, for `cancel --help`
   // Detection: probes are asked in ascending detect_order; the entry without one is the
@@ -43,6 +48,9 @@ std::vector<std::string> scheduler_names();
 Result<std::unique_ptr<Scheduler>> make_scheduler(const std::string& name,
                                                   const SchedulerContext& context,
                                                   const SchedulerOptionValues& values = {});
+
+// The entry of backend `name`, or nullptr.
+const SchedulerEntry* find_scheduler_entry(const std::string& name);
 
 // Every backend's check of `values`: an error for the first option a backend refuses.
 Status check_scheduler_options(const SchedulerOptionValues& values);

@@ -27,6 +27,7 @@ SchedulerEntry slurm_scheduler_entry() {
   entry.name = "slurm";
   entry.family = "slurm";
   entry.options = batch_job_options();
+  entry.system_keys = batch_system_keys();
   entry.cancels_with = "scancel";
   entry.detect_order = 1;
   entry.detect_when = "sbatch is on PATH and squeue answers";

@@ -48,6 +48,9 @@ SchedulerEntry slurmrest_scheduler_entry() {
   entry.name = "slurmrest";
   entry.family = "slurm";
   entry.options = batch_job_options();
+  entry.system_keys = batch_system_keys();
+  entry.system_keys.push_back(
+      {"url", "URL", "slurmrestd: unix:/path/to/socket or https://host:port"});
   entry.cancels_with = "slurmrestd DELETE";
   entry.detect_order = 0;
   entry.detect_when = "$SCALESTUDY_SLURMRESTD is set";

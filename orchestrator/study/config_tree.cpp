@@ -141,6 +141,22 @@ Result<ConfigNode> parse_config(const std::string& yaml_text,
   return tree;
 }
 
+Result<ConfigNode> parse_config_document(const std::string& yaml_text,
+                                         const std::shared_ptr<const std::string>& file,
+                                         const std::string& what) {
+  Result<ConfigNode> parsed = parse_config(yaml_text, file);
+  if (!parsed) return parsed.status();
+  if (parsed->is_null()) {
+    return Status::error(SourceLocation{file, 1, 1}.to_string() + ": the " + what +
+                         " file is empty");
+  }
+  if (!parsed->is_map()) {
+    return Status::error(parsed->location.to_string() + ": a " + what +
+                         " is a map of fields, got a " + parsed->type_name());
+  }
+  return parsed;
+}
+
 void merge_config(ConfigNode& base, ConfigNode overlay) {
   if (!base.is_map() || !overlay.is_map()) {
     base = std::move(overlay);

@@ -49,6 +49,12 @@ struct ConfigEntry {
 Result<ConfigNode> parse_config(const std::string& yaml_text,
                                 const std::shared_ptr<const std::string>& file);
 
+// parse_config() of a whole file that must be a map of fields: an empty file or another
+// type is an error naming `what` ("study", "system").
+Result<ConfigNode> parse_config_document(const std::string& yaml_text,
+                                         const std::shared_ptr<const std::string>& file,
+                                         const std::string& what);
+
 // Deep merge: maps merge key by key (recursively), anything else in `overlay` replaces
 // `base`. Keys new in `overlay` keep their own order after `base`'s keys.
 void merge_config(ConfigNode& base, ConfigNode overlay);

@@ -37,11 +37,12 @@ void read_launcher(const ConfigNode& launcher, RunSpec& shared, Diagnostics& dia
   }
 }
 
-void read_modules(const ConfigNode& modules, StudyTemplate& study, Diagnostics& diagnostics) {
+void read_modules(const ConfigNode& modules, const std::string& prefix, StudyTemplate& study,
+                  Diagnostics& diagnostics) {
   std::vector<std::string>& names = study.shared.modules;
   for (const ConfigNode* item :
-       read_list(modules, "modules", diagnostics, SingleValue::kListOfOne)) {
-    std::string field = indexed_field("modules", names.size());
+       read_list(modules, prefix + "modules", diagnostics, SingleValue::kListOfOne)) {
+    std::string field = indexed_field(prefix + "modules", names.size());
     auto text = read_scalar(*item, field, diagnostics);
     if (!text) continue;
     if (!has_reference(*text) && !is_module_name(*text)) {
@@ -54,35 +55,38 @@ void read_modules(const ConfigNode& modules, StudyTemplate& study, Diagnostics& 
   }
 }
 
-void read_container(const ConfigNode& container, StudyTemplate& study, Diagnostics& diagnostics) {
-  if (!expect_map(container, "container", diagnostics)) return;
-  check_keys(container, "container.", kContainerKeys, diagnostics);
+void read_container(const ConfigNode& container, const std::string& prefix, StudyTemplate& study,
+                    Diagnostics& diagnostics) {
+  const std::string field = prefix + "container";
+  if (!expect_map(container, field, diagnostics)) return;
+  check_keys(container, field + ".", kContainerKeys, diagnostics);
   Container& target = study.shared.container;
   if (const ConfigNode* image = container.find("image")) {
-    if (auto text = read_line_scalar(*image, "container.image", diagnostics)) {
-      if (text->empty()) diagnostics.add(image->location, "container.image", "may not be empty");
+    if (auto text = read_line_scalar(*image, field + ".image", diagnostics)) {
+      if (text->empty()) diagnostics.add(image->location, field + ".image", "may not be empty");
       target.image = *text;
-      remember_setting("container.image", *image, *text, study.field_locations, diagnostics);
+      remember_setting(field + ".image", *image, *text, study.field_locations, diagnostics);
     }
   } else {
-    diagnostics.add(container.location, "container.image", "missing: the apptainer image to run");
+    diagnostics.add(container.location, field + ".image", "missing: the apptainer image to run");
   }
   const ConfigNode* binds = container.find("binds");
   if (!binds) return;
   for (const ConfigNode* item :
-       read_list(*binds, "container.binds", diagnostics, SingleValue::kListOfOne)) {
-    std::string field = indexed_field("container.binds", target.binds.size());
-    if (auto text = read_line_scalar(*item, field, diagnostics)) {
-      remember_setting(field, *item, *text, study.field_locations, diagnostics);
+       read_list(*binds, field + ".binds", diagnostics, SingleValue::kListOfOne)) {
+    std::string item_field = indexed_field(field + ".binds", target.binds.size());
+    if (auto text = read_line_scalar(*item, item_field, diagnostics)) {
+      remember_setting(item_field, *item, *text, study.field_locations, diagnostics);
       target.binds.push_back(*text);
     }
   }
 }
 
-void read_env(const ConfigNode& env, StudyTemplate& study, Diagnostics& diagnostics) {
-  if (!expect_map(env, "env", diagnostics)) return;
+void read_env(const ConfigNode& env, const std::string& prefix, StudyTemplate& study,
+              Diagnostics& diagnostics) {
+  if (!expect_map(env, prefix + "env", diagnostics)) return;
   for (const auto& entry : env.entries) {
-    std::string field = "env." + entry.key;
+    std::string field = prefix + "env." + entry.key;
     if (!is_identifier(entry.key)) {
       diagnostics.add(entry.key_location, field,
                       "'" + entry.key + "' is not a valid environment variable name");
@@ -107,18 +111,23 @@ void read_profile(const ConfigNode& profile, RunSpec& shared, Diagnostics& diagn
 
 }  // namespace
 
+void read_runtime_fields(const ConfigNode& map, const std::string& prefix, StudyTemplate& study,
+                         Diagnostics& diagnostics) {
+  if (const ConfigNode* modules = map.find("modules")) {
+    read_modules(*modules, prefix, study, diagnostics);
+  }
+  if (const ConfigNode* container = map.find("container")) {
+    read_container(*container, prefix, study, diagnostics);
+  }
+  if (const ConfigNode* env = map.find("env")) read_env(*env, prefix, study, diagnostics);
+}
+
 void read_environment_section(const ConfigNode& document, StudyTemplate& study,
                               Diagnostics& diagnostics) {
   if (const ConfigNode* launcher = document.find("launcher")) {
     read_launcher(*launcher, study.shared, diagnostics);
   }
-  if (const ConfigNode* modules = document.find("modules")) {
-    read_modules(*modules, study, diagnostics);
-  }
-  if (const ConfigNode* container = document.find("container")) {
-    read_container(*container, study, diagnostics);
-  }
-  if (const ConfigNode* env = document.find("env")) read_env(*env, study, diagnostics);
+  read_runtime_fields(document, "", study, diagnostics);
   if (const ConfigNode* profile = document.find("profile")) {
     read_profile(*profile, study.shared, diagnostics);
   }

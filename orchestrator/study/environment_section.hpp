@@ -13,4 +13,9 @@ namespace scalestudy {
 void read_environment_section(const ConfigNode& document, StudyTemplate& study,
                               Diagnostics& diagnostics);
 
+// Only `modules`, `container` and `env` of `map`, their field names led by `prefix`
+// ("runtime." in a system file).
+void read_runtime_fields(const ConfigNode& map, const std::string& prefix, StudyTemplate& study,
+                         Diagnostics& diagnostics);
+
 }  // namespace scalestudy

@@ -30,16 +30,9 @@ std::string chain_key(const std::string& path) {
 Result<ConfigNode> load_with_bases(const std::string& yaml_text, const std::string& display_path,
                                    std::vector<std::string>& chain) {
   auto file = std::make_shared<const std::string>(display_path);
-  Result<ConfigNode> parsed = parse_config(yaml_text, file);
+  Result<ConfigNode> parsed = parse_config_document(yaml_text, file, "study");
   if (!parsed) return parsed.status();
   ConfigNode document = std::move(parsed).value();
-  if (document.is_null()) {
-    return Status::error(SourceLocation{file, 1, 1}.to_string() + ": the study file is empty");
-  }
-  if (!document.is_map()) {
-    return Status::error(document.location.to_string() + ": a study is a map of fields, got a " +
-                         document.type_name());
-  }
   const ConfigNode* extends = document.find("extends");
   if (!extends) return document;
   if (!extends->is_scalar() || extends->scalar.empty()) {

@@ -1,0 +1,192 @@
+// `scalestudy systems`: the systems runs can execute on (systems/<id>.yaml, docs/systems.md):
+// list them, show one (as written or resolved), check files, and detect this host's.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "orchestrator/cli/args.hpp"
+#include "orchestrator/cli/command.hpp"
+#include "orchestrator/systems/system_catalog.hpp"
+#include "orchestrator/systems/system_document.hpp"
+
+namespace scalestudy::cli {
+namespace {
+
+const char kUsage[] =
+    "usage: scalestudy systems list\n"
+    "       scalestudy systems show ID[:VARIANT] [--resolved]\n"
+    "       scalestudy systems check [FILE ...]\n"
+    "       scalestudy systems detect [--hostname NAME]\n\n"
+    "A system is where runs execute, as data: systems/<id>.yaml holds its scheduler (kind and\n"
+    "that backend's settings: partition, account, qos, ...), what a node holds, srun flags,\n"
+    "the runtime (modules, container, env), limits, default run settings, peak TFLOPS and\n"
+    "link bandwidth, a host-name pattern, one parent (`extends`) and named `variants`\n"
+    "(selected as ID:VARIANT). docs/systems.md documents every key.\n\n"
+    "Files are searched in $SCALESTUDY_SYSTEMS (folders separated by ':'), then\n"
+    "$XDG_CONFIG_HOME/scalestudy/systems (~/.config/...), then the shipped systems/; the\n"
+    "first <id>.yaml wins.\n"
+    "`local` (this machine, the local executor) is built in.\n\n"
+    "  list        every system: id, scheduler, node, limits, variants and file\n"
+    "  show        the file as written; --resolved: with its parents and the variant applied,\n"
+    "              and the system's hash (of what changes how its runs run)\n"
+    "  check       every FILE (default: every system on the path), each variant too; every\n"
+    "              error at file:line:column\n"
+    "  detect      the system whose detect.hostname matches this host (--hostname: another)\n\n"
+    "exit codes: 0 ok; 1 a system has errors; 2 wrong arguments (a malformed ID);\n"
+    "3 no such system.";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "scalestudy systems: %s\n%s\n", message.c_str(), kUsage);
+  return kExitUsage;
+}
+
+systems::SystemSearchPath search_path() {
+  return systems::default_system_search_path(SCALESTUDY_SYSTEMS_DIR);
+}
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string describe_scheduler(const systems::SystemSpec& system) {
+  std::string text = system.scheduler;
+  if (auto partition = system.scheduler_keys.find("partition");
+      partition != system.scheduler_keys.end()) {
+    text += " " + partition->second;
+  }
+  return text;
+}
+
+std::string describe_node(const systems::SystemSpec& system) {
+  std::string text;
+  if (system.node.gpus > 0) text = std::to_string(system.node.gpus) + " GPU";
+  if (system.node.cores > 0) {
+    text += (text.empty() ? "" : ", ") + std::to_string(system.node.cores) + " cores";
+  }
+  return text.empty() ? "-" : text;
+}
+
+int list() {
+  int exit_code = kExitOk;
+  std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", "id", "scheduler", "node", "max nodes",
+              "variants", "file");
+  for (const systems::SystemListing& listing : systems::list_systems(search_path())) {
+    if (!listing.system) {
+      std::printf("%-22s error: %s\n", listing.file.id.c_str(),
+                  listing.system.status().message().c_str());
+      exit_code = kExitFailure;
+      continue;
+    }
+    const systems::SystemSpec& system = *listing.system;
+    std::string variants;
+    for (const std::string& name : system.variants)
+      variants += (variants.empty() ? "" : ",") + name;
+    std::string file = system.file;
+    for (const std::string& shadowed : listing.file.shadowed) file += " (shadows " + shadowed + ")";
+    std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", system.id.c_str(),
+                describe_scheduler(system).c_str(), describe_node(system).c_str(),
+                system.limits.max_nodes ? std::to_string(*system.limits.max_nodes).c_str() : "-",
+                variants.empty() ? "-" : variants.c_str(), file.c_str());
+  }
+  return exit_code;
+}
+
+int show(const std::string& label, bool resolved) {
+  const systems::SystemSearchPath path = search_path();
+  auto parsed = systems::parse_system_label(label);
+  if (!parsed) return usage_error(parsed.status().message());
+  if (!systems::system_exists(path, parsed->first)) {
+    std::fprintf(stderr, "scalestudy systems show: no system '%s' (systems list shows them)\n",
+                 parsed->first.c_str());
+    return kExitEnvironment;
+  }
+  auto system = systems::resolve_system(path, label);
+  if (!system) {
+    std::fprintf(stderr, "scalestudy systems show: %s\n", system.status().message().c_str());
+    return kExitFailure;
+  }
+  if (!resolved) {
+    const bool builtin = system->file == systems::kBuiltinLocalFile;
+    std::cout << "# " << system->file << "\n"
+              << (builtin ? system->resolved_yaml : read_whole(system->file));
+    return kExitOk;
+  }
+  std::cout << "# " << systems::system_label(*system) << ", hash " << system->hash << ", from "
+            << system->file << "\n"
+            << system->resolved_yaml;
+  return kExitOk;
+}
+
+int check(const std::vector<std::string>& files) {
+  const systems::SystemSearchPath path = search_path();
+  std::vector<std::string> checked = files;
+  if (checked.empty()) {
+    for (const systems::SystemFile& file : systems::list_system_files(path)) {
+      checked.push_back(file.path);
+    }
+  }
+  int exit_code = kExitOk;
+  for (const std::string& file : checked) {
+    if (Status status = systems::check_system_file(path, file); !status) {
+      std::fprintf(stderr, "%s\n", status.message().c_str());
+      exit_code = kExitFailure;
+    } else {
+      std::printf("ok %s\n", file.c_str());
+    }
+  }
+  return exit_code;
+}
+
+int detect(const std::string& hostname) {
+  const systems::DetectedSystem detected = systems::detect_system(search_path(), hostname);
+  for (const std::string& problem : detected.problems) {
+    std::fprintf(stderr, "warning: not considered: %s\n", problem.c_str());
+  }
+  if (detected.id) {
+    std::printf("%s\n", detected.id->c_str());
+  } else {
+    std::printf("local\n");
+    std::fprintf(stderr, "no system's detect.hostname matches '%s': the built-in local\n",
+                 hostname.c_str());
+  }
+  return kExitOk;
+}
+
+std::string this_host() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+int run_systems(const std::vector<std::string>& args) {
+  auto parsed = parse_args(args, {{"--hostname"}, {"--resolved"}});
+  if (!parsed) return usage_error(parsed.status().message());
+  if (parsed->has("--help")) {
+    std::puts(kUsage);
+    return kExitOk;
+  }
+  const std::vector<std::string>& words = parsed->positionals;
+  if (words.empty()) return usage_error("which action: list, show, check or detect?");
+  const std::string& action = words[0];
+  const std::vector<std::string> rest(words.begin() + 1, words.end());
+  if (action == "list" && rest.empty()) return list();
+  if (action == "show" && rest.size() == 1) return show(rest[0], parsed->has("--resolved"));
+  if (action == "check") return check(rest);
+  if (action == "detect" && rest.empty()) {
+    return detect(parsed->value_or("--hostname", this_host()));
+  }
+  return usage_error("unknown action or wrong arguments: '" + action + "'");
+}
+
+}  // namespace
+
+extern const Command kSystemsCommand = {"systems", "list, show, check and detect systems",
+                                        &fixed_usage<kUsage>, &run_systems};
+
+}  // namespace scalestudy::cli
