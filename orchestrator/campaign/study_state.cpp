@@ -165,6 +165,32 @@ Result<std::optional<StudyRecord>> StudyState::study() {
                                                 text_of(row[3]), text_of(row[4]), int_of(row[5])});
 }
 
+Status StudyState::save_submit_choices(const SubmitChoices& choices) {
+  auto saved = db_.query(
+      "INSERT INTO submit_choices(only_row, scheduler, options_json, recorded_at) "
+      "VALUES (1, ?, ?, ?) ON CONFLICT(only_row) DO UPDATE SET scheduler = excluded.scheduler, "
+      "options_json = excluded.options_json, recorded_at = excluded.recorded_at",
+      {choices.scheduler, nlohmann::json(choices.options).dump(), utc_now_iso8601()});
+  return saved.status();
+}
+
+Result<std::optional<SubmitChoices>> StudyState::submit_choices() {
+  auto rows = db_.query("SELECT scheduler, options_json FROM submit_choices");
+  if (!rows) return rows.status();
+  if (rows->empty()) return std::optional<SubmitChoices>();
+  auto options = nlohmann::json::parse(text_of(rows->front()[1]), nullptr, false);
+  if (!options.is_array()) {
+    return Status::error("submit_choices.options_json is not a JSON array: " +
+                         text_of(rows->front()[1]));
+  }
+  SubmitChoices choices{text_of(rows->front()[0]), {}};
+  for (const auto& option : options) {
+    if (!option.is_string()) return Status::error("submit_choices.options_json holds a non-string");
+    choices.options.push_back(option.get<std::string>());
+  }
+  return std::optional<SubmitChoices>(std::move(choices));
+}
+
 Status StudyState::plan_runs(const std::vector<PlannedRun>& runs) {
   return sqlite::in_transaction(db_, [&]() -> Status {
     if (Status cleared = db_.exec("UPDATE runs SET planned = 0"); !cleared) return cleared;

@@ -36,6 +36,12 @@ struct StudyRecord {
   int max_attempts = 3;
 };
 
+// What a submit was told beyond the study, kept for `wait`'s later waves.
+struct SubmitChoices {
+  std::string scheduler;
+  std::vector<std::string> options;  // its command-line options as given: "--max-parallel", "2"
+};
+
 struct RunRecord {
   std::string run_id;
   int repeat = 0;
@@ -69,6 +75,9 @@ class StudyState {
 
   Status save_study(const StudyRecord& study);
   Result<std::optional<StudyRecord>> study();
+  // Replaces the recorded choices of the last submit; none before a first submit.
+  Status save_submit_choices(const SubmitChoices& choices);
+  Result<std::optional<SubmitChoices>> submit_choices();
 
   // Inserts new runs as PLANNED and refreshes the spec columns of known ones (state and
   // history kept). Runs no longer in `runs` (an edited YAML) stay for history but leave the

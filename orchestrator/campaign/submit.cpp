@@ -30,6 +30,12 @@ Status record_plan(StudyState& state, const SubmitPlan& plan, sched::Scheduler& 
     planned.push_back({spec, run_layout::study_run_dir(plan.study.name, spec.run_id)});
   }
   if (Status saved = state.save_study(plan.study); !saved) return saved;
+  if (!options.dry_run && !options.planned_only) {
+    if (Status saved = state.save_submit_choices({scheduler.name(), options.scheduler_options});
+        !saved) {
+      return saved;
+    }
+  }
   if (Status stored = state.plan_runs(planned); !stored) return stored;
   if (Status reconciled = reconcile_study(state, options.scheduler_context, &scheduler);
       !reconciled) {

@@ -51,6 +51,9 @@ struct SubmitOptions {
   // Only runs never submitted (or waiting for a submit slot): `wait` submits the waves a
   // submit limit held back, but leaves failed runs to an explicit submit.
   bool planned_only = false;
+  // The scheduler's command-line options as given; a submit that is no dry run and not
+  // `wait`'s (planned_only) records them with the scheduler's name for the later waves.
+  std::vector<std::string> scheduler_options;
 };
 
 struct SubmitReport {

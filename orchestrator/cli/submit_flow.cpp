@@ -46,6 +46,18 @@ sched::SchedulerOptionValues scheduler_option_values(const ParsedArgs& parsed) {
   return values;
 }
 
+// The scheduler's options and --packed as given, for `wait` to submit later waves alike.
+std::vector<std::string> choices_to_record(const ParsedArgs& parsed,
+                                           const sched::SchedulerOptionValues& values) {
+  std::vector<std::string> options;
+  for (const auto& [flag, value] : values) {
+    options.push_back(flag);
+    if (!value.empty()) options.push_back(value);
+  }
+  if (parsed.has("--packed")) options.push_back("--packed");
+  return options;
+}
+
 // `allocation: packed` in the study, or `--packed`.
 bool is_packed(const ParsedArgs& parsed, const Study& study) {
   return study.packed_allocation || parsed.has("--packed");
@@ -102,6 +114,7 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
   if (!faults) return std::nullopt;
   SubmitSession session;
   session.options.faults = *faults;
+  session.options.scheduler_options = choices_to_record(parsed, values);
   sched::SchedulerContext& context = session.options.scheduler_context;
   context.bin_dir = campaign::executable_dir();
   context.array_throttle = study.array_throttle;
@@ -184,13 +197,24 @@ std::optional<SubmitSession> make_wave_session(const char* command, campaign::St
     return fail("runs wait for a submit slot, but the study YAML " + (*study)->source_path +
                 " cannot be loaded to submit them");
   }
-  auto runs = state.runs();
-  if (!runs) return fail(runs.status().message());
-  std::string scheduler = sched::detect_scheduler();
-  for (const campaign::RunRecord& run : *runs) {
-    if (!run.scheduler.empty()) scheduler = run.scheduler;
+  // As the last submit was told; a database from before choices were recorded: the
+  // scheduler its runs went to, with default options.
+  auto choices = state.submit_choices();
+  if (!choices) return fail(choices.status().message());
+  std::vector<std::string> args;
+  if (*choices) {
+    args = {"--scheduler", (*choices)->scheduler};
+    args.insert(args.end(), (*choices)->options.begin(), (*choices)->options.end());
+  } else {
+    auto runs = state.runs();
+    if (!runs) return fail(runs.status().message());
+    std::string scheduler = sched::detect_scheduler();
+    for (const campaign::RunRecord& run : *runs) {
+      if (!run.scheduler.empty()) scheduler = run.scheduler;
+    }
+    args = {"--scheduler", scheduler};
   }
-  auto parsed = parse_args({"--scheduler", scheduler}, submit_arg_spec());
+  auto parsed = parse_args(args, submit_arg_spec());
   if (!parsed) return fail(parsed.status().message());
   auto session = make_submit_session(command, *parsed, *location->study, results_dir, exit_code);
   if (session) session->options.planned_only = true;

@@ -33,8 +33,8 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
 int submit_and_print(const char* command, SubmitSession& session);
 
 // For `wait`: a session that submits the waves a submit limit held back — the study YAML
-// the database records, the scheduler its runs went to (default options), planned runs
-// only. On error prints it and sets `exit_code`.
+// the database records, the scheduler and options the last submit was given (its
+// submit_choices), planned runs only. On error prints it and sets `exit_code`.
 std::optional<SubmitSession> make_wave_session(const char* command, campaign::StudyState& state,
                                                const std::string& results_dir, int& exit_code);
 

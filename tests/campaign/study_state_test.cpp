@@ -207,3 +207,20 @@ TEST_CASE("a job requeued under its id is a new attempt; completed, it keeps no 
     CHECK((*attempts)[1].reason.empty());
   }
 }
+
+TEST_CASE("the last submit's scheduler and options are kept, one row, replaced") {
+  StudyState state = fresh_state("scalestudy_state_choices.sqlite");
+  auto none = state.submit_choices();
+  REQUIRE(none.is_ok());
+  CHECK_FALSE(*none);
+  REQUIRE(state.save_submit_choices({"slurm", {"--no-arrays", "--packed"}}).is_ok());
+  REQUIRE(state.save_submit_choices({"local", {"--max-parallel", "2"}}).is_ok());
+  auto kept = state.submit_choices();
+  REQUIRE(kept.is_ok());
+  REQUIRE(*kept);
+  CHECK((*kept)->scheduler == "local");
+  CHECK((*kept)->options == std::vector<std::string>{"--max-parallel", "2"});
+  auto rows = state.database().query("SELECT count(*) FROM submit_choices");
+  REQUIRE(rows.is_ok());
+  CHECK(std::get<int64_t>(rows->front()[0]) == 1);
+}

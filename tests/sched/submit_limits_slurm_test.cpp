@@ -143,3 +143,34 @@ TEST_CASE("with MaxSubmitJobs=2 a 10-run study completes in waves without a subm
     CHECK(open <= 2);
   }
 }
+
+TEST_CASE("wait submits the later waves with the options submit was given (--no-arrays)") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "submit_limits_choices";
+  fs::remove_all(dir);
+  std::string study = write_study(dir, "waves6",
+                                  "workload: {binary: " + write_fake_workload(dir) +
+                                      ", sleep_s: 1}\nmatrix: {tag: [1, 2, 3, 4, 5, 6]}\n"
+                                      "slurm: {time: \"5\"}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  SubmitLimitGuard limit(2);
+
+  ProcessResult submitted = run_cli(
+      {"submit", study, "--scheduler", "slurm", "--no-arrays", "--results-dir", results});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  REQUIRE(status_of(study, results)["waiting_for_slot"] >= 4);
+
+  ProcessResult waited =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "300"},
+              360'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+  auto status = status_of(study, results);
+  REQUIRE(status["runs"].size() == 6);
+  for (const auto& run : status["runs"]) {
+    CHECK(run["state"] == "COMPLETED");
+    // One job per run in every wave: an array task's id would be "<job>_<index>".
+    CHECK(run["job_id"].get<std::string>().find('_') == std::string::npos);
+  }
+}
