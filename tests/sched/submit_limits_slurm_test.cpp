@@ -155,8 +155,8 @@ TEST_CASE("wait submits the later waves with the options submit was given (--no-
   const std::string results = (dir / "results").string();
   SubmitLimitGuard limit(2);
 
-  ProcessResult submitted = run_cli(
-      {"submit", study, "--scheduler", "slurm", "--no-arrays", "--results-dir", results});
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", "slurm", "--no-arrays", "--results-dir", results});
   INFO(submitted.stdout_text << submitted.stderr_text);
   REQUIRE(submitted.exit_code == 0);
   REQUIRE(status_of(study, results)["waiting_for_slot"] >= 4);
