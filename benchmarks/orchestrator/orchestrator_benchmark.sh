@@ -2,9 +2,10 @@
 # The orchestrator's own costs, side by side for one or more builds of scalestudy (each BIN_DIR
 # holds a `scalestudy` and the workloads beside it, e.g. build/bin and a copy of an older
 # build): `plan` of studies/quickstart.yaml and of the 10,000-run plan-10k.yaml (table and
-# JSON), and `run` of the 1,000-run printing study on the local executor, end to end.
-# Builds run interleaved, round after round; each line is the median [min-max] of the
-# rounds' wall seconds and peak memory. --quick: one round of the 100-run study, for CTest
+# JSON), `run` of the 1,000-run printing study on the local executor, end to end, then that
+# study's `ingest` from scratch and its `report` as a table and as JSON.
+# Builds run interleaved, round after round; the table gives the median [min-max] of the
+# rounds' wall seconds and peak memory per build. --quick: one round of the 100-run study, for CTest
 # (label benchmark): it checks that every run completed and was reported, and times nothing
 # it asserts on.
 #   usage: orchestrator_benchmark.sh [--quick] [--rounds N] BIN_DIR [BIN_DIR ...]
@@ -30,15 +31,17 @@ trap 'rm -rf "$work"' EXIT
 # A private flag-description cache: the first plan of each build fills it, the rounds hit it.
 export XDG_CACHE_HOME=$work/cache
 
-timed() {  # LABEL BIN_INDEX COMMAND...: appends "LABEL INDEX seconds kilobytes"
-  local label=$1 index=$2
+timed() {  # LABEL BIN_INDEX COMMAND...: appends the wall seconds and peak MB as samples
+  local label=$1 index=$2 seconds kilobytes
   shift 2
   /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
     echo "$label failed with ${bins[$index]}:" >&2
     tail -n 20 "$work/err" >&2
     exit 1
   }
-  echo "$label $index $(cat "$work/time")" >>"$work/times"
+  read -r seconds kilobytes <"$work/time"
+  printf '%s\t[%s] s\t%s\n%s\t[%s] peak MB\t%s\n' "$label" "$index" "$seconds" "$label" \
+    "$index" "$((kilobytes / 1024))" >>"$work/samples"
 }
 
 cd "$repo"
@@ -59,22 +62,16 @@ for round in $(seq "$rounds"); do
       echo "run of $study with ${bins[$index]}: $completed of $runs runs completed" >&2
       exit 1
     fi
+    # Ingest from scratch: forget what the run's own ingest recorded.
+    sqlite3 "$results/$(basename "$study" .yaml).sqlite" "DELETE FROM m_ingest"
+    timed "ingest $runs printing" "$index" "$cli" ingest "$study" --results-dir "$results"
+    timed "report table" "$index" "$cli" report "$study" --results-dir "$results" --no-plots
+    timed "report json" "$index" "$cli" report "$study" --results-dir "$results" --no-plots \
+      --format json
     rm -rf "$results"
   done
 done
 
 echo "orchestrator benchmark: $rounds round(s), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for index in "${!bins[@]}"; do echo "  [$index] ${bins[$index]}"; done
-python3 - "$work/times" <<'PY'
-import statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    *label, index, seconds, kilobytes = line.split()
-    rows.setdefault((" ".join(label), int(index)), []).append((float(seconds), int(kilobytes)))
-print(f"{'what':<20} {'build':>5} {'median s':>9} {'[min-max]':>15} {'peak MB':>8}")
-for (label, index), samples in rows.items():
-    seconds = [s for s, _ in samples]
-    peak = max(k for _, k in samples) / 1024
-    print(f"{label:<20} {index:>5} {statistics.median(seconds):>9.2f} "
-          f"{'[%.2f-%.2f]' % (min(seconds), max(seconds)):>15} {peak:>8.0f}")
-PY
+python3 "$here/../median_table.py" --row-header what --digits 2 "$work/samples"
