@@ -9,12 +9,14 @@
 
 namespace scalestudy::train {
 
-// Forward FLOPs per step per thread: a choice, not a measured optimum. The one sweep
-// (docs/performance.md, small-cnn on 2 cores, OpenBLAS, 3 repeats) had 2 threads clearly
-// ahead from 84 MFLOP per step (1.36x) and 168 (1.74x); at 21 and 42 MFLOP the two were
-// within that machine's noise (0.87x and 1.05x, and a later round had 2 threads ahead
-// there), so any grain from about 20 to 80 MFLOP fits it. 32 MFLOP keeps the smallest
-// steps, where a parallel region's fork, join and spin-wait are most of an op, on one thread.
+// Forward FLOPs per step per thread: a choice, not a measured optimum. Two sweeps of
+// benchmarks/cpu/thread_sweep.sh (small-cnn on 2 cores, OpenBLAS, 3 repeats each) agree
+// from 84 MFLOP per step, where 2 threads win (1.36x and 1.60x), and disagree below: the
+// first had 1 thread ahead at 21 MFLOP (0.87x) and the two level at 42 (1.05x); the second
+// (docs/performance.md, a faster host) had 2 threads ahead at both (1.15x, 1.46x). 32 MFLOP
+// keeps the smallest steps, where a parallel region's fork, join and spin-wait are most of
+// an op, on one thread; on the second host that cost 13% at 21 MFLOP. More hosts should
+// settle it.
 inline constexpr double kForwardFlopsPerThread = 32e6;
 
 struct IntraOpThreads {
