@@ -1,5 +1,6 @@
 #include "orchestrator/results/ceilings.hpp"
 
+#include <cstdio>
 #include <functional>
 
 #include "harness/core/bus_bandwidth.hpp"
@@ -84,6 +85,28 @@ std::optional<PointCeilings> combine_ceilings(const std::vector<RunCeilings>& ru
     return *r.calibration_s / (*r.calibration_s + r.run_s) * 100;
   });
   return point;
+}
+
+std::vector<std::string> ceiling_warnings(const PointCeilings& point) {
+  std::vector<std::string> warnings;
+  char text[320];
+  if (point.gemm_fraction && *point.gemm_fraction > 1 && point.gemm_tflops) {
+    std::snprintf(text, sizeof text,
+                  "trained at %.0f%% of the GEMM ceiling its calibration measured (%.3g "
+                  "TFLOPS/device): the calibration ran slower than the training (a busy host "
+                  "at run start?), so it is no ceiling here",
+                  *point.gemm_fraction * 100, *point.gemm_tflops);
+    warnings.push_back(text);
+  }
+  if (point.busbw_fraction && *point.busbw_fraction > 1) {
+    std::snprintf(text, sizeof text,
+                  "the gradient all-reduce reached %.0f%% of the calibrated bus bandwidth: "
+                  "training times it from the last rank's arrival, the calibration from a "
+                  "synchronised start, so it is no ceiling here",
+                  *point.busbw_fraction * 100);
+    warnings.push_back(text);
+  }
+  return warnings;
 }
 
 }  // namespace scalestudy::results

@@ -45,4 +45,9 @@ struct PointCeilings {
 // Medians over the runs' figures; nullopt when no run calibrated.
 std::optional<PointCeilings> combine_ceilings(const std::vector<RunCeilings>& runs);
 
+// Why a fraction of a measured ceiling above 100% is no figure to read, one sentence each:
+// the calibration ran slower than the training (GEMM), or the two time different things
+// (all-reduce). Empty when both fractions are at most 1.
+std::vector<std::string> ceiling_warnings(const PointCeilings& point);
+
 }  // namespace scalestudy::results

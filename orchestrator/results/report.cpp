@@ -103,6 +103,11 @@ void add_warnings(const std::vector<PointWork>& points, const std::vector<RunMea
       few_repeats += (few_repeats.empty() ? "" : ", ") + point_name(point) + " (" +
                      std::to_string(point.run_ids.size()) + ")";
     }
+    if (point.ceilings) {
+      for (const std::string& warning : ceiling_warnings(*point.ceilings)) {
+        report.warnings.push_back(point_name(point) + ": " + warning);
+      }
+    }
     if (point.throughput_samples_per_s.count >= 2 &&
         point.throughput_samples_per_s.cv_pct > settings.cv_warn_pct) {
       char text[160];

@@ -4,11 +4,13 @@
 // without the arrivals table of newer files).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/results/device_peaks.hpp"
 #include "orchestrator/results/report.hpp"
+#include "orchestrator/results/report_points.hpp"
 #include "orchestrator/results/report_render.hpp"
 #include "orchestrator/results/statistics.hpp"
 #include "orchestrator/results/stragglers.hpp"
@@ -262,6 +264,12 @@ TEST_CASE("ceilings: MFU against the datasheet peak, fractions of the measured c
   CHECK(*ceilings.achieved_busbw_gbps == doctest::Approx(4.4));
   CHECK(*ceilings.busbw_fraction == doctest::Approx(0.044));
   CHECK(*ceilings.calibration_pct == doctest::Approx(100.0 / 11));
+  CHECK(ceiling_warnings(ceilings).empty());
+  PointCeilings faster_link = ceilings;
+  faster_link.busbw_fraction = 1.65;
+  REQUIRE(ceiling_warnings(faster_link).size() == 1);
+  CHECK(ceiling_warnings(faster_link)[0].find("reached 165% of the calibrated bus bandwidth") !=
+        std::string::npos);
   auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
   CHECK(json["points"][0]["ceilings"]["mfu"].get<double>() == doctest::Approx(1.5 / 989.4));
   CHECK(render_report(report, ReportFormat::kHtml).find("MFU [%]") != std::string::npos);
@@ -294,6 +302,12 @@ TEST_CASE("ceilings: a CPU and an unknown device get no peak and say so; no cali
     CHECK_FALSE(point.ceilings->peak_tflops);
     CHECK_FALSE(point.ceilings->mfu);
     CHECK(*point.ceilings->gemm_fraction == doctest::Approx(15));  // 1.5 of 0.1 TFLOPS
+    // So the 1500% is no figure: the report says why, for this point.
+    const std::string warning = point_name(point) +
+                                ": trained at 1500% of the GEMM ceiling its calibration "
+                                "measured (0.1 TFLOPS/device)";
+    CHECK(std::any_of(report.warnings.begin(), report.warnings.end(),
+                      [&](const std::string& w) { return w.rfind(warning, 0) == 0; }));
     CHECK(point.ceilings->peak_note == (point.config.at("device") == "cpu"
                                             ? "CPU: no datasheet peak"
                                             : "no datasheet peak for NVIDIA B200 at fp32"));
