@@ -76,17 +76,31 @@ std::vector<AccountedJob> accounted_jobs(const std::set<std::string>& job_ids) {
   return jobs;
 }
 
+// A study of `runs` runs of the fake workload, each sleeping `sleep_s`, in a fresh folder
+// `folder` of the cluster's work dir; one attempt each.
+struct WaveStudy {
+  std::string study;
+  std::string results;
+};
+WaveStudy wave_study(const std::string& folder, const std::string& name, int runs, int sleep_s) {
+  fs::path dir = ClusterSession::get().work_dir() / folder;
+  fs::remove_all(dir);
+  std::string tags;
+  for (int tag = 1; tag <= runs; ++tag) tags += (tag > 1 ? ", " : "") + std::to_string(tag);
+  return {write_study(dir, name,
+                      "workload: {binary: " + write_fake_workload(dir) +
+                          ", sleep_s: " + std::to_string(sleep_s) + "}\nmatrix: {tag: [" + tags +
+                          "]}\nslurm: {time: \"5\"}\nmax_attempts: 1\n"),
+          (dir / "results").string()};
+}
+
 }  // namespace
 
 TEST_CASE("with MaxSubmitJobs=2 a 10-run study completes in waves without a submit error") {
   REQUIRE_CLUSTER();
-  fs::path dir = cluster.work_dir() / "submit_limits";
-  fs::remove_all(dir);
-  std::string study = write_study(dir, "waves10",
-                                  "workload: {binary: " + write_fake_workload(dir) +
-                                      ", sleep_s: 2}\nmatrix: {tag: [1, 2, 3, 4, 5, 6, 7, 8, 9, "
-                                      "10]}\nslurm: {time: \"5\"}\nmax_attempts: 1\n");
-  const std::string results = (dir / "results").string();
+  const WaveStudy waves = wave_study("submit_limits", "waves10", 10, 2);
+  const std::string& study = waves.study;
+  const std::string& results = waves.results;
   SubmitLimitGuard limit(2);
 
   ProcessResult submitted =
@@ -146,13 +160,9 @@ TEST_CASE("with MaxSubmitJobs=2 a 10-run study completes in waves without a subm
 
 TEST_CASE("wait submits the later waves with the options submit was given (--no-arrays)") {
   REQUIRE_CLUSTER();
-  fs::path dir = cluster.work_dir() / "submit_limits_choices";
-  fs::remove_all(dir);
-  std::string study = write_study(dir, "waves6",
-                                  "workload: {binary: " + write_fake_workload(dir) +
-                                      ", sleep_s: 1}\nmatrix: {tag: [1, 2, 3, 4, 5, 6]}\n"
-                                      "slurm: {time: \"5\"}\nmax_attempts: 1\n");
-  const std::string results = (dir / "results").string();
+  const WaveStudy waves = wave_study("submit_limits_choices", "waves6", 6, 1);
+  const std::string& study = waves.study;
+  const std::string& results = waves.results;
   SubmitLimitGuard limit(2);
 
   ProcessResult submitted =
