@@ -76,6 +76,40 @@ std::optional<long long> read_integer(const ConfigNode& node, const std::string&
   return value;
 }
 
+std::optional<int> read_time_limit(const ConfigNode& node, const std::string& field,
+                                   Diagnostics& diagnostics) {
+  auto text = read_scalar(node, field, diagnostics);
+  if (!text) return std::nullopt;
+  auto minutes = parse_time_limit_minutes(*text);
+  if (!minutes) {
+    diagnostics.add(node.location, field,
+                    "malformed time '" + *text + "' (expected MM, HH:MM:SS or D-HH:MM:SS)");
+    return std::nullopt;
+  }
+  if (*minutes <= 0) {
+    diagnostics.add(node.location, field, "must be longer than zero");
+    return std::nullopt;
+  }
+  return minutes;
+}
+
+std::optional<long long> read_memory_size(const ConfigNode& node, const std::string& field,
+                                          Diagnostics& diagnostics) {
+  auto text = read_scalar(node, field, diagnostics);
+  if (!text) return std::nullopt;
+  auto megabytes = parse_memory_mb(*text);
+  if (!megabytes) {
+    diagnostics.add(node.location, field,
+                    "malformed memory size '" + *text + "' (e.g. 16G, 4000M)");
+    return std::nullopt;
+  }
+  if (*megabytes <= 0) {
+    diagnostics.add(node.location, field, "must be more than zero");
+    return std::nullopt;
+  }
+  return megabytes;
+}
+
 std::optional<double> read_non_negative_number(const ConfigNode& node, const std::string& field,
                                                Diagnostics& diagnostics) {
   auto value = read_number(node, field, diagnostics);

@@ -35,6 +35,14 @@ std::optional<std::string> read_line_scalar(const ConfigNode& node, const std::s
 std::optional<long long> read_integer(const ConfigNode& node, const std::string& field,
                                       long long minimum, Diagnostics& diagnostics);
 
+// A time limit longer than zero (MM, HH:MM:SS or D-HH:MM:SS), in minutes.
+std::optional<int> read_time_limit(const ConfigNode& node, const std::string& field,
+                                   Diagnostics& diagnostics);
+
+// A memory size above zero (16G, 4000M), in MB.
+std::optional<long long> read_memory_size(const ConfigNode& node, const std::string& field,
+                                          Diagnostics& diagnostics);
+
 // A number no smaller than zero: percentages, thresholds and budgets.
 std::optional<double> read_non_negative_number(const ConfigNode& node, const std::string& field,
                                                Diagnostics& diagnostics);

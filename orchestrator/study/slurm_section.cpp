@@ -28,34 +28,6 @@ void read_text_options(const ConfigNode& slurm, StudyTemplate& study, Diagnostic
   }
 }
 
-void read_time(const ConfigNode& time, SlurmOptions& options, Diagnostics& diagnostics) {
-  auto text = read_scalar(time, "slurm.time", diagnostics);
-  if (!text) return;
-  auto minutes = parse_time_limit_minutes(*text);
-  if (!minutes) {
-    diagnostics.add(time.location, "slurm.time",
-                    "malformed time '" + *text + "' (expected MM, HH:MM:SS or D-HH:MM:SS)");
-  } else if (*minutes <= 0) {
-    diagnostics.add(time.location, "slurm.time", "must be longer than zero");
-  } else {
-    options.time_limit_minutes = *minutes;
-  }
-}
-
-void read_memory(const ConfigNode& mem, SlurmOptions& options, Diagnostics& diagnostics) {
-  auto text = read_scalar(mem, "slurm.mem", diagnostics);
-  if (!text) return;
-  auto megabytes = parse_memory_mb(*text);
-  if (!megabytes) {
-    diagnostics.add(mem.location, "slurm.mem",
-                    "malformed memory size '" + *text + "' (e.g. 16G, 4000M)");
-  } else if (*megabytes <= 0) {
-    diagnostics.add(mem.location, "slurm.mem", "must be more than zero");
-  } else {
-    options.memory_mb = *megabytes;
-  }
-}
-
 NodeDefaults read_node_defaults(const ConfigNode& slurm, Diagnostics& diagnostics) {
   NodeDefaults defaults;
   if (const ConfigNode* gpus = slurm.find("gpus_per_node")) {
@@ -100,13 +72,21 @@ NodeDefaults read_slurm_section(const ConfigNode& slurm, StudyTemplate& study,
   check_keys(slurm, "slurm.", kSlurmKeys, diagnostics);
   SlurmOptions& options = study.shared.slurm;
   read_text_options(slurm, study, diagnostics);
-  if (const ConfigNode* time = slurm.find("time")) read_time(*time, options, diagnostics);
+  if (const ConfigNode* time = slurm.find("time")) {
+    if (auto minutes = read_time_limit(*time, "slurm.time", diagnostics)) {
+      options.time_limit_minutes = *minutes;
+    }
+  }
   if (const ConfigNode* cpus = slurm.find("cpus_per_task")) {
     if (auto value = read_integer(*cpus, "slurm.cpus_per_task", 1, diagnostics)) {
       options.cpus_per_task = static_cast<int>(*value);
     }
   }
-  if (const ConfigNode* mem = slurm.find("mem")) read_memory(*mem, options, diagnostics);
+  if (const ConfigNode* mem = slurm.find("mem")) {
+    if (auto megabytes = read_memory_size(*mem, "slurm.mem", diagnostics)) {
+      options.memory_mb = *megabytes;
+    }
+  }
   NodeDefaults defaults = read_node_defaults(slurm, diagnostics);
   if (const ConfigNode* extra = slurm.find("extra")) read_extra_options(*extra, study, diagnostics);
   return defaults;

@@ -33,33 +33,6 @@ const ConfigNode* located(const ConfigNode& map, const std::string& key, const s
   return node;
 }
 
-std::optional<int> read_time(const ConfigNode& node, const std::string& field,
-                             Diagnostics& diagnostics) {
-  auto text = read_scalar(node, field, diagnostics);
-  if (!text) return std::nullopt;
-  auto minutes = parse_time_limit_minutes(*text);
-  if (!minutes || *minutes <= 0) {
-    diagnostics.add(
-        node.location, field,
-        "expected a time limit longer than zero (MM, HH:MM:SS or D-HH:MM:SS), got '" + *text + "'");
-    return std::nullopt;
-  }
-  return minutes;
-}
-
-std::optional<long long> read_memory(const ConfigNode& node, const std::string& field,
-                                     Diagnostics& diagnostics) {
-  auto text = read_scalar(node, field, diagnostics);
-  if (!text) return std::nullopt;
-  auto megabytes = parse_memory_mb(*text);
-  if (!megabytes || *megabytes <= 0) {
-    diagnostics.add(node.location, field,
-                    "expected a memory size above zero (e.g. 512G, 4000M), got '" + *text + "'");
-    return std::nullopt;
-  }
-  return megabytes;
-}
-
 std::optional<double> read_positive(const ConfigNode& node, const std::string& field,
                                     Diagnostics& diagnostics) {
   auto value = read_non_negative_number(node, field, diagnostics);
@@ -130,7 +103,7 @@ void read_node(const ConfigNode& node, SystemSpec& system, Diagnostics& diagnost
     }
   }
   if (const ConfigNode* memory = located(node, "memory", "node.memory", system)) {
-    if (auto value = read_memory(*memory, "node.memory", diagnostics)) {
+    if (auto value = read_memory_size(*memory, "node.memory", diagnostics)) {
       system.node.memory_mb = *value;
     }
   }
@@ -180,7 +153,7 @@ void read_limits(const ConfigNode& node, SystemSpec& system, Diagnostics& diagno
     }
   }
   if (const ConfigNode* time = located(node, "max_time", "limits.max_time", system)) {
-    system.limits.max_time_minutes = read_time(*time, "limits.max_time", diagnostics);
+    system.limits.max_time_minutes = read_time_limit(*time, "limits.max_time", diagnostics);
   }
   if (const ConfigNode* jobs = located(node, "max_jobs", "limits.max_jobs", system)) {
     if (auto value = read_integer(*jobs, "limits.max_jobs", 1, diagnostics)) {
@@ -193,10 +166,10 @@ void read_defaults(const ConfigNode& node, SystemSpec& system, Diagnostics& diag
   if (!expect_map(node, "defaults", diagnostics)) return;
   check_keys(node, "defaults.", kDefaultKeys, diagnostics);
   if (const ConfigNode* time = located(node, "time", "defaults.time", system)) {
-    system.defaults.time_minutes = read_time(*time, "defaults.time", diagnostics);
+    system.defaults.time_minutes = read_time_limit(*time, "defaults.time", diagnostics);
   }
   if (const ConfigNode* mem = located(node, "mem", "defaults.mem", system)) {
-    system.defaults.mem_mb = read_memory(*mem, "defaults.mem", diagnostics);
+    system.defaults.mem_mb = read_memory_size(*mem, "defaults.mem", diagnostics);
   }
 }
 
