@@ -41,6 +41,22 @@ nlohmann::json run_spec_to_json(const RunSpec& spec) {
       {"container", {{"image", spec.container.image}, {"binds", spec.container.binds}}},
       {"env", spec.env},
       {"profile", spec.profile},
+      {"system",
+       {{"label", spec.system.label()},
+        {"id", spec.system.id},
+        {"variant", spec.system.variant},
+        {"hash", spec.system.hash},
+        {"named", spec.system.named},
+        {"scheduler", spec.system.scheduler},
+        {"scheduler_settings", spec.system.scheduler_settings},
+        {"srun_flags", spec.system.srun_flags},
+        {"node",
+         {{"gpus", spec.system.node.gpus},
+          {"gpu_model", spec.system.node.gpu_model},
+          {"cores", spec.system.node.cores},
+          {"hostname_pattern", spec.system.node.hostname_pattern}}},
+        {"peak_tflops", spec.system.peak_tflops},
+        {"resolved_yaml", spec.system.resolved_yaml}}},
   };
 }
 

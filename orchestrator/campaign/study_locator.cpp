@@ -15,13 +15,14 @@ std::string default_results_dir() {
   return "results";
 }
 
-Result<StudyLocation> locate_study(const std::string& argument, const std::string& results_dir) {
+Result<StudyLocation> locate_study(const std::string& argument, const std::string& results_dir,
+                                   const StudySystemChoice& systems) {
   namespace fs = std::filesystem;
   StudyLocation location;
   std::string extension = fs::path(argument).extension().string();
   bool yaml_path = extension == ".yaml" || extension == ".yml";
   if (yaml_path || fs::is_regular_file(argument)) {
-    auto study = load_study(argument);
+    auto study = load_study(argument, systems);
     if (!study) return study.status();
     location.name = study->name;
     location.study = std::move(*study);
@@ -32,15 +33,15 @@ Result<StudyLocation> locate_study(const std::string& argument, const std::strin
   return location;
 }
 
-Result<std::string> locate_study_database(const std::string& study,
-                                          const std::string& results_dir) {
+Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir,
+                                          const StudySystemChoice& systems) {
   namespace fs = std::filesystem;
   if (fs::path(study).extension() == ".sqlite") {
     if (!fs::is_regular_file(study)) return Status::error(study + ": no such study database");
     if (Status empty = common::refuse_empty_database(study); !empty) return empty;
     return study;
   }
-  auto location = locate_study(study, results_dir);
+  auto location = locate_study(study, results_dir, systems);
   if (!location) return location.status();
   if (!fs::is_regular_file(location->database_path)) {
     return Status::error("no study database " + location->database_path + " for study '" +

@@ -19,11 +19,14 @@ struct StudyLocation {
 };
 
 // A path to an existing .yaml/.yml file is loaded; anything else is a study name.
-Result<StudyLocation> locate_study(const std::string& argument, const std::string& results_dir);
+// `systems`: as load_study plans the study on systems.
+Result<StudyLocation> locate_study(const std::string& argument, const std::string& results_dir,
+                                   const StudySystemChoice& systems = {});
 
 // The database of an already submitted study: a *.sqlite path as is, otherwise what
 // locate_study makes of `study` → <results_dir>/<name>.sqlite. Either must exist.
-Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir);
+Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir,
+                                          const StudySystemChoice& systems = {});
 
 // --results-dir default: $SCALESTUDY_RESULTS_DIR, else "results".
 std::string default_results_dir();

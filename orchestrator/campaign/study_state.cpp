@@ -231,7 +231,8 @@ Status StudyState::plan_runs(const std::vector<PlannedRun>& runs) {
 
 Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
                                                         const std::string& claim_token,
-                                                        bool planned_only) {
+                                                        bool planned_only,
+                                                        const std::set<std::string>* only) {
   std::vector<std::string> claimed;
   Status claim = sqlite::in_transaction(db_, [&]() -> Status {
     auto candidates = db_.query(
@@ -239,6 +240,7 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
     if (!candidates) return candidates.status();
     std::string now = utc_now_iso8601();
     for (const auto& row : *candidates) {
+      if (only != nullptr && only->count(text_of(row[0])) == 0) continue;
       std::string state = text_of(row[1]);
       auto job_state = common::parse_job_state(state);
       bool wanted = false;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -87,8 +88,11 @@ class StudyState {
   // Claims, atomically, every planned run that needs a submission: PLANNED or finished
   // retryably (is_retryable; unless planned_only) with attempts < max_attempts, plus runs
   // whose SUBMITTING claim belongs to a dead process on this host. Returns the claimed run ids.
+  // `only` (when set) limits the claim to those runs: one scheduler's share of a study
+  // planned on several systems.
   Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token,
-                                              bool planned_only = false);
+                                              bool planned_only = false,
+                                              const std::set<std::string>* only = nullptr);
   // The claimed run got a job: SUBMITTED, attempts + 1, an attempts row. An error if the
   // claim is not (any more) held under `claim_token`.
   Status record_submission(const sched::Submission& submission, const std::string& scheduler,

@@ -15,11 +15,18 @@
 namespace scalestudy::campaign {
 namespace {
 
-std::string report_json(const StudyReportSettings& report) {
+// The report's settings, and the study's systems in its order (the report's first system
+// is the one the others are compared with).
+std::string report_json(const Study& study) {
   nlohmann::json json = nlohmann::json::object();
-  if (report.target_gain_pct) json["target_gain_pct"] = *report.target_gain_pct;
-  if (!report.thresholds.empty()) json["thresholds"] = report.thresholds;
+  if (study.report.target_gain_pct) json["target_gain_pct"] = *study.report.target_gain_pct;
+  if (!study.report.thresholds.empty()) json["thresholds"] = study.report.thresholds;
+  if (!study.systems.empty()) json["systems"] = study.systems;
   return json.dump();
+}
+
+bool in_share(const SubmitPlan& plan, const std::string& run_id) {
+  return !plan.share || plan.share->count(run_id) != 0;
 }
 
 // Records the study and its planned runs, then reconciles the runs in flight.
@@ -52,7 +59,8 @@ Result<std::vector<std::string>> claim_for_submit(StudyState& state, const Submi
                                                   common::FaultInjector& faults,
                                                   SubmitReport& report) {
   if (!options.dry_run) {
-    auto claim = state.claim_runs(plan.study.max_attempts, token, options.planned_only);
+    auto claim = state.claim_runs(plan.study.max_attempts, token, options.planned_only,
+                                  plan.share ? &*plan.share : nullptr);
     if (claim) faults.reached("submit.claimed");
     return claim;
   }
@@ -60,6 +68,7 @@ Result<std::vector<std::string>> claim_for_submit(StudyState& state, const Submi
   if (!runs) return runs.status();
   std::vector<std::string> claimed;
   for (const RunRecord& run : *runs) {
+    if (!in_share(plan, run.run_id)) continue;
     auto job_state = common::parse_job_state(run.state);
     bool wants = run.state == kStatePlanned || (job_state && common::is_retryable(*job_state));
     if (wants && run.attempts < plan.study.max_attempts) claimed.push_back(run.run_id);
@@ -104,13 +113,14 @@ std::vector<sched::PreparedRun> prepare_claimed(StudyState& state, const SubmitP
   return prepared;
 }
 
-// Sorts every run of the plan into completed, failed for good, or in flight elsewhere.
+// Sorts every run of the plan's share into completed, failed for good, or in flight elsewhere.
 Status summarise(StudyState& state, const SubmitPlan& plan, const std::vector<std::string>& claimed,
                  SubmitReport& report) {
   auto runs = state.runs();
   if (!runs) return runs.status();
   std::set<std::string> claimed_ids(claimed.begin(), claimed.end());
   for (const RunRecord& run : *runs) {
+    if (!in_share(plan, run.run_id)) continue;
     if (run.state == "COMPLETED") {
       report.completed.push_back(run.run_id);
     } else if (is_exhausted(run, plan.study.max_attempts)) {
@@ -140,7 +150,7 @@ SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir) 
   plan.study.kind = study_kind_name(study.kind);
   plan.study.source_path = study.source_path;
   plan.study.baseline_json = nlohmann::json(study.baseline).dump();
-  plan.study.report_json = report_json(study.report);
+  plan.study.report_json = report_json(study);
   plan.study.max_attempts = study.max_attempts;
   plan.runs = study.runs;
   plan.results_dir = results_dir;

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,11 @@ namespace scalestudy::campaign {
 
 struct SubmitPlan {
   StudyRecord study;
-  std::vector<RunSpec> runs;
-  std::string results_dir;  // the database is <results_dir>/<study>.sqlite
+  std::vector<RunSpec> runs;  // every run of the study: all are recorded
+  std::string results_dir;    // the database is <results_dir>/<study>.sqlite
+  // The runs this plan's scheduler submits and reports on, when the study's runs go to
+  // several schedulers (systems); unset: all.
+  std::optional<std::set<std::string>> share;
 };
 
 SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir);

@@ -1,12 +1,15 @@
 // `scalestudy compare A B`: two studies (or one study at two git commits) point by point,
 // with significance over repeats and a verdict; exit 1 on a regression, for CI gates.
+#include <algorithm>
 #include <cstdio>
 
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/results/compare_render.hpp"
 #include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/report_systems.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -14,26 +17,27 @@ namespace {
 const char kUsage[] =
     "usage: scalestudy compare A B [--threshold-pct P] [--format table|md|csv|json|html]\n"
     "                          [--no-ingest] [--results-dir DIR]\n\n"
-    "Compares study B with study A (each a study name, YAML or database; STUDY@COMMIT takes\n"
-    "only the runs whose provenance records a git commit starting with COMMIT, so one study\n"
-    "run at two commits compares with itself). Per point measured in both (configuration,\n"
-    "ranks, nodes): mean throughput of each, the ratio B/A with its 95% CI, Welch's t over\n"
-    "the repeats, the efficiency of each, and a verdict: faster or slower (significant at 5%\n"
-    "and beyond the threshold), no significant change, or cannot judge (fewer than 2 repeats\n"
-    "on a side; the repeats needed are named). Beside each verdict, what differs between the\n"
-    "two sides' runs, most likely cause first: build (binary build id, git commit), library\n"
-    "and driver versions, parameters, environment (NCCL_* and the like), runtime choices,\n"
-    "hosts.\n\n"
+    "Compares study B with study A (each a study name, YAML or database; STUDY@SYSTEM takes\n"
+    "the runs of one of the study's systems, so one study on two systems compares with\n"
+    "itself; STUDY@COMMIT takes only the runs whose provenance records a git commit starting\n"
+    "with COMMIT, so one study run at two commits does too). Per point measured in both\n"
+    "(configuration, ranks, nodes): mean throughput of each, the ratio B/A with its 95% CI,\n"
+    "Welch's t over the repeats, the efficiency of each, and a verdict: faster or slower\n"
+    "(significant at 5% and beyond the threshold), no significant change, or cannot judge\n"
+    "(fewer than 2 repeats on a side; the repeats needed are named). Beside each verdict,\n"
+    "what differs between the two sides' runs, most likely cause first: build (binary build\n"
+    "id, git commit), library and driver versions, parameters, environment (NCCL_* and the\n"
+    "like), runtime choices, hosts.\n\n"
     "  --threshold-pct P  smallest change that counts (default 5)\n\n"
     "exit: 0 no regression; 1 some point is significantly slower beyond the threshold;\n"
     "2 usage; 3 a study database is missing";
 
 struct StudySide {
   std::string study;
-  std::string git_commit;
+  std::string suffix;  // a system of the study, or a git commit prefix; may be empty
 };
 
-// "name@abc123" → the study and a commit prefix; a path may hold '@' before its last '/'.
+// "name@abc123" → the study and what follows '@'; a path may hold '@' before its last '/'.
 StudySide split_side(const std::string& text) {
   const auto at = text.rfind('@');
   if (at == std::string::npos || at == 0 || at + 1 == text.size() ||
@@ -52,7 +56,7 @@ struct ComparedStudy {
 Result<ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
                                 bool ingest, bool& missing) {
   const StudySide side = split_side(text);
-  auto database = campaign::locate_study_database(side.study, results_dir);
+  auto database = campaign::locate_study_database(side.study, results_dir, default_system_choice());
   if (!database) {
     missing = true;
     return database.status();
@@ -63,10 +67,18 @@ Result<ComparedStudy> load_side(const std::string& text, const std::string& resu
   }
   auto db = sqlite::Database::open(*database, sqlite::OpenMode::kReadOnly);
   if (!db) return db.status();
-  results::ReportOptions options;
-  options.git_commit = side.git_commit;
-  auto report = results::build_report(*db, options);
+  // STUDY@SYSTEM when the study ran on a system of that name, else STUDY@COMMIT.
+  auto report = results::build_report(*db);
   if (!report) return report.status().with_context(text);
+  const std::vector<std::string> systems = results::report_systems(*report);
+  if (std::find(systems.begin(), systems.end(), side.suffix) != systems.end()) {
+    report = results::report_on_system(*report, side.suffix);
+  } else if (!side.suffix.empty()) {
+    results::ReportOptions options;
+    options.git_commit = side.suffix;
+    report = results::build_report(*db, options);
+    if (!report) return report.status().with_context(text);
+  }
   std::vector<std::string> run_ids;
   for (const auto& point : report->points) {
     run_ids.insert(run_ids.end(), point.run_ids.begin(), point.run_ids.end());

@@ -4,6 +4,7 @@
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/results/export_csv.hpp"
 
 namespace scalestudy::cli {
@@ -24,7 +25,8 @@ int run_export(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto database = campaign::locate_study_database(
-      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
+      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
+      default_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy export: %s\n", database.status().message().c_str());
     return kExitEnvironment;

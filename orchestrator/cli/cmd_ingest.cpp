@@ -4,6 +4,7 @@
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/results/ingest.hpp"
 
 namespace scalestudy::cli {
@@ -17,7 +18,8 @@ int run_ingest(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto database = campaign::locate_study_database(
-      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
+      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
+      default_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy ingest: %s\n", database.status().message().c_str());
     return kExitEnvironment;
@@ -39,6 +41,9 @@ int run_ingest(const std::vector<std::string>& args) {
               outcome->ingested, outcome->unchanged, outcome->failed);
   for (const auto& failure : outcome->failures) std::printf("  failed %s\n", failure.c_str());
   for (const auto& kept : outcome->kept) std::printf("  %s\n", kept.c_str());
+  for (const auto& mismatch : outcome->system_mismatches) {
+    std::fprintf(stderr, "warning: %s\n", mismatch.c_str());
+  }
   return outcome->failed > 0 ? kExitFailure : kExitOk;
 }
 

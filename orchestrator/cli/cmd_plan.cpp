@@ -1,5 +1,6 @@
 // `scalestudy plan STUDY.yaml`: expand a study and show its runs, optionally writing the
 // sbatch script of every run. Nothing is submitted.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/results/cost_estimate.hpp"
 #include "orchestrator/results/text_table.hpp"
@@ -31,12 +33,13 @@ namespace fs = std::filesystem;
 
 const char kUsage[] =
     "usage: scalestudy plan STUDY.yaml [--format table|json|csv] [--emit-scripts DIR]\n"
-    "                       [--results-dir DIR] [--profiles-dir DIR]\n\n"
+    "                       [--results-dir DIR] [--profiles-dir DIR]\n"
+    "                       [--system ID[:VARIANT]]...\n\n"
     "Expands a study into its runs and prints them: run id, repeat, nodes, GPUs (ranks on\n"
-    "CPU runs), global and per-GPU batch, and the parameters that vary, then the totals: runs,\n"
-    "node-hours and GPU-hours requested (time limit × nodes × GPUs) and, when earlier measured\n"
-    "runs of the same configuration exist in a study database under the results dir, an\n"
-    "estimate from their measured run time. Nothing is submitted.\n\n"
+    "CPU runs), global and per-GPU batch, its system and the parameters that vary, then the\n"
+    "totals: runs, node-hours and GPU-hours requested (time limit × nodes × GPUs) and, when\n"
+    "earlier measured runs of the same configuration exist in a study database under the\n"
+    "results dir, an estimate from their measured run time. Nothing is submitted.\n\n"
     "options:\n"
     "  --format F          table (default), json (every resolved run) or csv\n"
     "  --emit-scripts DIR  also write DIR/<run_id>.sbatch, the exact job script of each run\n"
@@ -44,7 +47,10 @@ const char kUsage[] =
     "                      looked up in (default: results); each run\n"
     "                      writes DIR/<study>/runs/<run_id>/\n"
     "  --profiles-dir DIR  where profile wrappers live (default: $SCALESTUDY_PROFILES_DIR,\n"
-    "                      else the source tree's profiles/)\n\n"
+    "                      else the source tree's profiles/)\n"
+    "  --system ID[:VAR]   plan on this system instead of the study's `systems:`\n"
+    "                      (repeatable; `scalestudy systems list` names them). A run over\n"
+    "                      its system's limits is an error naming both files' lines.\n\n"
     "Every workload parameter is checked against what the workload binary says about its\n"
     "flags (--describe-flags json); a program that cannot say is noted and left unchecked.\n\n"
     "exit codes: 0 planned; 1 the study is invalid (every error is printed as\n"
@@ -57,9 +63,14 @@ bool any_gpu_run(const Study& study) {
   return false;
 }
 
-// Varied keys other than the ones the fixed columns already show.
+// Varied keys other than the ones the fixed columns already show; `system` first whenever
+// the study names systems, even one.
 std::vector<std::string> extra_columns(const Study& study) {
   std::vector<std::string> keys;
+  if (!study.systems.empty() && std::find(study.varied_keys.begin(), study.varied_keys.end(),
+                                          "system") == study.varied_keys.end()) {
+    keys.push_back("system");
+  }
   for (const auto& key : study.varied_keys) {
     bool shown =
         key == "world_size" || key == "nodes" || key == "global_batch" || key == "per_gpu_batch";
@@ -90,7 +101,9 @@ std::vector<std::vector<std::string>> table_rows(const Study& study, bool header
                                     std::to_string(run.tasks_per_node),
                                     std::to_string(run.global_batch),
                                     std::to_string(run.per_gpu_batch)};
-    for (const auto& key : keys) row.push_back(run.varied.at(key));
+    for (const auto& key : keys) {
+      row.push_back(key == "system" ? run.system.label() : run.varied.at(key));
+    }
     rows.push_back(std::move(row));
   }
   return rows;
@@ -183,6 +196,7 @@ void print_json(const Study& study, const PlanTotals& totals) {
       {"baseline", study.baseline},
       {"max_attempts", study.max_attempts},
       {"array_throttle", study.array_throttle},
+      {"systems", study.systems},
       {"varied_keys", study.varied_keys},
       {"runs", nullptr},  // a place in the key order; written by put_runs
       {"totals", totals_json(totals)},
@@ -247,8 +261,8 @@ int emit_scripts(const Study& study, const std::string& dir, const std::string& 
 }
 
 int run_plan(const std::vector<std::string>& args) {
-  auto parsed =
-      parse_args(args, {{"--format", "--emit-scripts", "--results-dir", "--profiles-dir"}, {}});
+  auto parsed = parse_args(
+      args, {{"--format", "--emit-scripts", "--results-dir", "--profiles-dir", kSystemOption}, {}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy plan: %s\n", parsed.status().message().c_str());
     return kExitUsage;
@@ -268,7 +282,7 @@ int run_plan(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy plan: %s: no such study file\n", path.c_str());
     return kExitEnvironment;
   }
-  Result<Study> study = load_study(path);
+  Result<Study> study = load_study(path, system_choice(*parsed));
   if (!study) {
     std::fprintf(stderr, "%s\n", study.status().message().c_str());
     return kExitFailure;

@@ -14,6 +14,7 @@
 #include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/scheduler_help.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::cli {
@@ -31,7 +32,8 @@ const char kDescription[] =
     "options:\n"
     "  --run ID           the measured run to profile\n"
     "  --profile NAME     a file in the profiles directory, without .yaml\n"
-    "  --scheduler S      as for submit (default: detected)\n"
+    "  --scheduler S      as for submit (default: the run's system's, else detected)\n"
+    "  --system ID[:VAR]  as for submit: the systems the study is planned on (repeatable)\n"
     "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n"
     "  --profiles-dir DIR profile definitions (default: $SCALESTUDY_PROFILES_DIR, else the\n"
     "                     source tree's profiles/)\n"
@@ -104,9 +106,9 @@ int submit_and_print(const Study& study, const std::string& results_dir, const R
 }
 
 int run_profile(const std::vector<std::string>& args) {
-  auto parsed = parse_args(
-      args,
-      {{"--run", "--profile", "--scheduler", "--results-dir", "--profiles-dir"}, {"--dry-run"}});
+  auto parsed = parse_args(args, {{"--run", "--profile", "--scheduler", "--results-dir",
+                                   "--profiles-dir", kSystemOption},
+                                  {"--dry-run"}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy profile: %s\n%s\n", parsed.status().message().c_str(),
                  profile_usage().c_str());
@@ -133,8 +135,14 @@ int run_profile(const std::vector<std::string>& args) {
   const auto& [measured, spec] = *specs;
 
   const std::string bin_dir = campaign::executable_dir();
-  const std::string scheduler_name = parsed->value_or("--scheduler", sched::detect_scheduler());
-  auto scheduler = sched::make_scheduler(scheduler_name, {bin_dir});
+  // A run on a named system goes to that system's scheduler, configured by its settings.
+  const std::string scheduler_name = parsed->value_or(
+      "--scheduler", spec.system.named ? spec.system.scheduler : sched::detect_scheduler());
+  sched::SchedulerOptionValues settings;
+  for (const auto& [key, value] : spec.system.scheduler_settings) {
+    settings.emplace(sched::system_key_flag(key), value);
+  }
+  auto scheduler = sched::make_scheduler(scheduler_name, {bin_dir}, settings);
   if (!scheduler) {
     std::fprintf(stderr, "scalestudy profile: %s\n", scheduler.status().message().c_str());
     return kExitEnvironment;

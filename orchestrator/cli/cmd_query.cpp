@@ -4,6 +4,7 @@
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/results/query.hpp"
 #include "orchestrator/results/query_printer.hpp"
 #include "orchestrator/results/read_only_open.hpp"
@@ -47,7 +48,8 @@ int run_query(const std::vector<std::string>& args) {
   }
   limits.time_limit_s = *time_limit_s;
   auto database = campaign::locate_study_database(
-      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()));
+      parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
+      default_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy query: %s\n", database.status().message().c_str());
     return kExitEnvironment;

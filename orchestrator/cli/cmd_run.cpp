@@ -38,7 +38,8 @@ const char kClosing[] =
 std::string run_usage() {
   return std::string(kIntroduction) +
          wrap_words("submit options: ",
-                    "--scheduler " + scheduler_choices("|") + ", --results-dir DIR, --packed, " +
+                    "--scheduler " + scheduler_choices("|") +
+                        ", --system ID[:VARIANT] (repeatable), --results-dir DIR, --packed, " +
                         scheduler_option_list() + " (see `scalestudy submit --help`)",
                     2) +
          "\n" + kClosing;
@@ -70,9 +71,9 @@ int run_run(const std::vector<std::string>& args) {
   int exit_code = kExitOk;
   auto location = locate_study_yaml_or_explain("run", *parsed, results_dir, exit_code);
   if (!location) return exit_code;
-  auto session = make_submit_session("run", *parsed, *location->study, results_dir, exit_code);
-  if (!session) return exit_code;
-  if (int submitted = submit_and_print("run", *session); submitted == kExitEnvironment) {
+  auto sessions = make_submit_sessions("run", *parsed, *location->study, results_dir, exit_code);
+  if (!sessions) return exit_code;
+  if (int submitted = submit_and_print("run", *sessions); submitted == kExitEnvironment) {
     return submitted;
   }
 
@@ -81,13 +82,11 @@ int run_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy run: %s\n", state.status().message().c_str());
     return kExitFailure;
   }
-  wait.resubmit = [&session]() -> Status {
-    auto report = campaign::submit_study(session->plan, *session->scheduler, session->options);
-    return report ? Status::ok() : report.status();
-  };
+  wait.resubmit = [&sessions]() { return submit_sessions(*sessions); };
   wait.on_progress = make_progress_printer();
-  auto outcome = campaign::wait_study(*state, session->options.scheduler_context, wait,
-                                      session->scheduler.get());
+  const SubmitSession& first = sessions->front();
+  auto outcome =
+      campaign::wait_study(*state, first.options.scheduler_context, wait, first.scheduler.get());
   if (!outcome) {
     std::fprintf(stderr, "scalestudy run: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;

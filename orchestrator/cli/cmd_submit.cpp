@@ -22,6 +22,10 @@ const char kIntroduction[] =
     "DIR/<study>/runs/<run_id>/.\n\n";
 
 const char kClosing[] =
+    "  --system ID[:VAR] plan the study on this system instead of its `systems:` (repeatable;\n"
+    "                    `scalestudy systems list`); each system's runs go to its own\n"
+    "                    scheduler, and a run over its system's limits is refused before\n"
+    "                    anything is submitted\n"
     "  --dry-run         write the job scripts and list what would be submitted; submit nothing\n"
     "  --packed          the whole sweep in one allocation, each run a job step (as the study's\n"
     "                    allocation: packed; batch schedulers only, the local one ignores it)\n"
@@ -36,7 +40,8 @@ std::string submit_usage() {
   std::vector<std::string> synopsis = {"[--scheduler " + scheduler_choices("|") + "]",
                                        "[--results-dir DIR]"};
   for (const std::string& option : scheduler_option_synopsis()) synopsis.push_back(option);
-  synopsis.insert(synopsis.end(), {"[--dry-run]", "[--packed]", "[--max-gpu-hours H]"});
+  synopsis.insert(synopsis.end(), {"[--system ID[:VARIANT]]...", "[--dry-run]", "[--packed]",
+                                   "[--max-gpu-hours H]"});
   return wrap_units("usage: scalestudy submit STUDY.yaml ", synopsis, 25) + "\n\n" + kIntroduction +
          scheduler_notes() + "options:\n" + scheduler_flag_help() +
          "  --results-dir DIR results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n" +
@@ -60,8 +65,8 @@ int run_submit(const std::vector<std::string>& args) {
   int exit_code = kExitOk;
   auto location = locate_study_yaml_or_explain("submit", *parsed, results_dir, exit_code);
   if (!location) return exit_code;
-  auto session = make_submit_session("submit", *parsed, *location->study, results_dir, exit_code);
-  return session ? submit_and_print("submit", *session) : exit_code;
+  auto sessions = make_submit_sessions("submit", *parsed, *location->study, results_dir, exit_code);
+  return sessions ? submit_and_print("submit", *sessions) : exit_code;
 }
 
 }  // namespace

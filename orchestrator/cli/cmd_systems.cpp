@@ -9,6 +9,7 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/systems/system_catalog.hpp"
 #include "orchestrator/systems/system_document.hpp"
 
@@ -43,10 +44,6 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-systems::SystemSearchPath search_path() {
-  return systems::default_system_search_path(SCALESTUDY_SYSTEMS_DIR);
-}
-
 std::string read_whole(const std::string& path) {
   std::ifstream in(path);
   std::ostringstream text;
@@ -76,7 +73,7 @@ int list() {
   int exit_code = kExitOk;
   std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", "id", "scheduler", "node", "max nodes",
               "variants", "file");
-  for (const systems::SystemListing& listing : systems::list_systems(search_path())) {
+  for (const systems::SystemListing& listing : systems::list_systems(system_search_path())) {
     if (!listing.system) {
       std::printf("%-22s error: %s\n", listing.file.id.c_str(),
                   listing.system.status().message().c_str());
@@ -98,7 +95,7 @@ int list() {
 }
 
 int show(const std::string& label, bool resolved) {
-  const systems::SystemSearchPath path = search_path();
+  const systems::SystemSearchPath path = system_search_path();
   auto parsed = systems::parse_system_label(label);
   if (!parsed) return usage_error(parsed.status().message());
   if (!systems::system_exists(path, parsed->first)) {
@@ -124,7 +121,7 @@ int show(const std::string& label, bool resolved) {
 }
 
 int check(const std::vector<std::string>& files) {
-  const systems::SystemSearchPath path = search_path();
+  const systems::SystemSearchPath path = system_search_path();
   std::vector<std::string> checked = files;
   if (checked.empty()) {
     for (const systems::SystemFile& file : systems::list_system_files(path)) {
@@ -144,7 +141,7 @@ int check(const std::vector<std::string>& files) {
 }
 
 int detect(const std::string& hostname) {
-  const systems::DetectedSystem detected = systems::detect_system(search_path(), hostname);
+  const systems::DetectedSystem detected = systems::detect_system(system_search_path(), hostname);
   for (const std::string& problem : detected.problems) {
     std::fprintf(stderr, "warning: not considered: %s\n", problem.c_str());
   }
@@ -156,12 +153,6 @@ int detect(const std::string& hostname) {
                  hostname.c_str());
   }
   return kExitOk;
-}
-
-std::string this_host() {
-  char name[256] = {};
-  gethostname(name, sizeof name - 1);
-  return name;
 }
 
 int run_systems(const std::vector<std::string>& args) {
@@ -179,7 +170,7 @@ int run_systems(const std::vector<std::string>& args) {
   if (action == "show" && rest.size() == 1) return show(rest[0], parsed->has("--resolved"));
   if (action == "check") return check(rest);
   if (action == "detect" && rest.empty()) {
-    return detect(parsed->value_or("--hostname", this_host()));
+    return detect(parsed->value_or("--hostname", this_host_name()));
   }
   return usage_error("unknown action or wrong arguments: '" + action + "'");
 }

@@ -7,6 +7,7 @@
 #include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/study/study.hpp"
 
@@ -14,16 +15,18 @@ namespace scalestudy::cli {
 namespace {
 
 const char kUsage[] =
-    "usage: scalestudy validate STUDY.yaml...\n\n"
+    "usage: scalestudy validate STUDY.yaml... [--system ID[:VARIANT]]...\n\n"
     "Reads, validates and expands each study file, as `plan` would, and prints every error\n"
     "as file:line:column: field 'name': message, including workload parameters the\n"
-    "workload's own flag description (--describe-flags json) refuses. Nothing is written\n"
-    "or submitted.\n\n"
+    "workload's own flag description (--describe-flags json) refuses and runs over a\n"
+    "system's limits. Nothing is written or submitted.\n\n"
+    "  --system ID[:VARIANT]  plan on this system instead of the study's `systems:`\n"
+    "                         (repeatable; see `scalestudy systems list`)\n\n"
     "exit codes: 0 every study is valid; 1 at least one is not; 2 wrong arguments;\n"
     "3 a file cannot be read.";
 
 int run_validate(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {});
+  auto parsed = parse_args(args, {{kSystemOption}, {}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy validate: %s\n", parsed.status().message().c_str());
     return kExitUsage;
@@ -39,7 +42,7 @@ int run_validate(const std::vector<std::string>& args) {
       exit_code = kExitEnvironment;
       continue;
     }
-    Result<Study> study = load_study(path);
+    Result<Study> study = load_study(path, system_choice(*parsed));
     if (study && !report_workload_param_check(
                      "validate", check_study_workload_params(*study, campaign::executable_dir()))) {
       if (exit_code == kExitOk) exit_code = kExitFailure;

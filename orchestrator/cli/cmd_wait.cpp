@@ -57,21 +57,19 @@ int run_wait(const std::vector<std::string>& args) {
   campaign::StudyState& state = opened->state;
   wait.on_progress = make_progress_printer();
   auto progress = campaign::study_progress(state);
-  std::optional<SubmitSession> waves;
+  std::optional<std::vector<SubmitSession>> waves;
   if (progress && progress->waiting > 0) {
     int exit_code = kExitOk;
-    waves = make_wave_session("wait", state,
-                              parsed->value_or("--results-dir", campaign::default_results_dir()),
-                              exit_code);
+    waves = make_wave_sessions("wait", state,
+                               parsed->value_or("--results-dir", campaign::default_results_dir()),
+                               exit_code);
     if (!waves) return exit_code;
-    wait.resubmit = [&waves]() -> Status {
-      auto report = campaign::submit_study(waves->plan, *waves->scheduler, waves->options);
-      return report ? Status::ok() : report.status();
-    };
+    wait.resubmit = [&waves]() { return submit_sessions(*waves); };
   }
+  const SubmitSession* first = waves ? &waves->front() : nullptr;
   auto outcome = campaign::wait_study(
-      state, waves ? waves->options.scheduler_context : sched::SchedulerContext{}, wait,
-      waves ? waves->scheduler.get() : nullptr);
+      state, first ? first->options.scheduler_context : sched::SchedulerContext{}, wait,
+      first ? first->scheduler.get() : nullptr);
   if (!outcome) {
     std::fprintf(stderr, "scalestudy wait: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;

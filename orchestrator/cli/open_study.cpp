@@ -3,13 +3,15 @@
 #include <cstdio>
 
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 
 namespace scalestudy::cli {
 
 std::optional<OpenedStudy> open_study_or_explain(const std::string& command,
                                                  const ParsedArgs& parsed) {
   auto location = campaign::locate_study(
-      parsed.positionals.at(0), parsed.value_or("--results-dir", campaign::default_results_dir()));
+      parsed.positionals.at(0), parsed.value_or("--results-dir", campaign::default_results_dir()),
+      system_choice(parsed));
   if (!location) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command.c_str(),
                  location.status().message().c_str());
@@ -27,7 +29,8 @@ std::optional<campaign::StudyLocation> locate_study_yaml_or_explain(const std::s
                                                                     const ParsedArgs& parsed,
                                                                     const std::string& results_dir,
                                                                     int& exit_code) {
-  auto location = campaign::locate_study(parsed.positionals.at(0), results_dir);
+  auto location =
+      campaign::locate_study(parsed.positionals.at(0), results_dir, system_choice(parsed));
   if (location && location->study) return std::move(*location);
   if (location) {
     std::fprintf(stderr, "scalestudy %s: STUDY must be a study YAML file\n", command.c_str());

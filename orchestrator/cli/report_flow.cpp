@@ -6,6 +6,7 @@
 
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/profiling/breakdown_report.hpp"
 #include "orchestrator/profiling/profile_store.hpp"
 #include "orchestrator/results/ingest.hpp"
@@ -56,7 +57,8 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
   }
   if (auto comm_model = parsed.value("--comm-model")) {
     // A run database file (*.sqlite) is used as is, like a study database.
-    auto database = campaign::locate_study_database(*comm_model, results_dir);
+    auto database =
+        campaign::locate_study_database(*comm_model, results_dir, default_system_choice());
     if (!database) return database.status().with_context("--comm-model");
     options.comm_model_database = *database;
   }
@@ -87,7 +89,7 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
                  (!format ? format.status() : options.status()).message().c_str());
     return kExitUsage;
   }
-  auto database = campaign::locate_study_database(study, results_dir);
+  auto database = campaign::locate_study_database(study, results_dir, default_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, database.status().message().c_str());
     return kExitEnvironment;

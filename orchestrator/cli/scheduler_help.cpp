@@ -92,7 +92,10 @@ std::string scheduler_flag_help() {
     detected += detected.empty() ? "" : ", else ";
     detected += entry->detect == nullptr ? entry->name : entry->name + " if " + entry->detect_when;
   }
-  return option_line("--scheduler S", scheduler_choices(", ") + " (default: " + detected + ")");
+  return option_line("--scheduler S", scheduler_choices(", ") +
+                                          " (default: a named system's own, of whose family S "
+                                          "must be; else " +
+                                          detected + ")");
 }
 
 std::string scheduler_option_help() {

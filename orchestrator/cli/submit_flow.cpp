@@ -1,9 +1,11 @@
 #include "orchestrator/cli/submit_flow.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <set>
 #include <thread>
 
 #include "orchestrator/campaign/prepare_run.hpp"
@@ -11,6 +13,7 @@
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
+#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/budget.hpp"
@@ -55,6 +58,10 @@ std::vector<std::string> choices_to_record(const ParsedArgs& parsed,
     if (!value.empty()) options.push_back(value);
   }
   if (parsed.has("--packed")) options.push_back("--packed");
+  for (const std::string& label : parsed.values(kSystemOption)) {
+    options.push_back(kSystemOption);
+    options.push_back(label);
+  }
   return options;
 }
 
@@ -94,35 +101,106 @@ std::optional<common::FaultInjector> check_before_scheduling(
   return *faults;
 }
 
-}  // namespace
-
-ArgSpec submit_arg_spec() {
-  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours"}, {"--dry-run", "--packed"}};
-  for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
-    for (const sched::SchedulerOption& option : entry.options) {
-      (option.value_name.empty() ? spec.flag_options : spec.value_options).insert(option.flag);
+// One scheduler's outcome: what a dry run would submit, then the counts of its runs.
+void print_submit_report(const SubmitSession& session, const campaign::SubmitReport& report) {
+  const std::string& study_name = session.plan.study.name;
+  std::string where;
+  for (const std::string& system : session.systems) {
+    where += (where.empty() ? " on " : ", ") + system;
+  }
+  if (session.options.dry_run) {
+    std::cout << "dry run: would submit " << report.would_submit.size() << " run(s) with "
+              << session.scheduler_name << where << "\n";
+    for (const auto& run_id : report.would_submit) {
+      std::cout << "  " << run_id << "  "
+                << campaign::run_out_dir(session.plan.results_dir, study_name, run_id)
+                << "/job.sbatch\n";
     }
   }
-  return spec;
+  std::cout << "study " << study_name << where << ": " << report.submitted.size() << " submitted, "
+            << report.completed.size() << " completed, " << report.in_flight.size()
+            << " in flight, " << report.exhausted.size() << " failed for good";
+  if (!report.waiting.empty()) {
+    std::cout << ", " << report.waiting.size() << " waiting for a submit slot";
+  }
+  std::cout << " (" << report.database_path << ")\n";
+  for (const auto& error : report.errors) std::fprintf(stderr, "error: %s\n", error.c_str());
 }
 
-std::optional<SubmitSession> make_submit_session(const char* command, const ParsedArgs& parsed,
-                                                 const Study& study, const std::string& results_dir,
-                                                 int& exit_code) {
-  const sched::SchedulerOptionValues values = scheduler_option_values(parsed);
-  auto faults = check_before_scheduling(command, parsed, study, values, exit_code);
-  if (!faults) return std::nullopt;
+// The runs one scheduler submits: a named system's runs go to its backend, configured
+// with the system's own settings under the command line's; the other runs to --scheduler,
+// else the backend detected.
+struct SchedulerShare {
+  std::string scheduler;
+  sched::SchedulerOptionValues values;
+  std::set<std::string> run_ids;
+  std::vector<std::string> systems;  // their labels, for the printed lines
+};
+
+Result<std::vector<SchedulerShare>> scheduler_shares(const ParsedArgs& parsed, const Study& study,
+                                                     const sched::SchedulerOptionValues& values) {
+  const std::optional<std::string> given = parsed.value("--scheduler");
+  std::optional<std::string> detected;  // probed once, and only when a run needs it
+  std::vector<SchedulerShare> shares;
+  for (const RunSpec& run : study.runs) {
+    SchedulerShare wanted{"", values, {}, {}};
+    if (!run.system.named) {
+      if (!given && !detected) detected = sched::detect_scheduler();
+      wanted.scheduler = given ? *given : *detected;
+    } else {
+      // A backend of the system's family may reach it: slurmrest for a slurm system.
+      if (given && !sched::share_job_ids(run.system.scheduler, *given)) {
+        return Status::error("--scheduler " + *given + " cannot submit to system " +
+                             run.system.label() + ", whose scheduler is " + run.system.scheduler);
+      }
+      wanted.scheduler = given ? *given : run.system.scheduler;
+      for (const auto& [key, value] : run.system.scheduler_settings) {
+        wanted.values.emplace(sched::system_key_flag(key), value);
+      }
+    }
+    auto same = std::find_if(shares.begin(), shares.end(), [&](const SchedulerShare& share) {
+      return share.scheduler == wanted.scheduler && share.values == wanted.values;
+    });
+    if (same == shares.end()) same = shares.insert(shares.end(), std::move(wanted));
+    same->run_ids.insert(run.run_id);
+    const std::string label = run.system.label();
+    if (!label.empty() &&
+        std::find(same->systems.begin(), same->systems.end(), label) == same->systems.end()) {
+      same->systems.push_back(label);
+    }
+  }
+  // A study without runs still records itself through one scheduler.
+  if (shares.empty()) shares.push_back({given.value_or(sched::detect_scheduler()), values, {}, {}});
+  return shares;
+}
+
+// `study` with only the runs of `share`, for the checks that look at what one scheduler runs.
+Study study_share(const Study& study, const SchedulerShare& share) {
+  Study part = study;
+  part.runs.clear();
+  for (const RunSpec& run : study.runs) {
+    if (share.run_ids.count(run.run_id)) part.runs.push_back(run);
+  }
+  return part;
+}
+
+// One scheduler made, reachable, and its share's interference risks printed.
+std::optional<SubmitSession> make_share_session(
+    const char* command, const ParsedArgs& parsed, const Study& study, const SchedulerShare& share,
+    const sched::SchedulerOptionValues& command_line_values, bool several,
+    const std::string& results_dir, const common::FaultInjector& faults, int& exit_code) {
   SubmitSession session;
-  session.options.faults = *faults;
-  session.options.scheduler_options = choices_to_record(parsed, values);
+  session.options.faults = faults;
+  session.options.scheduler_options = choices_to_record(parsed, command_line_values);
   sched::SchedulerContext& context = session.options.scheduler_context;
   context.bin_dir = campaign::executable_dir();
   context.array_throttle = study.array_throttle;
   context.packed = is_packed(parsed, study);
   context.array_script_dir =
       (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
-  session.scheduler_name = parsed.value_or("--scheduler", sched::detect_scheduler());
-  auto scheduler = sched::make_scheduler(session.scheduler_name, context, values);
+  session.scheduler_name = share.scheduler;
+  session.systems = share.systems;
+  auto scheduler = sched::make_scheduler(share.scheduler, context, share.values);
   if (!scheduler) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, scheduler.status().message().c_str());
     exit_code = kExitEnvironment;
@@ -141,50 +219,94 @@ std::optional<SubmitSession> make_submit_session(const char* command, const Pars
       session.scheduler->runs_on_this_host() ? RunPlacement::kThisHost : RunPlacement::kCluster,
       session.scheduler->max_parallel_runs(),
       static_cast<int>(std::thread::hardware_concurrency())};
-  for (const auto& risk : interference_risks(study, settings)) {
+  for (const auto& risk :
+       interference_risks(several ? study_share(study, share) : study, settings)) {
     std::fprintf(stderr, "warning: %s\n", risk.c_str());
   }
   session.options.prepare = campaign::make_run_preparer(
       {campaign::executable_dir(), default_profiles_dir()}, *session.scheduler);
   session.options.log = [](const std::string& line) { std::cout << line << std::endl; };
   session.plan = campaign::make_submit_plan(study, results_dir);
+  if (several) session.plan.share = share.run_ids;
   return session;
 }
 
-int submit_and_print(const char* command, SubmitSession& session) {
-  auto report = campaign::submit_study(session.plan, *session.scheduler, session.options);
-  if (!report) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, report.status().message().c_str());
-    return kExitEnvironment;
-  }
-  const std::string& study_name = session.plan.study.name;
-  if (session.options.dry_run) {
-    std::cout << "dry run: would submit " << report->would_submit.size() << " run(s) with "
-              << session.scheduler_name << "\n";
-    for (const auto& run_id : report->would_submit) {
-      std::cout << "  " << run_id << "  "
-                << campaign::run_out_dir(session.plan.results_dir, study_name, run_id)
-                << "/job.sbatch\n";
+}  // namespace
+
+ArgSpec submit_arg_spec() {
+  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours", kSystemOption},
+               {"--dry-run", "--packed"}};
+  for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
+    for (const sched::SchedulerOption& option : entry.options) {
+      (option.value_name.empty() ? spec.flag_options : spec.value_options).insert(option.flag);
     }
   }
-  std::cout << "study " << study_name << ": " << report->submitted.size() << " submitted, "
-            << report->completed.size() << " completed, " << report->in_flight.size()
-            << " in flight, " << report->exhausted.size() << " failed for good";
-  if (!report->waiting.empty()) {
-    std::cout << ", " << report->waiting.size() << " waiting for a submit slot";
+  return spec;
+}
+
+std::optional<std::vector<SubmitSession>> make_submit_sessions(const char* command,
+                                                               const ParsedArgs& parsed,
+                                                               const Study& study,
+                                                               const std::string& results_dir,
+                                                               int& exit_code) {
+  const sched::SchedulerOptionValues values = scheduler_option_values(parsed);
+  auto faults = check_before_scheduling(command, parsed, study, values, exit_code);
+  if (!faults) return std::nullopt;
+  auto shares = scheduler_shares(parsed, study, values);
+  if (!shares) {
+    std::fprintf(stderr, "scalestudy %s: %s\n", command, shares.status().message().c_str());
+    exit_code = kExitUsage;
+    return std::nullopt;
   }
-  std::cout << " (" << report->database_path << ")\n";
-  for (const auto& error : report->errors) std::fprintf(stderr, "error: %s\n", error.c_str());
-  if (auto state = campaign::StudyState::open_existing(report->database_path)) {
+  std::vector<SubmitSession> sessions;
+  for (const SchedulerShare& share : *shares) {
+    auto session = make_share_session(command, parsed, study, share, values, shares->size() > 1,
+                                      results_dir, *faults, exit_code);
+    if (!session) return std::nullopt;
+    sessions.push_back(std::move(*session));
+  }
+  // A backend that runs its jobs inside submit (local) returns when they end: the others'
+  // jobs are queued first, so they run meanwhile.
+  std::stable_sort(sessions.begin(), sessions.end(),
+                   [](const SubmitSession& a, const SubmitSession& b) {
+                     return !a.scheduler->runs_inside_submit() && b.scheduler->runs_inside_submit();
+                   });
+  return sessions;
+}
+
+Status submit_sessions(std::vector<SubmitSession>& sessions) {
+  for (SubmitSession& session : sessions) {
+    auto report = campaign::submit_study(session.plan, *session.scheduler, session.options);
+    if (!report) return report.status();
+  }
+  return Status::ok();
+}
+
+int submit_and_print(const char* command, std::vector<SubmitSession>& sessions) {
+  int exit_code = kExitOk;
+  std::string database_path;
+  for (SubmitSession& session : sessions) {
+    auto report = campaign::submit_study(session.plan, *session.scheduler, session.options);
+    if (!report) {
+      std::fprintf(stderr, "scalestudy %s: %s\n", command, report.status().message().c_str());
+      return kExitEnvironment;
+    }
+    database_path = report->database_path;
+    print_submit_report(session, *report);
+    if (!report->errors.empty()) exit_code = kExitFailure;
+  }
+  if (auto state = campaign::StudyState::open_existing(database_path)) {
     if (auto progress = campaign::study_progress(*state)) {
       std::cout << campaign::progress_line(*progress) << "\n";
     }
   }
-  return report->errors.empty() ? kExitOk : kExitFailure;
+  return exit_code;
 }
 
-std::optional<SubmitSession> make_wave_session(const char* command, campaign::StudyState& state,
-                                               const std::string& results_dir, int& exit_code) {
+std::optional<std::vector<SubmitSession>> make_wave_sessions(const char* command,
+                                                             campaign::StudyState& state,
+                                                             const std::string& results_dir,
+                                                             int& exit_code) {
   auto fail = [&](const std::string& message) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, message.c_str());
     exit_code = kExitFailure;
@@ -192,19 +314,18 @@ std::optional<SubmitSession> make_wave_session(const char* command, campaign::St
   };
   auto study = state.study();
   if (!study || !*study) return fail("the study database records no study");
-  auto location = campaign::locate_study((*study)->source_path, results_dir);
-  if (!location || !location->study) {
-    return fail("runs wait for a submit slot, but the study YAML " + (*study)->source_path +
-                " cannot be loaded to submit them");
-  }
   // As the last submit was told; a database from before choices were recorded: the
-  // scheduler its runs went to, with default options.
+  // scheduler its runs went to, with default options. Systems the submit named choose
+  // their own schedulers.
   auto choices = state.submit_choices();
   if (!choices) return fail(choices.status().message());
   std::vector<std::string> args;
   if (*choices) {
-    args = {"--scheduler", (*choices)->scheduler};
-    args.insert(args.end(), (*choices)->options.begin(), (*choices)->options.end());
+    const std::vector<std::string>& options = (*choices)->options;
+    if (std::find(options.begin(), options.end(), kSystemOption) == options.end()) {
+      args = {"--scheduler", (*choices)->scheduler};
+    }
+    args.insert(args.end(), options.begin(), options.end());
   } else {
     auto runs = state.runs();
     if (!runs) return fail(runs.status().message());
@@ -216,9 +337,18 @@ std::optional<SubmitSession> make_wave_session(const char* command, campaign::St
   }
   auto parsed = parse_args(args, submit_arg_spec());
   if (!parsed) return fail(parsed.status().message());
-  auto session = make_submit_session(command, *parsed, *location->study, results_dir, exit_code);
-  if (session) session->options.planned_only = true;
-  return session;
+  auto location =
+      campaign::locate_study((*study)->source_path, results_dir, system_choice(*parsed));
+  if (!location || !location->study) {
+    return fail("runs wait for a submit slot, but the study YAML " + (*study)->source_path +
+                " cannot be loaded to submit them" +
+                (location ? "" : ": " + location.status().message()));
+  }
+  auto sessions = make_submit_sessions(command, *parsed, *location->study, results_dir, exit_code);
+  if (sessions) {
+    for (SubmitSession& session : *sessions) session.options.planned_only = true;
+  }
+  return sessions;
 }
 
 }  // namespace scalestudy::cli

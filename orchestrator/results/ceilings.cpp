@@ -45,6 +45,12 @@ std::optional<double> achieved_busbw(const RunCeilings& run) {
 }
 
 void set_peak(const RunCeilings& first, PointCeilings& point) {
+  point.device = first.gpu_model.empty() ? "cpu" : first.gpu_model;
+  if (first.system_peak_tflops) {  // the site's own clocks win over the datasheet
+    point.peak_tflops = first.system_peak_tflops;
+    point.peak_source = "system " + first.system;
+    return;
+  }
   if (first.gpu_model.empty()) {
     point.device = "cpu";
     point.peak_note = "CPU: no datasheet peak";
@@ -58,6 +64,7 @@ void set_peak(const RunCeilings& first, PointCeilings& point) {
   }
   point.device = peak->device;
   point.peak_tflops = peak->tflops;
+  point.peak_source = "datasheet";
 }
 
 }  // namespace

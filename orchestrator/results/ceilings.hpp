@@ -23,14 +23,19 @@ struct RunCeilings {
   std::optional<double> allreduce_span_ms;     // training's all-reduce, the least-waiting rank
   std::optional<double> gradient_bytes;
   std::optional<double> calibration_s;  // the slowest rank's
-  double run_s = 0;                     // the epochs' wall time
+  // The run's system's stated peak at its precision (peak.tflops), which replaces the
+  // datasheet's; `system` names the system.
+  std::optional<double> system_peak_tflops;
+  std::string system;
+  double run_s = 0;  // the epochs' wall time
 };
 
 struct PointCeilings {
   int runs = 0;        // repeats with a calibration
   std::string device;  // the peak table's name, the gpu_model, or "cpu"
   std::string precision;
-  std::optional<double> peak_tflops;           // datasheet, dense, per device
+  std::optional<double> peak_tflops;           // dense, per device
+  std::string peak_source;                     // "datasheet", or "system <label>"
   std::string peak_note;                       // why there is no peak
   std::optional<double> achieved_tflops;       // per device (rank)
   std::optional<double> mfu;                   // achieved / peak

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/results/significance_json.hpp"
+
 namespace scalestudy::results {
 namespace {
 
@@ -113,27 +115,18 @@ std::string render_json(const Comparison& comparison) {
            {"points", Json::array()},
            {"warnings", comparison.warnings}};
   for (const auto& point : comparison.points) {
-    const MeanComparison& stats = point.comparison;
-    out["points"].push_back(Json{
-        {"config", point.config_label},
-        {"world_size", point.world_size},
-        {"nodes", point.nodes},
-        {"throughput_a", summary_json(point.throughput_a)},
-        {"throughput_b", summary_json(point.throughput_b)},
-        {"efficiency_a", optional_json(point.efficiency_a)},
-        {"efficiency_b", optional_json(point.efficiency_b)},
-        {"ratio", stats.ratio},
-        {"change_pct", stats.change_pct},
-        {"ratio_ci95", stats.ratio_ci95_low
-                           ? Json::array({*stats.ratio_ci95_low, *stats.ratio_ci95_high})
-                           : Json(nullptr)},
-        {"welch_t", optional_json(stats.welch_t)},
-        {"welch_df", optional_json(stats.welch_df)},
-        {"significant", stats.significant ? Json(*stats.significant) : Json(nullptr)},
-        {"verdict", to_string(point.verdict)},
-        {"repeats_needed", point.repeats_needed ? Json(*point.repeats_needed) : Json(nullptr)},
-        {"differences", differences_json(point)},
-    });
+    Json json{{"config", point.config_label},
+              {"world_size", point.world_size},
+              {"nodes", point.nodes},
+              {"throughput_a", summary_json(point.throughput_a)},
+              {"throughput_b", summary_json(point.throughput_b)},
+              {"efficiency_a", optional_json(point.efficiency_a)},
+              {"efficiency_b", optional_json(point.efficiency_b)}};
+    add_mean_comparison(json, point.comparison);
+    json["verdict"] = to_string(point.verdict);
+    json["repeats_needed"] = point.repeats_needed ? Json(*point.repeats_needed) : Json(nullptr);
+    json["differences"] = differences_json(point);
+    out["points"].push_back(std::move(json));
   }
   return out.dump(2) + "\n";
 }

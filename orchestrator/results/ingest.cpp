@@ -14,6 +14,7 @@
 #include "orchestrator/results/output_metrics_store.hpp"
 #include "orchestrator/results/prepared_queries.hpp"
 #include "orchestrator/results/rank_database.hpp"
+#include "orchestrator/results/system_facts.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -378,6 +379,9 @@ Result<IngestOutcome> ingest_study(sqlite::Database& study_db, const IngestOptio
   });
   if (!status) return status.with_context("ingest of " + study_db.path() + " rolled back");
   faults.reached("ingest.committed");
+  auto mismatches = system_mismatches(study_db);
+  if (!mismatches) return mismatches.status().with_context("comparing runs with their systems");
+  outcome.system_mismatches = std::move(*mismatches);
   return outcome;
 }
 

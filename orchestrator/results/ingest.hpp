@@ -42,6 +42,8 @@ struct IngestOutcome {
   // Runs ingested before whose rank files are gone: "<run_id>: run directory gone,
   // measurements kept".
   std::vector<std::string> kept;
+  // Each ingested run whose system declares what the run did not see (system_facts.hpp).
+  std::vector<std::string> system_mismatches;
 };
 
 // Ingests every run whose state is COMPLETED, and every run in a finished state whose

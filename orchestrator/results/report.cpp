@@ -13,7 +13,9 @@
 #include "orchestrator/results/report_scaling.hpp"
 #include "orchestrator/results/report_sensitivity.hpp"
 #include "orchestrator/results/report_stragglers.hpp"
+#include "orchestrator/results/report_systems.hpp"
 #include "orchestrator/results/report_time_to_target.hpp"
+#include "orchestrator/results/system_facts.hpp"
 #include "orchestrator/results/thresholds.hpp"
 
 namespace scalestudy::results {
@@ -49,6 +51,20 @@ std::map<std::string, std::string> parse_object(const std::string& text, const s
     }
   }
   return values;
+}
+
+// The study's systems in its order (the report settings' "systems"); none recorded by
+// studies without systems and by databases older than them.
+std::vector<std::string> recorded_systems(const std::string& report_json) {
+  auto json = nlohmann::json::parse(report_json, nullptr, false);
+  std::vector<std::string> systems;
+  if (!json.is_object() || !json.contains("systems") || !json["systems"].is_array()) {
+    return systems;
+  }
+  for (const auto& system : json["systems"]) {
+    if (system.is_string()) systems.push_back(system.get<std::string>());
+  }
+  return systems;
 }
 
 std::optional<double> number_setting(const std::map<std::string, std::string>& settings,
@@ -275,6 +291,12 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
   if (Status placed = add_placement(study_db, points, report); !placed) return placed;
   if (Status overlaps = add_overlaps(study_db, runs, report); !overlaps) return overlaps;
   for (auto& work : points) report.points.push_back(std::move(work.point));
+  report.systems = recorded_systems(info->report_json);
+  report.systems = report_systems(report);
+  report.systems_side_by_side = compare_systems(report);
+  auto mismatches = system_mismatches(study_db);
+  if (!mismatches) return mismatches.status();
+  report.warnings.insert(report.warnings.end(), mismatches->begin(), mismatches->end());
   mark_threshold_misses(report);
   return report;
 }

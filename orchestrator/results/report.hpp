@@ -22,6 +22,7 @@
 #include "orchestrator/results/rank_memory.hpp"
 #include "orchestrator/results/run_measurements.hpp"
 #include "orchestrator/results/sensitivity_verdict.hpp"
+#include "orchestrator/results/significance.hpp"
 #include "orchestrator/results/statistics.hpp"
 #include "orchestrator/results/stragglers.hpp"
 
@@ -125,6 +126,18 @@ struct ReportPoint {
   std::vector<RunStraggler> stragglers;
 };
 
+// One point on two systems (report_systems.hpp): `system` against `reference`, the first
+// of the study's systems.
+struct SystemsPoint {
+  std::string config_label;  // the configuration without the system
+  int world_size = 0, nodes = 0;
+  std::string reference, system;
+  Summary throughput_reference, throughput_system;  // samples/s over repeats
+  MeanComparison comparison;                        // system / reference
+  std::optional<double> efficiency_reference, efficiency_system;
+  std::optional<double> time_to_target_reference_s, time_to_target_system_s;
+};
+
 // A study's time from its first submission to its last run's end (time to result), split
 // into the time some run of it was running and the rest, queue wait (report_placement.hpp).
 struct TimeToResult {
@@ -152,6 +165,10 @@ struct Report {
   std::vector<HostStraggles> straggler_hosts;
   // From the scheduler's record of the runs; none when it gave none (local executor).
   std::optional<TimeToResult> time_to_result;
+  // The systems the runs were planned on, in the study's order; with several, each point's
+  // configuration holds its system and `systems_side_by_side` compares them.
+  std::vector<std::string> systems;
+  std::vector<SystemsPoint> systems_side_by_side;
   std::vector<std::string> warnings;
 };
 

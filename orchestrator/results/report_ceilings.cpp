@@ -29,6 +29,19 @@ std::string precision_of(const std::string& config_json) {
   return "fp32";
 }
 
+// The peak the run's system states at the run's precision (runs.spec_json, "system").
+void set_system_peak(const std::string& spec_json, RunCeilings& run) {
+  auto spec = nlohmann::json::parse(spec_json, nullptr, false);
+  if (!spec.is_object() || !spec.contains("system") || !spec["system"].is_object()) return;
+  const nlohmann::json& system = spec["system"];
+  const nlohmann::json peaks = system.value("peak_tflops", nlohmann::json::object());
+  if (!peaks.is_object() || !peaks.contains(run.precision) || !peaks[run.precision].is_number()) {
+    return;
+  }
+  run.system_peak_tflops = peaks[run.precision].get<double>();
+  run.system = system.value("label", "");
+}
+
 Result<RunCeilings> load_run(PreparedQueries& queries, const std::string& run_id, int world_size) {
   RankValues values;
   Status read = queries.for_each_row(
@@ -57,6 +70,9 @@ Result<RunCeilings> load_run(PreparedQueries& queries, const std::string& run_id
       queries.value("SELECT config_json FROM m_run WHERE run_id = ? AND rank = 0", {run_id});
   if (!config) return config.status();
   run.precision = precision_of(*config ? sqlite::to_string(**config) : "");
+  auto spec = queries.value("SELECT spec_json FROM runs WHERE run_id = ?", {run_id});
+  if (!spec) return spec.status();
+  if (*spec) set_system_peak(sqlite::to_string(**spec), run);
   auto run_s =
       queries.value("SELECT sum(epoch_s) FROM m_epochs WHERE run_id = ? AND rank = 0", {run_id});
   if (!run_s) return run_s.status();

@@ -1,6 +1,8 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/report_systems.hpp"
+#include "orchestrator/results/significance_json.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -22,6 +24,26 @@ Json summary_json(const Summary& summary) {
       {"min", summary.min},       {"max", summary.max},
       {"mean", summary.mean},     {"stddev", summary.stddev},
       {"cv_pct", summary.cv_pct}, {"ci95_half_width", optional_number(summary.ci95_half_width)}};
+}
+
+Json systems_json(const Report& report) {
+  Json compared = Json::array();
+  for (const SystemsPoint& point : report.systems_side_by_side) {
+    Json json{{"config", point.config_label},
+              {"world_size", point.world_size},
+              {"nodes", point.nodes},
+              {"system", point.system},
+              {"reference", point.reference},
+              {"throughput_samples_per_s", summary_json(point.throughput_system)},
+              {"reference_throughput_samples_per_s", summary_json(point.throughput_reference)}};
+    add_mean_comparison(json, point.comparison);
+    json["efficiency"] = optional_number(point.efficiency_system);
+    json["reference_efficiency"] = optional_number(point.efficiency_reference);
+    json["time_to_target_s"] = optional_number(point.time_to_target_system_s);
+    json["reference_time_to_target_s"] = optional_number(point.time_to_target_reference_s);
+    compared.push_back(std::move(json));
+  }
+  return compared;
 }
 
 Json memory_json(const MemoryUse& memory) {
@@ -98,19 +120,21 @@ Json accuracy_vs_baseline_json(const ReportPoint& point) {
 Json ceilings_json(const ReportPoint& point) {
   if (!point.ceilings) return nullptr;
   const PointCeilings& ceilings = *point.ceilings;
-  return Json{{"runs", ceilings.runs},
-              {"device", ceilings.device},
-              {"precision", ceilings.precision},
-              {"peak_tflops", optional_number(ceilings.peak_tflops)},
-              {"peak_note", ceilings.peak_note.empty() ? Json(nullptr) : Json(ceilings.peak_note)},
-              {"achieved_tflops", optional_number(ceilings.achieved_tflops)},
-              {"mfu", optional_number(ceilings.mfu)},
-              {"gemm_tflops", optional_number(ceilings.gemm_tflops)},
-              {"gemm_fraction", optional_number(ceilings.gemm_fraction)},
-              {"allreduce_busbw_gbps", optional_number(ceilings.allreduce_busbw_gbps)},
-              {"achieved_busbw_gbps", optional_number(ceilings.achieved_busbw_gbps)},
-              {"busbw_fraction", optional_number(ceilings.busbw_fraction)},
-              {"calibration_pct", optional_number(ceilings.calibration_pct)}};
+  return Json{
+      {"runs", ceilings.runs},
+      {"device", ceilings.device},
+      {"precision", ceilings.precision},
+      {"peak_tflops", optional_number(ceilings.peak_tflops)},
+      {"peak_source", ceilings.peak_source.empty() ? Json(nullptr) : Json(ceilings.peak_source)},
+      {"peak_note", ceilings.peak_note.empty() ? Json(nullptr) : Json(ceilings.peak_note)},
+      {"achieved_tflops", optional_number(ceilings.achieved_tflops)},
+      {"mfu", optional_number(ceilings.mfu)},
+      {"gemm_tflops", optional_number(ceilings.gemm_tflops)},
+      {"gemm_fraction", optional_number(ceilings.gemm_fraction)},
+      {"allreduce_busbw_gbps", optional_number(ceilings.allreduce_busbw_gbps)},
+      {"achieved_busbw_gbps", optional_number(ceilings.achieved_busbw_gbps)},
+      {"busbw_fraction", optional_number(ceilings.busbw_fraction)},
+      {"calibration_pct", optional_number(ceilings.calibration_pct)}};
 }
 
 Json stragglers_json(const ReportPoint& point) {
@@ -246,7 +270,15 @@ Json overlaps_json(const Report& report) {
 
 std::string render_report_json(const Report& report) {
   Json points = Json::array();
-  for (const auto& point : report.points) points.push_back(point_json(point));
+  // Each point's system: its configuration's, or the study's one system.
+  const std::string only_system = report.systems.size() == 1 ? report.systems.front() : "";
+  for (const auto& point : report.points) {
+    Json json = point_json(point);
+    auto system = point.config.find(kSystemKey);
+    const std::string name = system != point.config.end() ? system->second : only_system;
+    json["system"] = name.empty() ? Json(nullptr) : Json(name);
+    points.push_back(std::move(json));
+  }
   Json sensitivity = nullptr;
   if (report.sensitivity) {
     const SensitivityVerdict& verdict = *report.sensitivity;
@@ -280,6 +312,8 @@ std::string render_report_json(const Report& report) {
       {"projections", projections_json(report)},
       {"overlaps", overlaps_json(report)},
       {"straggler_hosts", straggler_hosts_json(report)},
+      {"systems", report.systems},
+      {"systems_side_by_side", systems_json(report)},
       {"time_to_result", report.time_to_result
                              ? Json{{"wall_s", report.time_to_result->wall_s},
                                     {"queue_wait_s", report.time_to_result->queue_wait_s},

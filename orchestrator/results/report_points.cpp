@@ -24,13 +24,6 @@ std::optional<double> median_of(const std::vector<const RunMeasurement*>& runs,
   return median(values);
 }
 
-std::string config_label(const std::map<std::string, std::string>& config) {
-  if (config.empty()) return "default";
-  std::string label;
-  for (const auto& [key, value] : config) label += (label.empty() ? "" : " ") + key + "=" + value;
-  return label;
-}
-
 Summary summarize_runs(const std::vector<const RunMeasurement*>& runs,
                        double (*get)(const RunMeasurement&)) {
   std::vector<double> values;
@@ -115,6 +108,13 @@ std::optional<double> ratio(std::optional<double> value, std::optional<double> b
 }
 
 }  // namespace
+
+std::string config_label(const std::map<std::string, std::string>& config) {
+  if (config.empty()) return "default";
+  std::string label;
+  for (const auto& [key, value] : config) label += (label.empty() ? "" : " ") + key + "=" + value;
+  return label;
+}
 
 bool finished_unsuccessfully(const std::string& run_state) {
   const auto job_state = common::parse_job_state(run_state);

@@ -43,6 +43,9 @@ std::vector<PointWork> group_points(const std::vector<RunMeasurement>& runs,
 bool matches(const ReportPoint& point, const std::map<std::string, std::string>& selector,
              bool scale_only);
 
+// "precision=bf16 bucket_cap_mb=25", or "default" for an empty configuration.
+std::string config_label(const std::map<std::string, std::string>& config);
+
 // "N=4" or "N=4 (precision=bf16)": a point in warnings.
 std::string point_name(const ReportPoint& point);
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/report_systems.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -205,6 +206,65 @@ Table main_table(const Report& report) {
   append(columns, phase_columns());
   append(columns, trailing_columns(report));
   return make_table(title, columns, report);
+}
+
+// Each system against the first, point by point (report_systems.hpp).
+Table systems_table(const Report& report) {
+  Table table;
+  table.title = "Systems side by side: " + report.study + " (ratio: system / " +
+                report_systems(report).front() + ", 95% CI and Welch's t from 2 repeats a side)";
+  const auto& points = report.systems_side_by_side;
+  const bool several_configs = std::any_of(points.begin(), points.end(), [&](const auto& p) {
+    return p.config_label != points.front().config_label;
+  });
+  const bool to_target = std::any_of(points.begin(), points.end(), [](const SystemsPoint& p) {
+    return p.time_to_target_reference_s || p.time_to_target_system_s;
+  });
+  if (several_configs) table.headers.push_back("config");
+  table.headers.insert(table.headers.end(),
+                       {scale_header(report), "nodes", "system", "throughput [samples/s]", "vs",
+                        "ratio", "95% CI", "Welch t", "efficiency [%]", "vs [%]"});
+  if (to_target) {
+    table.headers.push_back("to target [s]");
+    table.headers.push_back("vs [s]");
+  }
+  for (const SystemsPoint& point : points) {
+    const MeanComparison& stats = point.comparison;
+    std::vector<std::string> row;
+    if (several_configs) row.push_back(point.config_label);
+    row.push_back(std::to_string(point.world_size));
+    row.push_back(std::to_string(point.nodes));
+    row.push_back(point.system);
+    row.push_back(magnitude(point.throughput_system.median));
+    row.push_back(magnitude(point.throughput_reference.median));
+    row.push_back(fixed(stats.ratio, 3));
+    row.push_back(stats.ratio_ci95_low
+                      ? fixed(*stats.ratio_ci95_low, 3) + "–" + fixed(*stats.ratio_ci95_high, 3)
+                      : "-");
+    row.push_back(stats.welch_t ? fixed(*stats.welch_t, 2) : "-");
+    row.push_back(percent(point.efficiency_system));
+    row.push_back(percent(point.efficiency_reference));
+    if (to_target) {
+      row.push_back(fixed(point.time_to_target_system_s, 1));
+      row.push_back(fixed(point.time_to_target_reference_s, 1));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// The kind's main table; one per system, each with its own baselines, when there are several.
+std::vector<Table> main_tables(const Report& report) {
+  const std::vector<std::string> systems = report_systems(report);
+  if (systems.size() < 2) return {main_table(report)};
+  std::vector<Table> tables;
+  for (const std::string& system : systems) {
+    Table table = main_table(report_on_system(report, system));
+    table.title += " on " + system;
+    tables.push_back(std::move(table));
+  }
+  if (!report.systems_side_by_side.empty()) tables.push_back(systems_table(report));
+  return tables;
 }
 
 Table comm_table(const Report& report) {
@@ -433,8 +493,11 @@ Table ceilings_table(const Report& report) {
              {"peak [TFLOPS]",
               [](const ReportPoint& p) {
                 if (!p.ceilings) return std::string("-");
-                return p.ceilings->peak_tflops ? magnitude(*p.ceilings->peak_tflops)
-                                               : p.ceilings->peak_note;
+                if (!p.ceilings->peak_tflops) return p.ceilings->peak_note;
+                const std::string figure = magnitude(*p.ceilings->peak_tflops);
+                return p.ceilings->peak_source == "datasheet"
+                           ? figure
+                           : figure + " (" + p.ceilings->peak_source + ")";
               }},
              {"achieved [TFLOPS/dev]", value(&PointCeilings::achieved_tflops, false)},
              {"MFU [%]", value(&PointCeilings::mfu, true)},
@@ -448,8 +511,10 @@ Table ceilings_table(const Report& report) {
                 return p.ceilings ? fixed(p.ceilings->calibration_pct, 2) : std::string("-");
               }},
          });
-  return make_table("Ceilings (datasheet dense peak; GEMM and all-reduce measured at run start)",
-                    columns, report, [](const ReportPoint& p) { return p.ceilings.has_value(); });
+  return make_table(
+      "Ceilings (datasheet dense peak unless a system states its own; GEMM and "
+      "all-reduce measured at run start)",
+      columns, report, [](const ReportPoint& p) { return p.ceilings.has_value(); });
 }
 
 // "yes (p=0.001)", "no (p=0.31)", "no (wait 3% of a step)" or "no (host busy: 0.8 cores)":
@@ -597,7 +662,7 @@ std::vector<Table> every_table(const Report& report) {
   std::vector<Table> tables;
   // A study of all-reduce runs alone has no points: its bandwidth is its whole report.
   if (!report.points.empty() || report.bandwidth_curves.empty()) {
-    tables.push_back(main_table(report));
+    for (Table& table : main_tables(report)) tables.push_back(std::move(table));
     Table to_target = time_to_target_table(report);
     if (!to_target.rows.empty()) tables.push_back(std::move(to_target));
     Table comm = comm_table(report);

@@ -40,6 +40,12 @@ Result<std::unique_ptr<Scheduler>> make_scheduler(const std::string& name,
   return Status::error("unknown scheduler '" + name + "' (known: " + known + ")");
 }
 
+std::string system_key_flag(const std::string& key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
 Status check_scheduler_options(const SchedulerOptionValues& values) {
   for (const SchedulerEntry& entry : scheduler_entries()) {
     if (entry.check_options == nullptr) continue;

@@ -52,6 +52,10 @@ Result<std::unique_ptr<Scheduler>> make_scheduler(const std::string& name,
 // The entry of backend `name`, or nullptr.
 const SchedulerEntry* find_scheduler_entry(const std::string& name);
 
+// The command-line option a system file's scheduler key stands for: "max_parallel" ->
+// "--max-parallel". Keys without such an option are job settings (partition, ...).
+std::string system_key_flag(const std::string& key);
+
 // Every backend's check of `values`: an error for the first option a backend refuses.
 Status check_scheduler_options(const SchedulerOptionValues& values);
 

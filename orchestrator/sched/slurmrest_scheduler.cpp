@@ -48,6 +48,9 @@ SchedulerEntry slurmrest_scheduler_entry() {
   entry.name = "slurmrest";
   entry.family = "slurm";
   entry.options = batch_job_options();
+  entry.options.push_back({"--url", "URL",
+                           "slurmrest's slurmrestd, unix:/path/to/socket or https://host:port "
+                           "(default $SCALESTUDY_SLURMRESTD)"});
   entry.system_keys = batch_system_keys();
   entry.system_keys.push_back(
       {"url", "URL", "slurmrestd: unix:/path/to/socket or https://host:port"});
@@ -59,6 +62,7 @@ SchedulerEntry slurmrest_scheduler_entry() {
                   const SchedulerOptionValues& values) -> Result<std::unique_ptr<Scheduler>> {
     SlurmRestOptions options;
     options.batch = parse_batch_options(context, values);
+    if (auto url = values.find("--url"); url != values.end()) options.rest_url = url->second;
     auto made = SlurmRestScheduler::create(options);
     if (!made) return made.status();
     return std::unique_ptr<Scheduler>(std::move(*made));

@@ -36,6 +36,12 @@ void Diagnostics::add_unknown(const SourceLocation& where, const std::string& fi
   add(where, field, message);
 }
 
+void Diagnostics::absorb(const Diagnostics& other) {
+  for (const auto& message : other.messages_) {
+    if (seen_.insert(message).second) messages_.push_back(message);
+  }
+}
+
 Status Diagnostics::to_status() const {
   if (messages_.empty()) return Status::ok();
   std::string joined;

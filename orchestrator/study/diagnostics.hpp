@@ -24,6 +24,9 @@ class Diagnostics {
   void add_unknown(const SourceLocation& where, const std::string& field, const std::string& what,
                    const std::string& word, const std::vector<std::string>& candidates);
 
+  // Every message of `other` not already here, in its order.
+  void absorb(const Diagnostics& other);
+
   bool empty() const { return messages_.empty(); }
   size_t size() const { return messages_.size(); }
   // Every message, one per line; ok when there are none.

@@ -77,6 +77,12 @@ std::string canonical_run_serialization(const RunSpec& spec) {
     s.map("invocation.env_params", spec.invocation.env_params);
     s.field("invocation.run_flags", spec.invocation.run_flags ? 1 : 0);
   }
+  // A named system makes the same point on two systems two runs; the hash covers its
+  // scheduler settings, srun flags and node shape, which no field above holds.
+  if (spec.system.named) {
+    s.field("system", spec.system.label());
+    s.field("system.hash", spec.system.hash);
+  }
   return out;
 }
 

@@ -29,6 +29,36 @@ struct Container {
   std::vector<std::string> binds;  // "src:dst" pairs
 };
 
+// What a run's system declares of a node, compared at ingest with what the run saw.
+struct DeclaredNode {
+  int gpus = -1;                 // per node; -1: not declared
+  std::string gpu_model;         // empty: not declared
+  int cores = 0;                 // 0: not declared
+  std::string hostname_pattern;  // the system's detect.hostname; empty: none
+};
+
+// The system a run executes on (systems/<id>.yaml, docs/systems.md); an empty id: the run
+// was planned without systems (a study loaded by a test or a tool).
+struct RunSystem {
+  std::string id, variant;
+  std::string hash;  // 16 hex digits of the resolved system's content
+  // Named by the study's `systems:` or --system, so part of the run id; false for the
+  // system detected or defaulted to, which leaves run ids as they were before systems.
+  bool named = false;
+  std::string scheduler;  // the backend its jobs go to
+  // The backend's own settings from the system file ("max_parallel" -> "2", "url" -> ...).
+  std::map<std::string, std::string> scheduler_settings;
+  std::vector<std::string> srun_flags;  // launcher.srun_flags, after `srun` on every step
+  DeclaredNode node;
+  // The system's own peak figures (peak.tflops by precision), which MFU divides by in place
+  // of the datasheet's; empty: the datasheet's.
+  std::map<std::string, double> peak_tflops;
+  std::string resolved_yaml;
+
+  // "id" or "id:variant"; empty without a system.
+  std::string label() const { return variant.empty() ? id : id + ":" + variant; }
+};
+
 struct RunSpec {
   std::string run_id;  // 16 lowercase hex digits: hash of the canonical resolved content
   std::string study;
@@ -62,6 +92,7 @@ struct RunSpec {
   Container container;
   std::map<std::string, std::string> env;
   std::string profile = "none";  // a file in profiles/, without extension
+  RunSystem system;
 };
 
 }  // namespace scalestudy

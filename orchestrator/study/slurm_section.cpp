@@ -73,16 +73,19 @@ NodeDefaults read_slurm_section(const ConfigNode& slurm, StudyTemplate& study,
   SlurmOptions& options = study.shared.slurm;
   read_text_options(slurm, study, diagnostics);
   if (const ConfigNode* time = slurm.find("time")) {
+    study.field_locations["slurm.time"] = time->location;
     if (auto minutes = read_time_limit(*time, "slurm.time", diagnostics)) {
       options.time_limit_minutes = *minutes;
     }
   }
   if (const ConfigNode* cpus = slurm.find("cpus_per_task")) {
+    study.field_locations["slurm.cpus_per_task"] = cpus->location;
     if (auto value = read_integer(*cpus, "slurm.cpus_per_task", 1, diagnostics)) {
       options.cpus_per_task = static_cast<int>(*value);
     }
   }
   if (const ConfigNode* mem = slurm.find("mem")) {
+    study.field_locations["slurm.mem"] = mem->location;
     if (auto megabytes = read_memory_size(*mem, "slurm.mem", diagnostics)) {
       options.memory_mb = *megabytes;
     }

@@ -1,27 +1,88 @@
 #include "orchestrator/study/study.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "orchestrator/study/expansion.hpp"
 #include "orchestrator/study/study_document.hpp"
+#include "orchestrator/study/system_limits.hpp"
+#include "orchestrator/study/systems_section.hpp"
 
 namespace scalestudy {
 namespace {
 
-Result<Study> build_study(Result<ConfigNode> document) {
-  if (!document) return document.status();
-  Diagnostics diagnostics;
-  StudyTemplate study_template = parse_study_template(*document, diagnostics);
-  if (!diagnostics.empty()) return diagnostics.to_status();
+// The study document planned on one system (or on none); errors go to `diagnostics`.
+Study plan_on(const ConfigNode& document, const StudySystem* system, Diagnostics& diagnostics) {
+  StudyTemplate study_template = parse_study_template(document, diagnostics);
+  if (!diagnostics.empty()) return {};
+  if (system != nullptr) study_template.shared.system = system->run;
+  const LimitSources sources{study_template.scale, study_template.field_locations,
+                             study_template.name_location};
   Study study = expand_study(std::move(study_template), diagnostics);
+  if (system != nullptr && diagnostics.empty()) {
+    check_system_limits(study.runs, sources, *system, diagnostics);
+  }
+  return study;
+}
+
+// The system's keys beneath the study's own.
+ConfigNode on_system(const ConfigNode& document, const StudySystem& system) {
+  ConfigNode merged = system.overlay;
+  merge_config(merged, document);
+  return merged;
+}
+
+// One study of every system's runs; with several systems, `system` leads the varied keys.
+Study join_systems(std::vector<Study> planned) {
+  Study study = std::move(planned.front());
+  for (size_t i = 1; i < planned.size(); ++i) {
+    for (RunSpec& run : planned[i].runs) study.runs.push_back(std::move(run));
+    for (const std::string& key : planned[i].varied_keys) {
+      if (std::find(study.varied_keys.begin(), study.varied_keys.end(), key) ==
+          study.varied_keys.end()) {
+        study.varied_keys.push_back(key);
+      }
+    }
+    for (auto& [param, values] : planned[i].param_value_locations) {
+      study.param_value_locations[param].insert(values.begin(), values.end());
+    }
+  }
+  if (planned.size() > 1) {
+    study.varied_keys.insert(study.varied_keys.begin(), "system");
+    for (RunSpec& run : study.runs) run.varied["system"] = run.system.label();
+  }
+  return study;
+}
+
+Result<Study> build_study(Result<ConfigNode> loaded, const StudySystemChoice& choice) {
+  if (!loaded) return loaded.status();
+  ConfigNode document = std::move(loaded).value();
+  Diagnostics diagnostics;
+  std::vector<StudySystem> systems = take_study_systems(document, choice, diagnostics);
   if (!diagnostics.empty()) return diagnostics.to_status();
+  if (systems.empty()) {
+    Study study = plan_on(document, nullptr, diagnostics);
+    if (!diagnostics.empty()) return diagnostics.to_status();
+    return study;
+  }
+  std::vector<Study> planned;
+  for (const StudySystem& system : systems) {
+    Diagnostics on_this;
+    planned.push_back(plan_on(on_system(document, system), &system, on_this));
+    diagnostics.absorb(on_this);
+  }
+  if (!diagnostics.empty()) return diagnostics.to_status();
+  Study study = join_systems(std::move(planned));
+  for (const StudySystem& system : systems) {
+    if (system.run.named) study.systems.push_back(system.run.label());
+  }
   return study;
 }
 
 }  // namespace
 
-Result<Study> load_study(const std::string& path) {
-  Result<Study> study = build_study(load_study_document_file(path));
+Result<Study> load_study(const std::string& path, const StudySystemChoice& systems) {
+  Result<Study> study = build_study(load_study_document_file(path), systems);
   if (study) {
     std::error_code error;
     std::filesystem::path absolute = std::filesystem::absolute(path, error);
@@ -30,8 +91,9 @@ Result<Study> load_study(const std::string& path) {
   return study;
 }
 
-Result<Study> load_study_text(const std::string& yaml_text, const std::string& display_path) {
-  return build_study(load_study_document(yaml_text, display_path));
+Result<Study> load_study_text(const std::string& yaml_text, const std::string& display_path,
+                              const StudySystemChoice& systems) {
+  return build_study(load_study_document(yaml_text, display_path), systems);
 }
 
 }  // namespace scalestudy

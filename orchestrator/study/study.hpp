@@ -15,6 +15,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/study/run_spec.hpp"
 #include "orchestrator/study/source_location.hpp"
+#include "orchestrator/study/study_system.hpp"
 
 namespace scalestudy {
 
@@ -38,6 +39,9 @@ struct Study {
   bool packed_allocation = false;
   // `budget: {gpu_hours: H}`: submit refuses a sweep whose requested GPU-hours exceed it.
   std::optional<double> budget_gpu_hours;
+  // The labels of the systems the runs are planned on, in the order chosen; empty when the
+  // study was loaded without systems.
+  std::vector<std::string> systems;
   std::vector<RunSpec> runs;
   // The keys of RunSpec::varied across all runs, in display order.
   std::vector<std::string> varied_keys;
@@ -46,8 +50,12 @@ struct Study {
   std::map<std::string, std::map<std::string, SourceLocation>> param_value_locations;
 };
 
-Result<Study> load_study(const std::string& path);
+// With `systems` (study_system.hpp), the study is planned on each system it chooses: each
+// system's keys lie beneath the study's, every run is checked against its system's limits,
+// and with several systems `system` is the first varied key.
+Result<Study> load_study(const std::string& path, const StudySystemChoice& systems = {});
 // For tests and tools: `display_path` names the text in errors and anchors `extends`.
-Result<Study> load_study_text(const std::string& yaml_text, const std::string& display_path);
+Result<Study> load_study_text(const std::string& yaml_text, const std::string& display_path,
+                              const StudySystemChoice& systems = {});
 
 }  // namespace scalestudy

@@ -30,7 +30,8 @@ const std::vector<std::string> kTopLevelKeys = {
     "per_gpu_batch", "matrix",  "zip",          "exclude",        "where",     "repeats",
     "baseline",      "slurm",   "launcher",     "modules",        "container", "env",
     "profile",       "report",  "max_attempts", "array_throttle", "extends",   "defaults",
-    "uneven_batch",  "metrics", "budget",       "max_runs",       "target",    "allocation"};
+    "uneven_batch",  "metrics", "budget",       "max_runs",       "target",    "allocation",
+    "systems"};
 
 // A study name names a results folder.
 bool is_study_name(const std::string& text) {

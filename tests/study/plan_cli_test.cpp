@@ -9,7 +9,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/shell_output.hpp"
 
@@ -35,6 +37,7 @@ ShellOutput run(const std::string& arguments, bool with_stderr = false) {
 const std::map<std::string, size_t> kExpectedRuns = {
     {"quickstart.yaml", 2},
     {"quickstart-packed.yaml", 6},
+    {"quickstart-systems.yaml", 6},
     {"time-to-target.yaml", 2},
     {"allreduce-sweep.yaml", 3},
     {"resnet18-cifar10-strong.yaml", 15},
@@ -44,7 +47,24 @@ const std::map<std::string, size_t> kExpectedRuns = {
     {"ddpm-emnist.yaml", 12},
 };
 
+// tests/study/example_run_ids.txt: study file -> its run ids in plan order.
+std::map<std::string, std::vector<std::string>> expected_run_ids() {
+  std::ifstream file(env("SCALESTUDY_SOURCE_DIR") + "/tests/study/example_run_ids.txt");
+  std::map<std::string, std::vector<std::string>> ids;
+  for (std::string line; std::getline(file, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::stringstream words(line);
+    std::string name, id;
+    size_t count = 0;
+    words >> name >> count;
+    while (words >> id) ids[name].push_back(id);
+    CHECK(ids[name].size() == count);
+  }
+  return ids;
+}
+
 TEST_CASE("every example study plans to the expected runs and valid job scripts") {
+  const auto golden_ids = expected_run_ids();
   fs::path studies = fs::path(env("SCALESTUDY_SOURCE_DIR")) / "studies";
   fs::path scratch = fs::temp_directory_path() / ("scalestudy-plan-" + std::to_string(getpid()));
   size_t seen = 0;
@@ -80,6 +100,9 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     REQUIRE(json.exit_code == 0);
     nlohmann::json parsed = nlohmann::json::parse(json.text);
     CHECK(parsed["runs"].size() == runs);
+    std::vector<std::string> run_ids;
+    for (const auto& run : parsed["runs"]) run_ids.push_back(run["run_id"]);
+    CHECK(run_ids == golden_ids.at(name));
     CHECK(parsed["totals"]["runs"] == runs);
     CHECK(parsed["source_path"].get<std::string>() == entry.path().string());
 

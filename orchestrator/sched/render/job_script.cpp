@@ -112,6 +112,8 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
              "--srun-task", "--rank-log-dir",       context.out_dir,
              "--"};
   }
+  // The system's own srun options (launcher.srun_flags), such as --cpu-bind=cores.
+  words.insert(words.begin() + 1, spec.system.srun_flags.begin(), spec.system.srun_flags.end());
   if (!spec.container.image.empty()) {
     words.push_back("apptainer");
     words.push_back("exec");

@@ -1,0 +1,28 @@
+#include "orchestrator/cli/system_choice.hpp"
+
+#include <unistd.h>
+
+#include "orchestrator/systems/system_for_study.hpp"
+
+namespace scalestudy::cli {
+
+systems::SystemSearchPath system_search_path() {
+  return systems::default_system_search_path(SCALESTUDY_SYSTEMS_DIR);
+}
+
+std::string this_host_name() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+StudySystemChoice system_choice(const ParsedArgs& parsed) {
+  return systems::study_system_choice(system_search_path(), parsed.values(kSystemOption),
+                                      this_host_name());
+}
+
+StudySystemChoice default_system_choice() {
+  return systems::study_system_choice(system_search_path(), {}, this_host_name());
+}
+
+}  // namespace scalestudy::cli
