@@ -320,6 +320,9 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
     const bool requeued = restarts > recorded_restarts;
     bool terminal = common::is_terminal(status.state);
     if (!requeued && previous && common::is_terminal(*previous) && !terminal) return Status::ok();
+    if (terminal && status.never_started) {
+      return take_back_attempt(run_id, std::string(kReasonNotReached) + " " + status.reason);
+    }
     std::string now = utc_now_iso8601();
     for (int restart = recorded_restarts; restart < restarts; ++restart) {
       if (Status closed = close_requeued_attempt(run_id, now); !closed) return closed;
@@ -340,6 +343,22 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
     if (!attempt) return attempt.status();
     return record_placement(db_, run_id, job_id, status.placement);
   });
+}
+
+Status StudyState::take_back_attempt(const std::string& run_id, const std::string& reason) {
+  const std::string current = "(SELECT attempts FROM runs WHERE run_id = ?)";
+  auto placement = db_.query("DELETE FROM placements WHERE run_id = ? AND attempt = " + current,
+                             {run_id, run_id});
+  if (!placement) return placement.status();
+  auto attempt =
+      db_.query("DELETE FROM attempts WHERE run_id = ? AND attempt = " + current, {run_id, run_id});
+  if (!attempt) return attempt.status();
+  auto planned = db_.query(
+      "UPDATE runs SET state = 'PLANNED', reason = ?, attempts = MAX(attempts - 1, 0), "
+      "job_id = NULL, submitted_at = NULL, started_at = NULL, finished_at = NULL "
+      "WHERE run_id = ?",
+      {reason, run_id});
+  return planned.status();
 }
 
 Status StudyState::close_requeued_attempt(const std::string& run_id, const std::string& now) {

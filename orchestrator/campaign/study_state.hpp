@@ -27,6 +27,9 @@ inline constexpr const char* kStateSubmitted = "SUBMITTED";    // has a job id, 
 // The reason of a PLANNED run that a site submit limit held back (launch_prepared); a later
 // wave submits it.
 inline constexpr const char* kReasonWaitingForSlot = "waiting for a free submit slot";
+// The reason of a PLANNED run whose packed allocation ended before its step started: it
+// used no attempt, and the next submission (run, wait, submit) takes it again.
+inline constexpr const char* kReasonNotReached = "not reached";
 
 struct StudyRecord {
   std::string name;
@@ -105,6 +108,8 @@ class StudyState {
   // the run has moved on to another job, or when a stale non-terminal state would overwrite a final
   // one. A requeue (status.restarts above the attempts recorded for the job, or a running job
   // pending again) closes the current attempt as REQUEUED and opens the next (attempts + 1).
+  // A run that never started (status.never_started) is PLANNED again with its attempt
+  // taken back (kReasonNotReached): an attempt counts an execution.
   Status record_job_status(const std::string& run_id, const std::string& job_id,
                            const common::JobStatus& status);
 
@@ -129,6 +134,8 @@ class StudyState {
   static Result<StudyState> initialise(Result<sqlite::Database> db);
   // Inside a transaction: the run's current attempt ends REQUEUED, the next one begins.
   Status close_requeued_attempt(const std::string& run_id, const std::string& now);
+  // Inside a transaction: the run's current attempt never started; it is undone.
+  Status take_back_attempt(const std::string& run_id, const std::string& reason);
   sqlite::Database db_;
 };
 

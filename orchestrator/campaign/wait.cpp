@@ -28,7 +28,10 @@ Result<StudyProgress> study_progress(StudyState& state) {
       ++progress.retryable;
     } else if (run.state == kStatePlanned) {
       ++progress.planned;
-      if (run.reason.rfind(kReasonWaitingForSlot, 0) == 0) ++progress.waiting;
+      if (run.reason.rfind(kReasonWaitingForSlot, 0) == 0 ||
+          run.reason.rfind(kReasonNotReached, 0) == 0) {
+        ++progress.waiting;
+      }
     } else {
       ++progress.in_flight;
     }

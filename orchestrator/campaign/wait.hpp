@@ -24,7 +24,9 @@ struct StudyProgress {
   int retryable = 0;  // finished without success, attempts left (a submit reruns them)
   int in_flight = 0;  // submitted, pending or running (or claimed by a submit)
   int planned = 0;    // never submitted
-  int waiting = 0;    // of the planned: held back by a submit limit (kReasonWaitingForSlot)
+  // Of the planned: held back by a submit limit (kReasonWaitingForSlot), or not reached in
+  // a packed allocation (kReasonNotReached); the next wave submits them.
+  int waiting = 0;
   std::vector<RunRecord> runs;
 
   bool finished() const { return in_flight == 0 && planned == 0 && retryable == 0; }

@@ -56,16 +56,21 @@ int run_wait(const std::vector<std::string>& args) {
   if (!opened) return kExitFailure;
   campaign::StudyState& state = opened->state;
   wait.on_progress = make_progress_printer();
-  auto progress = campaign::study_progress(state);
+  // Runs held back by a submit limit, or not reached in a packed allocation, are submitted
+  // as later waves, the way the last submit was told; the sessions are made when first
+  // needed (a packed run may fall out of its allocation while this waits).
   std::optional<std::vector<SubmitSession>> waves;
-  if (progress && progress->waiting > 0) {
-    int exit_code = kExitOk;
-    waves = make_wave_sessions("wait", state,
-                               parsed->value_or("--results-dir", campaign::default_results_dir()),
-                               exit_code);
-    if (!waves) return exit_code;
-    wait.resubmit = [&waves]() { return submit_sessions(*waves); };
-  }
+  const std::string results_dir =
+      parsed->value_or("--results-dir", campaign::default_results_dir());
+  int waves_exit_code = kExitOk;
+  wait.resubmit = [&]() -> Status {
+    auto progress = campaign::study_progress(state);
+    if (!progress) return progress.status();
+    if (progress->waiting == 0) return Status::ok();
+    if (!waves) waves = make_wave_sessions("wait", state, results_dir, waves_exit_code);
+    if (!waves) return Status::error("the waiting runs cannot be submitted");
+    return submit_sessions(*waves);
+  };
   const SubmitSession* first = waves ? &waves->front() : nullptr;
   auto outcome = campaign::wait_study(
       state, first ? first->options.scheduler_context : sched::SchedulerContext{}, wait,

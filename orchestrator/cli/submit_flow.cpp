@@ -196,6 +196,7 @@ std::optional<SubmitSession> make_share_session(
   context.bin_dir = campaign::executable_dir();
   context.array_throttle = study.array_throttle;
   context.packed = is_packed(parsed, study);
+  context.packed_concurrent = study.pack_concurrent;
   context.array_script_dir =
       (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
   session.scheduler_name = share.scheduler;

@@ -44,6 +44,9 @@ struct JobStatus {
   std::string reason;
   int restarts = 0;
   JobPlacement placement{};
+  // The job ended without this run ever starting (a packed allocation ended before its
+  // step): no execution, so no attempt is charged and the run waits for the next one.
+  bool never_started = false;
 };
 
 // "PENDING", "OUT_OF_MEMORY", ...: the names stored in the study database.

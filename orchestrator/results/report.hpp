@@ -138,6 +138,14 @@ struct SystemsPoint {
   std::optional<double> time_to_target_reference_s, time_to_target_system_s;
 };
 
+// Two runs whose job steps ran side by side, on disjoint nodes, in one packed allocation.
+struct CoRunning {
+  std::string run_a, run_b;  // run_a started first
+  std::string allocation;    // the job id
+  std::string nodes_a, nodes_b;
+  double overlap_s = 0;
+};
+
 // A study's time from its first submission to its last run's end (time to result), split
 // into the time some run of it was running and the rest, queue wait (report_placement.hpp).
 struct TimeToResult {
@@ -161,6 +169,8 @@ struct Report {
   std::vector<SeriesProjection> projections;  // with ReportOptions::project_world_sizes
   // Pairs of runs whose measured windows overlapped on a shared host.
   std::vector<RunOverlap> overlaps;
+  // Pairs of runs whose steps overlapped in one packed allocation (pack: {policy: concurrent}).
+  std::vector<CoRunning> co_running;
   // The hosts of the runs with stragglers, most often last first.
   std::vector<HostStraggles> straggler_hosts;
   // From the scheduler's record of the runs; none when it gave none (local executor).

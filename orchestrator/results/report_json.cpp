@@ -255,6 +255,19 @@ Json projections_json(const Report& report) {
   return projections;
 }
 
+Json co_running_json(const Report& report) {
+  Json pairs = Json::array();
+  for (const CoRunning& pair : report.co_running) {
+    pairs.push_back(Json{{"run_a", pair.run_a},
+                         {"run_b", pair.run_b},
+                         {"allocation", pair.allocation},
+                         {"nodes_a", pair.nodes_a},
+                         {"nodes_b", pair.nodes_b},
+                         {"overlap_s", pair.overlap_s}});
+  }
+  return pairs;
+}
+
 Json overlaps_json(const Report& report) {
   Json overlaps = Json::array();
   for (const RunOverlap& overlap : report.overlaps) {
@@ -311,6 +324,7 @@ std::string render_report_json(const Report& report) {
       {"bandwidth_curves", bandwidth_curves_json(report)},
       {"projections", projections_json(report)},
       {"overlaps", overlaps_json(report)},
+      {"co_running", co_running_json(report)},
       {"straggler_hosts", straggler_hosts_json(report)},
       {"systems", report.systems},
       {"systems_side_by_side", systems_json(report)},

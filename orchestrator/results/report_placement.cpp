@@ -1,6 +1,7 @@
 #include "orchestrator/results/report_placement.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -10,6 +11,7 @@ namespace scalestudy::results {
 namespace {
 
 struct Placement {
+  std::string job_step;  // "123.4": a step of allocation 123 (packed); else a job's own id
   std::string node_list;
   std::optional<double> queued_s, started_s, ended_s;
 };
@@ -28,13 +30,14 @@ Result<std::map<std::string, std::vector<Placement>>> load_placements(sqlite::Da
   if (!present) return present.status();
   if (!*present || std::get<int64_t>(**present) == 0) return by_run;
   auto rows = db.query(
-      "SELECT run_id, node_list, queued_at, started_at, ended_at FROM placements "
+      "SELECT run_id, job_step, node_list, queued_at, started_at, ended_at FROM placements "
       "ORDER BY run_id, attempt");
   if (!rows) return rows.status();
   for (const auto& row : *rows) {
     by_run[sqlite::to_string(row[0])].push_back(
-        {sqlite::to_string(row[1]), scheduler_time(sqlite::to_string(row[2])),
-         scheduler_time(sqlite::to_string(row[3])), scheduler_time(sqlite::to_string(row[4]))});
+        {sqlite::to_string(row[1]), sqlite::to_string(row[2]),
+         scheduler_time(sqlite::to_string(row[3])), scheduler_time(sqlite::to_string(row[4])),
+         scheduler_time(sqlite::to_string(row[5]))});
   }
   return by_run;
 }
@@ -65,6 +68,49 @@ void warn_about_node_sets(const std::vector<PointWork>& points,
                               std::to_string(work->measured.size()) + " repeats ran on " + nodes +
                               " while other points ran elsewhere: a slow or fast node there "
                               "biases this point (allocation: packed rotates the nodes)");
+  }
+}
+
+// Runs whose steps ran side by side in one packed allocation (disjoint nodes, one job):
+// their last placements, step windows overlapping. They shared the job's network and file
+// system, so the report names them as it names runs that shared a host.
+void add_co_running(const std::vector<PointWork>& points,
+                    const std::map<std::string, std::vector<Placement>>& by_run, Report& report) {
+  struct Step {
+    std::string run_id, name, nodes;
+    double started_s, ended_s;
+  };
+  std::map<std::string, std::vector<Step>> by_allocation;
+  for (const PointWork& work : points) {
+    for (const RunMeasurement* run : work.measured) {
+      auto found = by_run.find(run->run_id);
+      if (found == by_run.end()) continue;
+      const Placement& last = found->second.back();
+      const size_t dot = last.job_step.find('.');
+      if (dot == std::string::npos || !last.started_s || !last.ended_s) continue;
+      by_allocation[last.job_step.substr(0, dot)].push_back(
+          {run->run_id, point_name(work.point), last.node_list, *last.started_s, *last.ended_s});
+    }
+  }
+  for (auto& [allocation, steps] : by_allocation) {
+    std::sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+      return a.started_s != b.started_s ? a.started_s < b.started_s : a.run_id < b.run_id;
+    });
+    for (size_t i = 0; i < steps.size(); ++i) {
+      for (size_t j = i + 1; j < steps.size() && steps[j].started_s < steps[i].ended_s; ++j) {
+        const double overlap_s = std::min(steps[i].ended_s, steps[j].ended_s) - steps[j].started_s;
+        if (overlap_s <= 0) continue;
+        report.co_running.push_back({steps[i].run_id, steps[j].run_id, allocation, steps[i].nodes,
+                                     steps[j].nodes, overlap_s});
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%.0f", overlap_s);
+        report.warnings.push_back("runs " + steps[i].run_id + " (" + steps[i].name + ") and " +
+                                  steps[j].run_id + " (" + steps[j].name +
+                                  ") ran side by side in allocation " + allocation + " for " +
+                                  seconds + " s, on " + steps[i].nodes + " and " + steps[j].nodes +
+                                  ": they shared the job's network and file system");
+      }
+    }
   }
 }
 
@@ -104,6 +150,7 @@ Status add_placement(sqlite::Database& study_db, const std::vector<PointWork>& p
   }
   report.time_to_result = time_to_result(std::move(intervals));
   warn_about_node_sets(points, *by_run, report);
+  add_co_running(points, *by_run, report);
   return Status::ok();
 }
 

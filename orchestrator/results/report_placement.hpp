@@ -3,7 +3,8 @@
 // Gives the study's time to result split into queue wait and run time, and warns when the
 // repeats of a point all ran on one node set while other points ran elsewhere (a slow or
 // fast node would then bias that point against the others); not for points of the study's
-// largest node count, which had no other nodes to go to. A database without the table,
+// largest node count, which had no other nodes to go to; and names the runs whose steps ran
+// side by side in one packed allocation (Report::co_running). A database without the table,
 // or runs the scheduler gave no placement (the local executor), add nothing. Internal to
 // build_report.
 #pragma once

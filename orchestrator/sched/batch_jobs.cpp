@@ -89,6 +89,7 @@ BatchOptions parse_batch_options(const SchedulerContext& context,
   if (values.count("--hold") != 0) options.extra_sbatch_args.push_back("--hold");
   options.array_throttle = context.array_throttle;
   options.packed = context.packed;
+  options.packed_concurrent = context.packed_concurrent;
   options.array_script_dir = context.array_script_dir;
   options.command_timeout_ms = context.command_timeout_ms;
   return options;
@@ -104,7 +105,7 @@ Result<std::vector<BatchJob>> plan_batch_jobs(const std::vector<PreparedRun>& ru
 Result<BatchWave> plan_batch_wave(const std::vector<PreparedRun>& runs, const BatchOptions& options,
                                   const WaveCapacity& capacity) {
   if (options.packed && !runs.empty()) {
-    auto packed = write_packed_job(runs, options.array_script_dir);
+    auto packed = write_packed_job(runs, options.array_script_dir, options.packed_concurrent);
     if (!packed) return packed.status();
     packed->submit_options = options.extra_sbatch_args;
     BatchWave wave;  // one job, whatever the submit limits

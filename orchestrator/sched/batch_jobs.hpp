@@ -21,10 +21,11 @@
 namespace scalestudy::sched {
 
 struct BatchOptions {
-  bool use_job_arrays = true;  // runs of identical shape share one --array job
-  int array_throttle = 0;      // the %N of --array; 0: no throttle
-  bool ordered = false;        // each submission waits for the previous (afterany)
-  bool packed = false;         // every run a job step of one allocation (packed_allocation.hpp)
+  bool use_job_arrays = true;      // runs of identical shape share one --array job
+  int array_throttle = 0;          // the %N of --array; 0: no throttle
+  bool ordered = false;            // each submission waits for the previous (afterany)
+  bool packed = false;             // every run a job step of one allocation (packed_allocation.hpp)
+  bool packed_concurrent = false;  // ... its steps side by side on disjoint nodes
   std::vector<std::string> extra_sbatch_args;  // e.g. "--hold"
   std::string array_script_dir;                // where array wrapper scripts are written
   int command_timeout_ms = 120'000;

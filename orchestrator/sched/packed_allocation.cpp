@@ -53,13 +53,15 @@ std::string bash_array(const std::string& name, const std::vector<std::string>& 
   return text + ")\n";
 }
 
-// The loop over the runs: each one's nodes picked from the allocation's hosts (those whose
-// index, rotated by the run's first node, falls below its node count: ascending host order,
-// so rank 0 is on the step's first host), then its script started as one step.
+// The list scheduler over the runs, in their order: a run starts as one step as soon as
+// enough hosts are free (at most max_running steps at once: 1 for the serial policy), on the
+// first free hosts from its own first host on, rotated through the allocation; a step's end
+// frees its hosts (wait -n). A run that does not fit yet waits while later, smaller ones
+// fill the gaps (largest first, for the concurrent policy).
 constexpr char kStepLoop[] =
     R"sh(mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
 out_of_time=0
-# The time limit is near: the running step checkpoints (SIGTERM, exit 75), none starts.
+# The time limit is near: the running steps checkpoint (SIGTERM, exit 75), none starts.
 trap 'out_of_time=1; scancel --signal=TERM "$SLURM_JOB_ID"' USR1
 # The wrapper's own alarm, stop_lead_s before the job's end: SLURM's --signal may come up to
 # a minute early, which would stop a short allocation soon after it starts.
@@ -72,51 +74,103 @@ fi
 # A run starts once the submitter has recorded it (its mark); a submitter that died first
 # leaves the run to the next submit.
 marks_deadline=$((SECONDS + 15))
-for i in "${!run_scripts[@]}"; do
-  [ "$out_of_time" = 1 ] && break
-  mark="${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded"
+busy=()
+for ((n = 0; n < ${#hosts[@]}; n++)); do busy[n]=0; done
+declare -A hosts_of_step=()
+running=0
+# picked: run $1's hosts, the first free ones from its first host on; false when too few.
+pick() {
+  local i=$1 k n
+  picked=()
+  for ((k = 0; k < ${#hosts[@]} && ${#picked[@]} < run_nodes[i]; k++)); do
+    n=$(((first_node[i] + k) % ${#hosts[@]}))
+    ((busy[n])) || picked+=("$n")
+  done
+  ((${#picked[@]} == run_nodes[i]))
+}
+# Starts run $1 as a step on the picked hosts; false when its submitter never recorded it.
+start() {
+  local i=$1 n names=()
+  local mark="${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded"
   while [ ! -e "$mark" ] && ((SECONDS < marks_deadline)); do sleep 1; done
   if [ ! -e "$mark" ]; then
     echo "step $i: run ${run_names[i]} skipped: not recorded by its submitter"
-    continue
+    return 1
   fi
-  picked=()
-  for ((n = 0; n < ${#hosts[@]}; n++)); do
-    if (( (n - first_node[i] + ${#hosts[@]}) % ${#hosts[@]} < run_nodes[i] )); then
-      picked+=("${hosts[n]}")
-    fi
-  done
-  step_nodes=$(IFS=,; echo "${picked[*]}")
+  for n in "${picked[@]}"; do names+=("${hosts[n]}"); busy[n]=1; done
+  local step_nodes
+  step_nodes=$(IFS=,; echo "${names[*]}")
   echo "step $i: run ${run_names[i]} on $step_nodes"
   SCALESTUDY_STEP_NODES="$step_nodes" SCALESTUDY_STEP_INDEX=$i \
     SCALESTUDY_STEP_OPTIONS="${step_sizing[i]} --nodelist=$step_nodes --exclusive --job-name=${run_names[i]}" \
     /bin/bash "${run_scripts[i]}" >>"${run_dirs[i]}/slurm-${SLURM_JOB_ID}.out" 2>&1 &
-  step=$!
-  # wait returns early when USR1 arrives; the step goes on until it has checkpointed.
-  wait "$step"
-  while kill -0 "$step" 2>/dev/null; do wait "$step"; done
+  hosts_of_step[$!]="${picked[*]}"
+  running=$((running + 1))
+}
+# Waits for a step to end and frees its hosts; returns early on USR1 (its steps go on until
+# they have checkpointed, and a later call waits for them).
+reap() {
+  local ended="" n
+  wait -n -p ended
+  [ -n "$ended" ] && [ -n "${hosts_of_step[$ended]+set}" ] || return 0
+  for n in ${hosts_of_step[$ended]}; do busy[n]=0; done
+  unset "hosts_of_step[$ended]"
+  running=$((running - 1))
+}
+waiting=("${!run_scripts[@]}")
+while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
+  left=()
+  started=0
+  for i in "${waiting[@]}"; do
+    if [ "$out_of_time" = 0 ] && ((running < max_running)) && pick "$i"; then
+      start "$i" || true
+      started=1
+    else
+      left+=("$i")
+    fi
+  done
+  waiting=("${left[@]}")
+  if ((running > 0)); then
+    ((${#waiting[@]} == 0)) || reap
+  elif ((started == 0)); then
+    break  # nothing runs and nothing fits: the allocation is sized for the largest run
+  fi
 done
+while ((running > 0)); do reap; done
 [ -n "$timer" ] && kill "$timer" 2>/dev/null
 exit 0
 )sh";
 
 }  // namespace
 
-std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed) {
+std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed,
+                                              bool largest_first) {
   std::vector<const PreparedRun*> order;
   for (const PreparedRun& run : runs) order.push_back(&run);
   std::mt19937_64 generator(seed);
   std::shuffle(order.begin(), order.end(), generator);
+  if (largest_first) {
+    std::stable_sort(order.begin(), order.end(), [](const PreparedRun* a, const PreparedRun* b) {
+      return a->spec.nodes > b->spec.nodes;
+    });
+  }
   return order;
 }
 
 std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
                                   const std::vector<std::string>& directives, uint64_t seed,
-                                  int stop_lead_s, const std::string& job_name,
+                                  bool concurrent, int stop_lead_s, const std::string& job_name,
                                   const std::string& output_pattern) {
   std::string script = "#!/bin/bash\n";
-  script += "# scalestudy packed allocation: each run a job step on nodes of its own, one after\n";
-  script += "# another in the order below (shuffled with seed " + std::to_string(seed) + ").\n";
+  script +=
+      concurrent
+          ? "# scalestudy packed allocation: each run a job step on nodes of its own, side by\n"
+            "# side as hosts are free, largest first, then in the order below (shuffled\n"
+            "# with seed " +
+                std::to_string(seed) + ").\n"
+          : "# scalestudy packed allocation: each run a job step on nodes of its own, one after\n"
+            "# another in the order below (shuffled with seed " +
+                std::to_string(seed) + ").\n";
   script += "#SBATCH --job-name=" + job_name + "\n";
   script += "#SBATCH --output=" + output_pattern + "\n";
   for (const auto& directive : directives) script += "#SBATCH " + directive + "\n";
@@ -136,6 +190,7 @@ std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
   }
   script += "export SCALESTUDY_PACK_SEED=" + std::to_string(seed) + "\n";
   script += "stop_lead_s=" + std::to_string(stop_lead_s) + "\n";
+  script += "max_running=" + std::to_string(concurrent ? allocation_nodes : 1) + "\n";
   script += bash_array("run_scripts", scripts) + bash_array("run_dirs", dirs) +
             bash_array("run_names", names) + bash_array("step_sizing", sizing) +
             bash_array("run_nodes", nodes) + bash_array("first_node", first_nodes);
@@ -143,7 +198,7 @@ std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
 }
 
 Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
-                                  const std::string& script_dir) {
+                                  const std::string& script_dir, bool concurrent) {
   std::string dir = script_dir.empty()
                         ? std::filesystem::path(runs.front().out_dir).parent_path().string()
                         : script_dir;
@@ -169,11 +224,11 @@ Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
   std::ostringstream stem;
   stem << "packed-" << std::hex << seed;
   const std::string path = dir + "/" + stem.str() + ".sbatch";
-  std::vector<const PreparedRun*> order = shuffled_runs(runs, seed);
+  std::vector<const PreparedRun*> order = shuffled_runs(runs, seed, concurrent);
   std::ofstream file(path, std::ios::trunc);
-  file << packed_wrapper_script(order, directives, seed, term_signal_lead_seconds(minutes),
-                                runs.front().spec.study + "-packed",
-                                dir + "/" + stem.str() + "-%j.out");
+  file << packed_wrapper_script(
+      order, directives, seed, concurrent, term_signal_lead_seconds(minutes),
+      runs.front().spec.study + "-packed", dir + "/" + stem.str() + "-%j.out");
   if (!file.flush()) return Status::error(path + ": cannot write the packed job script");
   BatchJob job;
   job.script_path = path;
@@ -267,9 +322,10 @@ std::map<std::string, JobStatus> packed_run_states(
       } else {
         // The wrapper stopped near the limit: the run goes into the next allocation.
         if (status->state == JobState::kCompleted) status->state = JobState::kCancelled;
-        status->reason = "packed allocation " + allocation_id + " ended (" + job.state +
-                         ") before this run's step started";
+        status->reason = "in allocation " + allocation_id + ", which ended " + job.state +
+                         " before this run's step started";
         status->exit_code.reset();
+        status->never_started = true;
       }
     }
     if (status) states[job_id] = *status;

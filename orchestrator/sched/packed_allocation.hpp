@@ -1,8 +1,10 @@
 // A packed sweep (`allocation: packed`, `submit --packed`): ONE batch job sized for the
 // largest run, whose wrapper script starts each run's own rendered script as a job step on
-// nodes of its own (srun --nodes/--ntasks/--nodelist --exclusive, named after the run), one
-// after another in an order shuffled with a recorded seed and on nodes rotated through the
-// allocation, so neither time of day nor a node's speed lines up with a point of the sweep.
+// nodes of its own (srun --nodes/--ntasks/--nodelist --exclusive, named after the run), in an
+// order shuffled with a recorded seed and on nodes rotated through the allocation, so
+// neither time of day nor a node's speed lines up with a point of the sweep. The serial
+// policy runs one step at a time; the concurrent one is a list scheduler: largest runs
+// first, each started as soon as enough hosts are free, freed hosts refilled as steps end.
 // A failing step ends only its run. Near the time limit (the wrapper's own alarm, or USR1
 // sent to the batch shell, scancel -b -s USR1) the running step
 // gets SIGTERM (it checkpoints and exits 75) and no further step starts; the runs left go
@@ -26,18 +28,22 @@
 namespace scalestudy::sched {
 
 // Writes the wrapper script for `runs` into `script_dir` (empty: beside the runs' folders).
+// `concurrent`: the concurrent policy (steps side by side), else the serial one.
 Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
-                                  const std::string& script_dir);
+                                  const std::string& script_dir, bool concurrent = false);
 
-// The wrapper script itself: `runs` in the order they run, the allocation's directives,
-// and how long before the job's end it stops the running step (USR1 to itself).
+// The wrapper script itself: `runs` in the order they are placed, the allocation's
+// directives, the policy, and how long before the job's end it stops the running steps
+// (USR1 to itself).
 std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
                                   const std::vector<std::string>& directives, uint64_t seed,
-                                  int stop_lead_s, const std::string& job_name,
+                                  bool concurrent, int stop_lead_s, const std::string& job_name,
                                   const std::string& output_pattern);
 
-// The order the runs of a packed job run in: `runs` shuffled with `seed`.
-std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed);
+// The order the runs of a packed job are placed in: `runs` shuffled with `seed`; with
+// `largest_first`, then stably sorted by node count, largest first.
+std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed,
+                                              bool largest_first = false);
 
 // Each run of a packed job just submitted as `allocation_id`: recorded first
 // (callbacks.launching), then marked recorded in its folder (the wrapper starts a run's

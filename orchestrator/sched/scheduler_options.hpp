@@ -28,6 +28,9 @@ struct SchedulerContext {
   // The runs of one submission share one allocation, each a job step (`allocation: packed`,
   // `submit --packed`); backends without allocations (local) ignore it.
   bool packed = false;
+  // How a packed allocation runs its steps: one after another, or side by side on
+  // disjoint nodes (the study's `pack: {policy: ...}`).
+  bool packed_concurrent = false;
   int command_timeout_ms = 120'000;
 };
 

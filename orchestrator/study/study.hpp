@@ -37,6 +37,9 @@ struct Study {
   int array_throttle = 0;  // most array tasks running at once; 0: no limit
   // `allocation: packed`: the sweep runs as job steps of one allocation (studies/README.md).
   bool packed_allocation = false;
+  // `pack: {policy}`: a packed allocation's steps side by side on disjoint nodes (true), or
+  // one after another; serial by default for strong studies, concurrent otherwise.
+  bool pack_concurrent = false;
   // `budget: {gpu_hours: H}`: submit refuses a sweep whose requested GPU-hours exceed it.
   std::optional<double> budget_gpu_hours;
   // The labels of the systems the runs are planned on, in the order chosen; empty when the

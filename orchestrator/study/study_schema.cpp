@@ -31,7 +31,7 @@ const std::vector<std::string> kTopLevelKeys = {
     "baseline",      "slurm",   "launcher",     "modules",        "container", "env",
     "profile",       "report",  "max_attempts", "array_throttle", "extends",   "defaults",
     "uneven_batch",  "metrics", "budget",       "max_runs",       "target",    "allocation",
-    "systems"};
+    "systems",       "pack"};
 
 // A study name names a results folder.
 bool is_study_name(const std::string& text) {

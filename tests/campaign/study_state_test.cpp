@@ -126,6 +126,51 @@ TEST_CASE("retryable failures are resubmitted until attempts run out, then repor
   CHECK_FALSE((*history)[1].finished_at.empty());
 }
 
+TEST_CASE("a run never reached in three allocations completes in a fourth on one attempt") {
+  StudyState state = fresh_state("scalestudy_state_not_reached.sqlite");
+  REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 3}).is_ok());
+  REQUIRE(state.plan_runs({planned("late")}).is_ok());
+  for (int allocation = 1; allocation <= 3; ++allocation) {
+    CAPTURE(allocation);
+    const std::string job = std::to_string(allocation) + "+late";
+    auto claimed = state.claim_runs(3, "t:1:" + job);
+    REQUIRE(claimed.is_ok());
+    REQUIRE(*claimed == std::vector<std::string>{"late"});
+    REQUIRE(state.record_submission({"late", job}, "slurm", "t:1:" + job).is_ok());
+    REQUIRE(state.record_job_status("late", job, {JobState::kPending, std::nullopt, ""}).is_ok());
+    common::JobStatus ended{JobState::kTimeout, std::nullopt,
+                            "in allocation " + std::to_string(allocation) +
+                                ", which ended "
+                                "TIMEOUT before this run's step started"};
+    ended.never_started = true;
+    REQUIRE(state.record_job_status("late", job, ended).is_ok());
+    RunRecord run = record_of(state, "late");
+    CHECK(run.state == kStatePlanned);
+    CHECK(run.attempts == 0);
+    CHECK(run.reason == "not reached in allocation " + std::to_string(allocation) +
+                            ", which ended TIMEOUT before this run's step started");
+    CHECK_FALSE(is_exhausted(run, 3));
+    // `wait` submits it as a later wave, like a run held back by a submit limit.
+    auto waves = state.claim_runs(3, "t:1:peek", /*planned_only=*/true);
+    REQUIRE(waves.is_ok());
+    CHECK(*waves == std::vector<std::string>{"late"});
+    REQUIRE(state.release_claim("late", "t:1:peek", run.reason).is_ok());
+  }
+  REQUIRE(state.claim_runs(3, "t:1:4").is_ok());
+  REQUIRE(state.record_submission({"late", "4+late"}, "slurm", "t:1:4").is_ok());
+  REQUIRE(
+      state.record_job_status("late", "4+late", {JobState::kRunning, std::nullopt, ""}).is_ok());
+  REQUIRE(state.record_job_status("late", "4+late", {JobState::kCompleted, 0, ""}).is_ok());
+  RunRecord run = record_of(state, "late");
+  CHECK(run.state == "COMPLETED");
+  CHECK(run.attempts == 1);
+  auto history = state.attempts("late");
+  REQUIRE(history.is_ok());
+  REQUIRE(history->size() == 1);
+  CHECK((*history)[0].job_id == "4+late");
+  CHECK((*history)[0].state == "COMPLETED");
+}
+
 TEST_CASE("claims of a dead submitter are taken over, live ones are not") {
   StudyState state = fresh_state("scalestudy_state_stale.sqlite");
   REQUIRE(state.plan_runs({planned("a")}).is_ok());

@@ -297,8 +297,8 @@ TEST_CASE("report JSON: versioned, every documented field present") {
   CHECK(keys(json) == std::set<std::string>{"schema", "study", "kind", "device", "baseline",
                                             "settings", "runs", "points", "sensitivity",
                                             "bandwidth_curves", "projections", "overlaps",
-                                            "straggler_hosts", "systems", "systems_side_by_side",
-                                            "time_to_result", "warnings"});
+                                            "co_running", "straggler_hosts", "systems",
+                                            "systems_side_by_side", "time_to_result", "warnings"});
   CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
                                                         "target_gain_pct", "target_acc",
                                                         "efficiency_pct"});

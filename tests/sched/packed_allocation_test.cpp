@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -82,6 +83,35 @@ TEST_CASE("the run order is shuffled with a recorded seed and is the same for th
   CHECK(script.find("export SCALESTUDY_PACK_SEED=") != std::string::npos);
 }
 
+TEST_CASE("the concurrent policy places the largest runs first and up to 4 steps at once") {
+  fs::path dir = testing::scratch_dir("packed_concurrent");
+  auto runs = ladder(dir);
+  auto serial = write_packed_job(runs, (dir / "serial").string(), false);
+  auto concurrent = write_packed_job(runs, (dir / "concurrent").string(), true);
+  REQUIRE(serial);
+  REQUIRE(concurrent);
+  std::vector<int> nodes;
+  for (const PreparedRun* run : concurrent->runs) nodes.push_back(run->spec.nodes);
+  CHECK(nodes == std::vector<int>{4, 4, 2, 2, 1, 1});
+  // The same shuffle underneath: runs of one size keep the serial order's relative order.
+  std::vector<std::string> serial_small, concurrent_small;
+  for (const PreparedRun* run : serial->runs) {
+    if (run->spec.nodes == 1) serial_small.push_back(run->spec.run_id);
+  }
+  for (const PreparedRun* run : concurrent->runs) {
+    if (run->spec.nodes == 1) concurrent_small.push_back(run->spec.run_id);
+  }
+  CHECK(serial_small == concurrent_small);
+  const std::string serial_script = testing::read_file(serial->script_path);
+  const std::string concurrent_script = testing::read_file(concurrent->script_path);
+  CHECK(has_line(serial_script, "max_running=1"));
+  CHECK(has_line(concurrent_script, "max_running=4"));
+  for (const std::string& path : {serial->script_path, concurrent->script_path}) {
+    CAPTURE(path);
+    CHECK(std::system(("bash -n '" + path + "'").c_str()) == 0);
+  }
+}
+
 TEST_CASE("each packed run is recorded, then marked for the wrapper, then reported") {
   fs::path dir = testing::scratch_dir("packed_marks");
   auto runs = ladder(dir);
@@ -138,8 +168,11 @@ TEST_CASE("a packed run's state is its step's; before its step, its turn or its 
   CHECK(states.at("10+c1").placement.ended_at.empty());
   CHECK(states.at("10+c2").state == JobState::kPending);  // its turn has not come
   CHECK(states.at("10+c2").reason.find("waiting for its turn") != std::string::npos);
-  CHECK(states.at("11+a2").state == JobState::kTimeout);  // never started: retried
-  CHECK(states.at("11+a2").reason.find("before this run's step started") != std::string::npos);
+  CHECK(states.at("11+a2").state == JobState::kTimeout);  // never started: retried, uncharged
+  CHECK(states.at("11+a2").never_started);
+  CHECK(states.at("11+a2").reason ==
+        "in allocation 11, which ended TIMEOUT before this run's step started");
+  CHECK_FALSE(states.at("10+b1").never_started);
   CHECK(states.at("12+b2").state == JobState::kPending);
 }
 

@@ -6,7 +6,9 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -159,6 +161,102 @@ TEST_CASE("the quickstart ladder packed at 1, 2 and 4 nodes x 2 repeats is one j
   CHECK(form_of(report_json("ladder", packed_results)) ==
         form_of(report_json("ladder", unpacked_results)));
   MESSAGE("workload: " << std::string(real ? "scalestudy-train" : "fake"));
+}
+
+// The allocation's own Start and End (sacct, seconds since the epoch) and its steps'
+// "JobName|NodeList|Start|End".
+struct AllocationTimes {
+  long long elapsed_s = 0;
+  std::vector<std::vector<std::string>> steps;
+};
+AllocationTimes allocation_times(const std::string& job_id) {
+  auto listed = run_process({{"sacct", "-n", "--parsable2", "-j", job_id,
+                              "--format=JobID,JobName,NodeList,Start,End,ElapsedRaw"},
+                             {},
+                             30'000});
+  REQUIRE(listed.is_ok());
+  AllocationTimes times;
+  std::stringstream lines(listed->stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::stringstream split(line);
+    for (std::string field; std::getline(split, field, '|');) fields.push_back(field);
+    if (fields.size() != 6) continue;
+    if (fields[0] == job_id) times.elapsed_s = std::stoll(fields[5]);
+    if (is_numbered_step(fields[0]))
+      times.steps.push_back({fields[1], fields[2], fields[3], fields[4]});
+  }
+  return times;
+}
+
+// The hosts of a node list ("node[1-2]" -> node1, node2).
+std::set<std::string> hosts_of(const std::string& node_list) {
+  auto shown = run_process({{"scontrol", "show", "hostnames", node_list}, {}, 10'000});
+  REQUIRE(shown.is_ok());
+  std::set<std::string> hosts;
+  std::stringstream lines(shown->stdout_text);
+  for (std::string host; std::getline(lines, host);) hosts.insert(host);
+  return hosts;
+}
+
+TEST_CASE("pack policy concurrent: the ladder's steps side by side on disjoint nodes, sooner") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_policy";
+  fs::remove_all(dir);
+  // Sleeping steps that print a throughput: the policies differ in how many rounds of steps
+  // they need (serial 6, concurrent 4: 4, 4, 2+2, 1+1), whatever the machine's speed.
+  fs::create_directories(dir);
+  const fs::path workload = dir / "sleeper.sh";
+  std::ofstream(workload) << "#!/bin/sh\nsleep 4\necho \"throughput 100 samples/s\"\n";
+  fs::permissions(workload, fs::perms::all);
+  const std::string body = "kind: custom\nworkload: {binary: " + workload.string() + "}\n" +
+                           kLadder +
+                           "allocation: packed\nslurm: {time: \"5\"}\nmax_attempts: 1\n"
+                           "metrics:\n  throughput: {pattern: 'throughput ([0-9]+)', role: "
+                           "throughput}\n";
+  std::map<std::string, long long> elapsed;
+  for (const std::string policy : {"serial", "concurrent"}) {
+    CAPTURE(policy);
+    const std::string study =
+        write_study(dir / policy, "ladder_" + policy, body + "pack: {policy: " + policy + "}\n");
+    const std::string results = (dir / policy / "results").string();
+    ProcessResult ran = run_study(study, results);
+    INFO(ran.stdout_text << ran.stderr_text);
+    REQUIRE(ran.exit_code == 0);
+    auto jobs =
+        query(results + "/ladder_" + policy + ".sqlite", "SELECT DISTINCT job_id FROM runs");
+    REQUIRE(jobs.size() == 6);
+    const std::string allocation = jobs[0][0].substr(0, jobs[0][0].find('+'));
+    AllocationTimes times = allocation_times(allocation);
+    REQUIRE(times.steps.size() == 6);
+    elapsed[policy] = times.elapsed_s;
+    // Steps that ran at the same time had disjoint nodes; only the concurrent policy has any.
+    int side_by_side = 0;
+    for (size_t i = 0; i < times.steps.size(); ++i) {
+      for (size_t j = i + 1; j < times.steps.size(); ++j) {
+        const auto& a = times.steps[i];
+        const auto& b = times.steps[j];
+        if (!(a[2] < b[3] && b[2] < a[3])) continue;  // ISO times compare as text
+        ++side_by_side;
+        std::set<std::string> shared;
+        for (const std::string& host : hosts_of(a[1])) {
+          if (hosts_of(b[1]).count(host)) shared.insert(host);
+        }
+        CHECK_MESSAGE(shared.empty(), a[0] << " on " << a[1] << " and " << b[0] << " on " << b[1]);
+      }
+    }
+    const nlohmann::json report = report_json("ladder_" + policy, results);
+    if (policy == "serial") {
+      CHECK(side_by_side == 0);
+      CHECK(report["co_running"].empty());
+    } else {
+      CHECK(side_by_side >= 2);
+      CHECK(report["co_running"].size() >= 2);
+    }
+  }
+  MESSAGE("allocation wall time: serial " << elapsed["serial"] << " s, concurrent "
+                                          << elapsed["concurrent"] << " s");
+  CHECK(elapsed["concurrent"] < elapsed["serial"]);
 }
 
 TEST_CASE("a submitter killed at each point of a packed submit: the rerun runs each run once") {
