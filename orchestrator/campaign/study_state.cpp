@@ -320,7 +320,8 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
     const bool requeued = restarts > recorded_restarts;
     bool terminal = common::is_terminal(status.state);
     if (!requeued && previous && common::is_terminal(*previous) && !terminal) return Status::ok();
-    if (terminal && status.never_started) {
+    // A run seen running did start, whatever a later answer says.
+    if (terminal && status.never_started && previous != common::JobState::kRunning) {
       return take_back_attempt(run_id, std::string(kReasonNotReached) + " " + status.reason);
     }
     std::string now = utc_now_iso8601();
@@ -382,7 +383,8 @@ Result<std::vector<RunRecord>> StudyState::runs() {
   auto rows = db_.query(
       "SELECT run_id, repeat, nodes, tasks_per_node, world_size, gpus_per_node, varied_json, "
       "state, attempts, scheduler, job_id, reason, submitted_at, started_at, finished_at, "
-      "out_dir FROM runs WHERE planned = 1 ORDER BY run_id");
+      "out_dir, json_extract(spec_json, '$.system.scheduler_settings') FROM runs "
+      "WHERE planned = 1 ORDER BY run_id");
   if (!rows) return rows.status();
   std::vector<RunRecord> records;
   for (const auto& row : *rows) {
@@ -403,6 +405,12 @@ Result<std::vector<RunRecord>> StudyState::runs() {
     record.started_at = text_of(row[13]);
     record.finished_at = text_of(row[14]);
     record.out_dir = common::results_path(db_.path(), text_of(row[15]));
+    auto settings = nlohmann::json::parse(text_of(row[16]), nullptr, false);
+    if (settings.is_object()) {
+      for (const auto& [key, value] : settings.items()) {
+        if (value.is_string()) record.scheduler_settings[key] = value.get<std::string>();
+      }
+    }
     records.push_back(std::move(record));
   }
   return records;

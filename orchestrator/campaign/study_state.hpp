@@ -7,6 +7,7 @@
 // processes coordinate through SQLite's locking.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -56,6 +57,9 @@ struct RunRecord {
   std::string scheduler, job_id, reason;
   std::string submitted_at, started_at, finished_at;
   std::string out_dir;
+  // The backend settings of the run's named system (a slurmrestd URL, ...): polling and
+  // cancelling its job needs them. Empty without one.
+  std::map<std::string, std::string> scheduler_settings;
 };
 
 struct AttemptRecord {

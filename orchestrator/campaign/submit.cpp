@@ -9,6 +9,8 @@
 #include "orchestrator/campaign/job_directory.hpp"
 #include "orchestrator/campaign/launch_prepared.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
+#include "orchestrator/campaign/run_scheduler.hpp"
+#include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 
@@ -23,6 +25,12 @@ std::string report_json(const Study& study) {
   if (!study.report.thresholds.empty()) json["thresholds"] = study.report.thresholds;
   if (!study.systems.empty()) json["systems"] = study.systems;
   return json.dump();
+}
+
+bool packed_run_not_reached(const RunRecord& run) {
+  const std::string marker = "packed-" + sched::packed_allocation_id(run.job_id) + ".not-reached";
+  std::error_code error;
+  return std::filesystem::exists(std::filesystem::path(run.out_dir) / marker, error);
 }
 
 bool in_share(const SubmitPlan& plan, const std::string& run_id) {
@@ -163,13 +171,18 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
   if (!runs) return runs.status();
   std::map<std::string, std::vector<const RunRecord*>> by_scheduler;
   for (const RunRecord& run : *runs) {
-    if (is_in_flight(run.state) && !run.job_id.empty()) by_scheduler[run.scheduler].push_back(&run);
+    if (is_in_flight(run.state) && !run.job_id.empty()) {
+      by_scheduler[run_scheduler_key(run)].push_back(&run);
+    }
   }
-  for (const auto& [name, members] : by_scheduler) {
+  for (const auto& [key, members] : by_scheduler) {
+    const RunRecord& first = *members.front();
+    const std::string& name = first.scheduler;
     sched::Scheduler* poller = preferred;
     std::unique_ptr<sched::Scheduler> other;
-    if (preferred == nullptr || !sched::share_job_ids(name, preferred->name())) {
-      auto made = sched::make_scheduler(name, context);
+    if (preferred == nullptr || !first.scheduler_settings.empty() ||
+        !sched::share_job_ids(name, preferred->name())) {
+      auto made = sched::make_scheduler(name, context, run_scheduler_values(first));
       if (!made) return made.status().with_context("runs submitted with " + name);
       other = std::move(*made);
       poller = other.get();
@@ -182,6 +195,10 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
       auto found = states->find(run->job_id);
       if (found == states->end()) continue;
       common::JobStatus status = found->second;
+      // A run its packed allocation never reached costs no attempt only when the wrapper
+      // stopped for the time limit (it leaves a marker); any other end (a node failure, a
+      // scancel, a wrapper that could not start) is charged like a failure.
+      if (status.never_started && !packed_run_not_reached(*run)) status.never_started = false;
       // A run whose end nobody saw (its submitter ran it and was interrupted) may have finished
       // well: its directory says so, and it must not run again.
       if (!status.exit_code && status.state == common::JobState::kFailed &&

@@ -4,6 +4,7 @@
 #include <map>
 #include <thread>
 
+#include "orchestrator/campaign/run_scheduler.hpp"
 #include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 
@@ -92,12 +93,15 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
   for (const RunRecord& run : *runs) {
     if (run_id && run.run_id != *run_id) continue;
     found = true;
-    if (is_in_flight(run.state) && !run.job_id.empty()) by_scheduler[run.scheduler].push_back(&run);
+    if (is_in_flight(run.state) && !run.job_id.empty()) {
+      by_scheduler[run_scheduler_key(run)].push_back(&run);
+    }
   }
   if (!found) return Status::error("no run '" + *run_id + "' in this study");
   std::vector<std::string> cancelled;
-  for (const auto& [name, members] : by_scheduler) {
-    auto scheduler = sched::make_scheduler(name, context);
+  for (const auto& [key, members] : by_scheduler) {
+    auto scheduler = sched::make_scheduler(members.front()->scheduler, context,
+                                           run_scheduler_values(*members.front()));
     if (!scheduler) return scheduler.status();
     std::vector<std::string> job_ids;
     for (const RunRecord* run : members) job_ids.push_back(run->job_id);

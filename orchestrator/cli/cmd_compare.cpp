@@ -56,7 +56,8 @@ struct ComparedStudy {
 Result<ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
                                 bool ingest, bool& missing) {
   const StudySide side = split_side(text);
-  auto database = campaign::locate_study_database(side.study, results_dir, default_system_choice());
+  auto database =
+      campaign::locate_study_database(side.study, results_dir, naming_only_system_choice());
   if (!database) {
     missing = true;
     return database.status();

@@ -19,7 +19,7 @@ int run_ingest(const std::vector<std::string>& args) {
   }
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
-      default_system_choice());
+      naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy ingest: %s\n", database.status().message().c_str());
     return kExitEnvironment;

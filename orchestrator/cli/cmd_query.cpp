@@ -49,7 +49,7 @@ int run_query(const std::vector<std::string>& args) {
   limits.time_limit_s = *time_limit_s;
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
-      default_system_choice());
+      naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy query: %s\n", database.status().message().c_str());
     return kExitEnvironment;

@@ -62,15 +62,22 @@ int run_wait(const std::vector<std::string>& args) {
   std::optional<std::vector<SubmitSession>> waves;
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
-  int waves_exit_code = kExitOk;
+  int exit_code = kExitOk;
+  auto make_waves = [&]() {
+    if (!waves) waves = make_wave_sessions("wait", state, results_dir, exit_code);
+    return waves.has_value();
+  };
+  auto progress = campaign::study_progress(state);
+  if (progress && progress->waiting > 0 && !make_waves()) return exit_code;
   wait.resubmit = [&]() -> Status {
-    auto progress = campaign::study_progress(state);
-    if (!progress) return progress.status();
-    if (progress->waiting == 0) return Status::ok();
-    if (!waves) waves = make_wave_sessions("wait", state, results_dir, waves_exit_code);
-    if (!waves) return Status::error("the waiting runs cannot be submitted");
+    auto now = campaign::study_progress(state);
+    if (!now) return now.status();
+    if (now->waiting == 0) return Status::ok();
+    if (!make_waves())
+      return Status::error("the runs waiting for a later wave cannot be submitted");
     return submit_sessions(*waves);
   };
+  // The first wave session (when made now) polls its own runs, configured as submit was.
   const SubmitSession* first = waves ? &waves->front() : nullptr;
   auto outcome = campaign::wait_study(
       state, first ? first->options.scheduler_context : sched::SchedulerContext{}, wait,

@@ -11,7 +11,7 @@ std::optional<OpenedStudy> open_study_or_explain(const std::string& command,
                                                  const ParsedArgs& parsed) {
   auto location = campaign::locate_study(
       parsed.positionals.at(0), parsed.value_or("--results-dir", campaign::default_results_dir()),
-      system_choice(parsed));
+      naming_only_system_choice());
   if (!location) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command.c_str(),
                  location.status().message().c_str());

@@ -58,7 +58,7 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
   if (auto comm_model = parsed.value("--comm-model")) {
     // A run database file (*.sqlite) is used as is, like a study database.
     auto database =
-        campaign::locate_study_database(*comm_model, results_dir, default_system_choice());
+        campaign::locate_study_database(*comm_model, results_dir, naming_only_system_choice());
     if (!database) return database.status().with_context("--comm-model");
     options.comm_model_database = *database;
   }
@@ -89,7 +89,7 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
                  (!format ? format.status() : options.status()).message().c_str());
     return kExitUsage;
   }
-  auto database = campaign::locate_study_database(study, results_dir, default_system_choice());
+  auto database = campaign::locate_study_database(study, results_dir, naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, database.status().message().c_str());
     return kExitEnvironment;

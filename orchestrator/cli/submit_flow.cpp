@@ -58,6 +58,10 @@ std::vector<std::string> choices_to_record(const ParsedArgs& parsed,
     if (!value.empty()) options.push_back(value);
   }
   if (parsed.has("--packed")) options.push_back("--packed");
+  if (auto scheduler = parsed.value("--scheduler")) {
+    options.push_back("--scheduler");
+    options.push_back(*scheduler);
+  }
   for (const std::string& label : parsed.values(kSystemOption)) {
     options.push_back(kSystemOption);
     options.push_back(label);
@@ -104,10 +108,7 @@ std::optional<common::FaultInjector> check_before_scheduling(
 // One scheduler's outcome: what a dry run would submit, then the counts of its runs.
 void print_submit_report(const SubmitSession& session, const campaign::SubmitReport& report) {
   const std::string& study_name = session.plan.study.name;
-  std::string where;
-  for (const std::string& system : session.systems) {
-    where += (where.empty() ? " on " : ", ") + system;
-  }
+  const std::string where = session.system.empty() ? "" : " on " + session.system;
   if (session.options.dry_run) {
     std::cout << "dry run: would submit " << report.would_submit.size() << " run(s) with "
               << session.scheduler_name << where << "\n";
@@ -129,12 +130,13 @@ void print_submit_report(const SubmitSession& session, const campaign::SubmitRep
 
 // The runs one scheduler submits: a named system's runs go to its backend, configured
 // with the system's own settings under the command line's; the other runs to --scheduler,
-// else the backend detected.
+// else the backend detected. One share per system, so a packed allocation never mixes two
+// partitions.
 struct SchedulerShare {
   std::string scheduler;
   sched::SchedulerOptionValues values;
+  std::string system;  // the named system's label; empty for runs without one
   std::set<std::string> run_ids;
-  std::vector<std::string> systems;  // their labels, for the printed lines
 };
 
 Result<std::vector<SchedulerShare>> scheduler_shares(const ParsedArgs& parsed, const Study& study,
@@ -143,7 +145,7 @@ Result<std::vector<SchedulerShare>> scheduler_shares(const ParsedArgs& parsed, c
   std::optional<std::string> detected;  // probed once, and only when a run needs it
   std::vector<SchedulerShare> shares;
   for (const RunSpec& run : study.runs) {
-    SchedulerShare wanted{"", values, {}, {}};
+    SchedulerShare wanted{"", values, run.system.named ? run.system.label() : "", {}};
     if (!run.system.named) {
       if (!given && !detected) detected = sched::detect_scheduler();
       wanted.scheduler = given ? *given : *detected;
@@ -159,18 +161,13 @@ Result<std::vector<SchedulerShare>> scheduler_shares(const ParsedArgs& parsed, c
       }
     }
     auto same = std::find_if(shares.begin(), shares.end(), [&](const SchedulerShare& share) {
-      return share.scheduler == wanted.scheduler && share.values == wanted.values;
+      return share.system == wanted.system && share.scheduler == wanted.scheduler;
     });
     if (same == shares.end()) same = shares.insert(shares.end(), std::move(wanted));
     same->run_ids.insert(run.run_id);
-    const std::string label = run.system.label();
-    if (!label.empty() &&
-        std::find(same->systems.begin(), same->systems.end(), label) == same->systems.end()) {
-      same->systems.push_back(label);
-    }
   }
   // A study without runs still records itself through one scheduler.
-  if (shares.empty()) shares.push_back({given.value_or(sched::detect_scheduler()), values, {}, {}});
+  if (shares.empty()) shares.push_back({given.value_or(sched::detect_scheduler()), values, "", {}});
   return shares;
 }
 
@@ -200,7 +197,7 @@ std::optional<SubmitSession> make_share_session(
   context.array_script_dir =
       (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
   session.scheduler_name = share.scheduler;
-  session.systems = share.systems;
+  session.system = share.system;
   auto scheduler = sched::make_scheduler(share.scheduler, context, share.values);
   if (!scheduler) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, scheduler.status().message().c_str());
@@ -315,35 +312,38 @@ std::optional<std::vector<SubmitSession>> make_wave_sessions(const char* command
   };
   auto study = state.study();
   if (!study || !*study) return fail("the study database records no study");
-  // As the last submit was told; a database from before choices were recorded: the
-  // scheduler its runs went to, with default options. Systems the submit named choose
-  // their own schedulers.
+  // As the last submit was told (its options hold --scheduler when it was given); a
+  // database from before choices were recorded: the scheduler its runs went to. A study
+  // on named systems leaves each system its own scheduler; otherwise the scheduler the
+  // last submit used is named, so a detection that answers differently now changes nothing.
   auto choices = state.submit_choices();
   if (!choices) return fail(choices.status().message());
-  std::vector<std::string> args;
+  std::vector<std::string> options;
+  std::string last_scheduler;
   if (*choices) {
-    const std::vector<std::string>& options = (*choices)->options;
-    if (std::find(options.begin(), options.end(), kSystemOption) == options.end()) {
-      args = {"--scheduler", (*choices)->scheduler};
-    }
-    args.insert(args.end(), options.begin(), options.end());
+    options = (*choices)->options;
+    last_scheduler = (*choices)->scheduler;
   } else {
     auto runs = state.runs();
     if (!runs) return fail(runs.status().message());
-    std::string scheduler = sched::detect_scheduler();
+    last_scheduler = sched::detect_scheduler();
     for (const campaign::RunRecord& run : *runs) {
-      if (!run.scheduler.empty()) scheduler = run.scheduler;
+      if (!run.scheduler.empty()) last_scheduler = run.scheduler;
     }
-    args = {"--scheduler", scheduler};
   }
-  auto parsed = parse_args(args, submit_arg_spec());
+  auto parsed = parse_args(options, submit_arg_spec());
   if (!parsed) return fail(parsed.status().message());
   auto location =
       campaign::locate_study((*study)->source_path, results_dir, system_choice(*parsed));
   if (!location || !location->study) {
-    return fail("runs wait for a submit slot, but the study YAML " + (*study)->source_path +
+    return fail("runs wait for a later wave, but the study YAML " + (*study)->source_path +
                 " cannot be loaded to submit them" +
                 (location ? "" : ": " + location.status().message()));
+  }
+  if (!parsed->has("--scheduler") && location->study->systems.empty()) {
+    options.insert(options.begin(), {"--scheduler", last_scheduler});
+    parsed = parse_args(options, submit_arg_spec());
+    if (!parsed) return fail(parsed.status().message());
   }
   auto sessions = make_submit_sessions(command, *parsed, *location->study, results_dir, exit_code);
   if (sessions) {

@@ -19,7 +19,7 @@ ArgSpec submit_arg_spec();
 // session per backend (and its settings); otherwise one.
 struct SubmitSession {
   std::string scheduler_name;
-  std::vector<std::string> systems;  // the labels of the systems it submits to; may be empty
+  std::string system;  // the label of the named system it submits to; empty: none
   std::unique_ptr<sched::Scheduler> scheduler;
   campaign::SubmitOptions options;
   campaign::SubmitPlan plan;

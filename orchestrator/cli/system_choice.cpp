@@ -21,8 +21,14 @@ StudySystemChoice system_choice(const ParsedArgs& parsed) {
                                       this_host_name());
 }
 
-StudySystemChoice default_system_choice() {
-  return systems::study_system_choice(system_search_path(), {}, this_host_name());
+StudySystemChoice naming_only_system_choice() {
+  StudySystemChoice choice;
+  choice.resolve = [](const std::string& label) -> Result<StudySystem> {
+    StudySystem system;
+    system.run.id = label;
+    return system;
+  };
+  return choice;
 }
 
 }  // namespace scalestudy::cli

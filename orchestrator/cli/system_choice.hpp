@@ -17,7 +17,9 @@ std::string this_host_name();
 
 // --system labels from `parsed` (none: the study's `systems:`, else the detected system).
 StudySystemChoice system_choice(const ParsedArgs& parsed);
-// For commands that only read a study's results: the study's own `systems:`.
-StudySystemChoice default_system_choice();
+// For commands that only need the study's name (report, status, ingest, ...): systems are
+// taken by their labels and no system file is read, so a system file missing here, or a
+// limit tightened since, never stops a read of results already there.
+StudySystemChoice naming_only_system_choice();
 
 }  // namespace scalestudy::cli

@@ -44,8 +44,9 @@ struct JobStatus {
   std::string reason;
   int restarts = 0;
   JobPlacement placement{};
-  // The job ended without this run ever starting (a packed allocation ended before its
-  // step): no execution, so no attempt is charged and the run waits for the next one.
+  // The job ended without this run ever starting (a packed allocation whose wrapper the
+  // time limit stopped before the run's step): no execution, so no attempt is charged and
+  // the run waits for the next allocation.
   bool never_started = false;
 };
 

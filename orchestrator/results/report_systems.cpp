@@ -7,9 +7,11 @@
 namespace scalestudy::results {
 namespace {
 
-std::string system_of(const ReportPoint& point) {
+// The point's system: its configuration's, or the report's one system.
+std::string system_of(const ReportPoint& point, const Report& report) {
   auto found = point.config.find(kSystemKey);
-  return found == point.config.end() ? std::string() : found->second;
+  if (found != point.config.end()) return found->second;
+  return report.systems.size() == 1 ? report.systems.front() : std::string();
 }
 
 std::map<std::string, std::string> without_system(std::map<std::string, std::string> config) {
@@ -32,7 +34,7 @@ std::optional<double> time_to_target(const ReportPoint& point) {
 std::vector<std::string> report_systems(const Report& report) {
   std::vector<std::string> systems = report.systems;
   for (const ReportPoint& point : report.points) {
-    const std::string system = system_of(point);
+    const std::string system = system_of(point, report);
     if (!system.empty() && std::find(systems.begin(), systems.end(), system) == systems.end()) {
       systems.push_back(system);
     }
@@ -46,7 +48,7 @@ Report report_on_system(const Report& report, const std::string& system) {
   part.systems = {system};
   part.systems_side_by_side.clear();
   for (const ReportPoint& point : report.points) {
-    if (system_of(point) != system) continue;
+    if (system_of(point, report) != system) continue;
     ReportPoint kept = point;
     kept.config = without_system(point.config);
     kept.config_label = config_label(kept.config);
@@ -62,9 +64,9 @@ std::vector<SystemsPoint> compare_systems(const Report& report) {
   const std::string& reference = systems.front();
   for (size_t other = 1; other < systems.size(); ++other) {
     for (const ReportPoint& base : report.points) {
-      if (system_of(base) != reference || base.run_ids.empty()) continue;
+      if (system_of(base, report) != reference || base.run_ids.empty()) continue;
       auto match = std::find_if(report.points.begin(), report.points.end(), [&](const auto& p) {
-        return system_of(p) == systems[other] && same_point(p, base) && !p.run_ids.empty();
+        return system_of(p, report) == systems[other] && same_point(p, base) && !p.run_ids.empty();
       });
       if (match == report.points.end()) continue;
       SystemsPoint point;

@@ -15,6 +15,9 @@ struct Declared {
   int gpus = -1;       // -1: not declared
   std::string gpu_model, hostname_pattern;
   int cores = 0;  // 0: not declared
+  // The runs execute on the host `detect` matches (the local executor); a batch system's
+  // pattern names its login nodes, not the compute nodes its runs see.
+  bool runs_on_detected_host = false;
 };
 
 // What the ranks of one run saw.
@@ -37,6 +40,7 @@ std::optional<Declared> declared_of(const std::string& spec_json) {
   declared.gpu_model = node.value("gpu_model", "");
   declared.cores = node.value("cores", 0);
   declared.hostname_pattern = node.value("hostname_pattern", "");
+  declared.runs_on_detected_host = system.value("scheduler", "") == "local";
   return declared;
 }
 
@@ -95,7 +99,7 @@ void compare(const std::string& run_id, const Declared& declared, const Observed
     lines.push_back(prefix + std::to_string(declared.cores) + " cores per node" + run +
                     std::to_string(seen.cores));
   }
-  if (!declared.hostname_pattern.empty()) {
+  if (declared.runs_on_detected_host && !declared.hostname_pattern.empty()) {
     for (const std::string& host : seen.hosts) {
       if (matches(host, declared.hostname_pattern)) continue;
       lines.push_back(prefix + "hosts matching '" + declared.hostname_pattern + "'" + run +

@@ -97,7 +97,11 @@ start() {
     echo "step $i: run ${run_names[i]} skipped: not recorded by its submitter"
     return 1
   fi
-  for n in "${picked[@]}"; do names+=("${hosts[n]}"); busy[n]=1; done
+  # In ascending host order, as srun places the ranks: rank 0 (MASTER_ADDR) comes first.
+  for n in "${picked[@]}"; do busy[n]=1; done
+  for ((n = 0; n < ${#hosts[@]}; n++)); do
+    [[ " ${picked[*]} " == *" $n "* ]] && names+=("${hosts[n]}")
+  done
   local step_nodes
   step_nodes=$(IFS=,; echo "${names[*]}")
   echo "step $i: run ${run_names[i]} on $step_nodes"
@@ -107,15 +111,24 @@ start() {
   hosts_of_step[$!]="${picked[*]}"
   running=$((running + 1))
 }
-# Waits for a step to end and frees its hosts; returns early on USR1 (its steps go on until
-# they have checkpointed, and a later call waits for them).
+# Waits for a step to end and frees the hosts of every step that has; returns early on USR1
+# (its steps go on until they have checkpointed, and a later call waits for them). Steps
+# are found ended by kill -0 as well: wait -n may not name one (bash before 5.1 has no -p,
+# and a step bash has already reaped is never returned), so no step's hosts stay held.
 reap() {
-  local ended="" n
-  wait -n -p ended
-  [ -n "$ended" ] && [ -n "${hosts_of_step[$ended]+set}" ] || return 0
-  for n in ${hosts_of_step[$ended]}; do busy[n]=0; done
-  unset "hosts_of_step[$ended]"
-  running=$((running - 1))
+  local ended="" pid n freed=0
+  wait -n -p ended 2>/dev/null
+  local status=$?
+  for pid in "${!hosts_of_step[@]}"; do
+    if [ "$pid" = "$ended" ] || ! kill -0 "$pid" 2>/dev/null; then
+      for n in ${hosts_of_step[$pid]}; do busy[n]=0; done
+      unset "hosts_of_step[$pid]"
+      running=$((running - 1))
+      freed=1
+    fi
+  done
+  # Nothing ended and no signal came: do not spin on a wait that returns at once.
+  ((freed || status > 128)) || sleep 1
 }
 waiting=("${!run_scripts[@]}")
 while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
@@ -137,6 +150,10 @@ while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
   fi
 done
 while ((running > 0)); do reap; done
+# The runs the time limit left: never started, so their next allocation costs no attempt.
+if [ "$out_of_time" = 1 ]; then
+  for i in "${waiting[@]}"; do : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"; done
+fi
 [ -n "$timer" ] && kill "$timer" 2>/dev/null
 exit 0
 )sh";

@@ -43,7 +43,8 @@ struct RunSystem {
   std::string id, variant;
   std::string hash;  // 16 hex digits of the resolved system's content
   // Named by the study's `systems:` or --system, so part of the run id; false for the
-  // system detected or defaulted to, which leaves run ids as they were before systems.
+  // system detected or defaulted to, which is only recorded: it changes neither the run's
+  // id nor its settings.
   bool named = false;
   std::string scheduler;  // the backend its jobs go to
   // The backend's own settings from the system file ("max_parallel" -> "2", "url" -> ...).

@@ -11,24 +11,41 @@
 namespace scalestudy {
 namespace {
 
-// The study document planned on one system (or on none); errors go to `diagnostics`.
+// The study document planned on one system (or on none); errors go to `diagnostics`. A
+// system the study did not name (the one detected, or `local`) is only recorded: it
+// changes nothing about the runs, so their ids and settings stay what they were.
 Study plan_on(const ConfigNode& document, const StudySystem* system, Diagnostics& diagnostics) {
   StudyTemplate study_template = parse_study_template(document, diagnostics);
   if (!diagnostics.empty()) return {};
-  if (system != nullptr) study_template.shared.system = system->run;
+  if (system != nullptr) {
+    study_template.shared.system = system->run;
+    if (!system->run.named) study_template.shared.system.srun_flags.clear();
+  }
   const LimitSources sources{study_template.scale, study_template.field_locations,
                              study_template.name_location};
   Study study = expand_study(std::move(study_template), diagnostics);
-  if (system != nullptr && diagnostics.empty()) {
+  if (system != nullptr && system->run.named && diagnostics.empty()) {
     check_system_limits(study.runs, sources, *system, diagnostics);
   }
   return study;
 }
 
-// The system's keys beneath the study's own.
+// The merged document keeps the study's positions wherever the study has the node, so an
+// error about the study's own structure (a missing field) points into the study file.
+void keep_study_locations(ConfigNode& merged, const ConfigNode& study) {
+  merged.location = study.location;
+  if (!merged.is_map() || !study.is_map()) return;
+  for (const ConfigEntry& entry : study.entries) {
+    if (ConfigNode* node = merged.find(entry.key)) keep_study_locations(*node, entry.value);
+  }
+}
+
+// A named system's keys beneath the study's own; an unnamed one adds none.
 ConfigNode on_system(const ConfigNode& document, const StudySystem& system) {
+  if (!system.run.named) return document;
   ConfigNode merged = system.overlay;
   merge_config(merged, document);
+  keep_study_locations(merged, document);
   return merged;
 }
 
@@ -50,6 +67,17 @@ Study join_systems(std::vector<Study> planned) {
   if (planned.size() > 1) {
     study.varied_keys.insert(study.varied_keys.begin(), "system");
     for (RunSpec& run : study.runs) run.varied["system"] = run.system.label();
+  }
+  // A key that varies on one system only: the other systems' runs state their value too.
+  for (RunSpec& run : study.runs) {
+    for (const std::string& key : study.varied_keys) {
+      if (run.varied.count(key)) continue;
+      auto param = run.params.find(key);
+      run.varied[key] = key == "world_size"         ? std::to_string(run.world_size)
+                        : key == "nodes"            ? std::to_string(run.nodes)
+                        : param != run.params.end() ? param->second
+                                                    : "";
+    }
   }
   return study;
 }

@@ -39,8 +39,8 @@ struct StudySystemChoice {
   // --system, in order; when not empty they replace the study's `systems:`.
   std::vector<std::string> labels;
   SystemResolver resolve;  // null: `systems:` and labels are an error
-  // The system of a study that names none (the one detected, else `local`); null or
-  // nullopt: the runs get no system.
+  // The system of a study that names none (the one detected, else `local`), recorded with
+  // each run and nothing more; null, nullopt or an error: the runs get no system.
   std::function<Result<std::optional<StudySystem>>()> implicit;
 };
 

@@ -44,13 +44,11 @@ std::vector<StudySystem> take_study_systems(ConfigNode& document, const StudySys
   if (!choice.labels.empty()) labels = command_line_labels(choice.labels);
   std::vector<StudySystem> chosen;
   if (labels.empty()) {
+    // The implicit system is only recorded: one that cannot be read is left out, and a
+    // study that names no system plans as it always did.
     if (!choice.implicit) return chosen;
     auto implicit = choice.implicit();
-    if (!implicit) {
-      diagnostics.add(document.location, "systems", implicit.status().message());
-    } else if (*implicit) {
-      chosen.push_back(std::move(**implicit));
-    }
+    if (implicit && *implicit) chosen.push_back(std::move(**implicit));
     return chosen;
   }
   std::set<std::string> seen;

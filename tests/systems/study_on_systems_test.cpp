@@ -76,7 +76,7 @@ TEST_CASE("systems: an axis; each run on one system, with its partition, time an
   for (const std::string& id : ids(one)) CHECK(ids(plain).count(id) == 0);
 }
 
-TEST_CASE("no system named: the detected or local system applies, and run ids stay") {
+TEST_CASE("no system named: the detected or local system is recorded, nothing else changes") {
   SystemFiles files("implicit");
   Study without = [] {
     Result<Study> study = load_study_text(kStudy, "study.yaml");
@@ -97,11 +97,16 @@ detect: {hostname: "login[0-9]+"}
   const RunSpec& run = detected.runs.front();
   CHECK(run.system.id == "site");
   CHECK_FALSE(run.system.named);
-  CHECK(run.slurm.partition == "batch");
-  CHECK(run.slurm.account == "proj");
-  CHECK(run.modules == std::vector<std::string>{"cuda/12.4"});
-  CHECK(run.env ==
-        std::map<std::string, std::string>{{"NCCL_DEBUG", "WARN"}, {"OMP_NUM_THREADS", "1"}});
+  CHECK(run.slurm.partition.empty());
+  CHECK(run.modules.empty());
+  CHECK(run.env == std::map<std::string, std::string>{{"OMP_NUM_THREADS", "1"}});
+  Study plain_detected = load_ok(kStudy, files, {}, "login2");
+  CHECK(ids(plain_detected) == ids(without));
+  // A detected system that cannot be read is left out; the study still plans.
+  files.write("site",
+              "scheduler: {kind: slurm}\nlimits: {max_nodes: none}\n"
+              "detect: {hostname: \"login[0-9]+\"}\n");
+  CHECK(ids(load_ok(kStudy, files, {}, "login2")) == ids(without));
 }
 
 TEST_CASE("--system replaces the study's list; a study's own keys win over a system's") {
@@ -159,6 +164,16 @@ TEST_CASE("a run over its system's limits is refused with the study's and the sy
   std::string gpus = load_error(
       std::string(kPoints) + "slurm: {gpus_per_node: 2}\nsystems: [testcluster]\n", files);
   CHECK(has(gpus, "with 2 GPUs per node is more than node.gpus 0 of system testcluster"));
+}
+
+TEST_CASE("errors about the study's own structure point into the study, not the system") {
+  SystemFiles files("positions");
+  std::string missing = load_error(
+      "kind: strong\nworkload: {model: small-cnn}\nscale: [1]\nglobal_batch: 8\n"
+      "systems: [testcluster-small]\n",
+      files);
+  CAPTURE(missing);
+  CHECK(has(missing, "study.yaml:1:1: field 'study': missing"));
 }
 
 TEST_CASE("unknown, repeated and unresolvable systems are errors at the label") {
