@@ -100,6 +100,15 @@ Result<Study> build_study(Result<ConfigNode> loaded, const StudySystemChoice& ch
     diagnostics.absorb(on_this);
   }
   if (!diagnostics.empty()) return diagnostics.to_status();
+  // With several systems `system` names each run's system in the results: a parameter of
+  // that name would be read as one.
+  const auto& parameter = planned.front().param_value_locations;
+  if (systems.size() > 1 && parameter.count("system") && !parameter.at("system").empty()) {
+    diagnostics.add(parameter.at("system").begin()->second, "system",
+                    "a parameter named 'system' cannot be told from the study's systems; "
+                    "rename it");
+    return diagnostics.to_status();
+  }
   Study study = join_systems(std::move(planned));
   for (const StudySystem& system : systems) {
     if (system.run.named) study.systems.push_back(system.run.label());

@@ -183,6 +183,10 @@ TEST_CASE("unknown, repeated and unresolvable systems are errors at the label") 
   CHECK(has(unknown, "study.yaml:7:18: field 'systems[1]': "));
   CHECK(has(unknown, "nowhere"));
   CHECK(has(unknown, "study.yaml:7:27: field 'systems[2]': 'local' is named twice"));
+  std::string parameter = load_error(
+      "study: p\nworkload: {model: small-cnn, system: fast}\nsystems: [local, testcluster]\n",
+      files);
+  CHECK(has(parameter, "study.yaml:2:38: field 'system': a parameter named 'system'"));
   CHECK(has(load_error(kStudy + "systems: []\n", files),
             "field 'systems': may not be an empty list"));
   files.write("broken", "scheduler: {kind: slurm}\nlimits: {max_nodes: none}\n");
