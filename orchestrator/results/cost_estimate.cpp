@@ -21,21 +21,30 @@ constexpr const char* kMeasuredRunsSql =
 
 // The key of parameters already without `seed`, as JSON text.
 std::string key_of(const std::string& workload, const std::string& params_json, int nodes,
-                   int world_size, int gpus_per_node) {
-  return workload + " " + params_json + " nodes=" + std::to_string(nodes) +
-         " ranks=" + std::to_string(world_size) + " gpus_per_node=" + std::to_string(gpus_per_node);
+                   int world_size, int gpus_per_node, const std::string& system_hash) {
+  std::string key = workload + " " + params_json + " nodes=" + std::to_string(nodes) +
+                    " ranks=" + std::to_string(world_size) +
+                    " gpus_per_node=" + std::to_string(gpus_per_node);
+  return system_hash.empty() ? key : key + " system=" + system_hash;
+}
+
+// The hash of the named system in a run's spec_json; empty without one.
+std::string named_system_hash(const nlohmann::json& spec) {
+  if (!spec.contains("system") || !spec["system"].is_object()) return "";
+  const nlohmann::json& system = spec["system"];
+  return system.value("named", false) ? system.value("hash", "") : "";
 }
 
 }  // namespace
 
 std::string configuration_key(const std::string& workload, std::string params_json, int nodes,
-                              int world_size, int gpus_per_node) {
+                              int world_size, int gpus_per_node, const std::string& system_hash) {
   auto params = nlohmann::json::parse(params_json, nullptr, false);
   if (params.is_object()) {
     params.erase("seed");
     params_json = params.dump();
   }
-  return key_of(workload, params_json, nodes, world_size, gpus_per_node);
+  return key_of(workload, params_json, nodes, world_size, gpus_per_node, system_hash);
 }
 
 // The same key as from the run's parameters as JSON text, without a JSON round trip.
@@ -43,7 +52,7 @@ std::string configuration_key(const RunSpec& run) {
   auto params = workload_params(run);
   params.erase("seed");
   return key_of(run.workload, nlohmann::json(params).dump(), run.nodes, run.world_size,
-                run.slurm.gpus_per_node);
+                run.slurm.gpus_per_node, run.system.named ? run.system.hash : "");
 }
 
 std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_dir) {
@@ -64,10 +73,10 @@ std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_
       const double seconds = std::holds_alternative<double>(row[4])
                                  ? std::get<double>(row[4])
                                  : static_cast<double>(std::get<int64_t>(row[4]));
-      measured.push_back(
-          {configuration_key(spec.value("workload", std::string()), spec["params"].dump(),
-                             as_int(row[1]), as_int(row[2]), as_int(row[3])),
-           seconds});
+      measured.push_back({configuration_key(spec.value("workload", std::string()),
+                                            spec["params"].dump(), as_int(row[1]), as_int(row[2]),
+                                            as_int(row[3]), named_system_hash(spec)),
+                          seconds});
     }
   }
   return measured;

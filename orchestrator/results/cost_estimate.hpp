@@ -27,9 +27,12 @@ struct CostEstimate {
   double node_hours = 0, gpu_hours = 0;  // over the estimated runs
 };
 
-// workload + parameters without `seed` + nodes + world size + GPUs per node, as text.
+// workload + parameters without `seed` + nodes + world size + GPUs per node, as text, and
+// the hash of the named system the run is planned on (`system_hash`; empty without one),
+// so one system's runs are never estimated from another's.
 std::string configuration_key(const std::string& workload, std::string params_json, int nodes,
-                              int world_size, int gpus_per_node);
+                              int world_size, int gpus_per_node,
+                              const std::string& system_hash = "");
 std::string configuration_key(const RunSpec& run);
 
 // Every ingested run of every study database (*.sqlite) directly under `results_dir`;

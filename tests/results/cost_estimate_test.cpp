@@ -57,6 +57,19 @@ TEST_CASE("configuration_key: a run's key equals the key of its parameters as JS
                           run.world_size, run.slurm.gpus_per_node));
 }
 
+TEST_CASE("configuration_key: a named system is part of it, an implicit one is not") {
+  RunSpec run = planned(2, "1");
+  const std::string plain = configuration_key(run);
+  run.system.id = "local";
+  run.system.hash = "0123456789abcdef";
+  CHECK(configuration_key(run) == plain);
+  run.system.named = true;
+  CHECK(configuration_key(run) != plain);
+  CHECK(configuration_key(run) ==
+        configuration_key(run.workload, nlohmann::json(workload_params(run)).dump(), run.nodes,
+                          run.world_size, run.slurm.gpus_per_node, "0123456789abcdef"));
+}
+
 TEST_CASE("estimate_cost: without measured runs every run is planned and none estimated") {
   const CostEstimate estimate = estimate_cost({planned(1, "1"), planned(2, "1")}, {});
   CHECK(estimate.runs_planned == 2);
