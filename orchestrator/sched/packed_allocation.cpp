@@ -32,12 +32,16 @@ std::vector<std::string> shared_directives(const std::string& script_path) {
   return kept;
 }
 
-// srun's sizing of one run's step; the torchrun-style launcher starts one task per node.
+// srun's sizing of one run's step; the torchrun-style launcher starts one task per node. A
+// run that states its memory gets it per node for its step, so steps side by side on one
+// allocation cannot starve each other's nodes.
 std::string step_sizing(const RunSpec& spec) {
   const int per_node = spec.launcher == LauncherKind::kTorchrun ? 1 : spec.tasks_per_node;
-  return "--nodes=" + std::to_string(spec.nodes) +
-         " --ntasks=" + std::to_string(spec.nodes * per_node) +
-         " --ntasks-per-node=" + std::to_string(per_node);
+  std::string sizing = "--nodes=" + std::to_string(spec.nodes) +
+                       " --ntasks=" + std::to_string(spec.nodes * per_node) +
+                       " --ntasks-per-node=" + std::to_string(per_node);
+  if (spec.slurm.memory_mb > 0) sizing += " --mem=" + std::to_string(spec.slurm.memory_mb) + "M";
+  return sizing;
 }
 
 uint64_t seed_of(const std::vector<PreparedRun>& runs) {

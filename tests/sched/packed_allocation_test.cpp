@@ -105,11 +105,23 @@ TEST_CASE("the concurrent policy places the largest runs first and up to 4 steps
   const std::string serial_script = testing::read_file(serial->script_path);
   const std::string concurrent_script = testing::read_file(concurrent->script_path);
   CHECK(has_line(serial_script, "max_running=1"));
+  CHECK(serial_script.find("--mem=") == std::string::npos);  // the runs state no memory
   CHECK(has_line(concurrent_script, "max_running=4"));
   for (const std::string& path : {serial->script_path, concurrent->script_path}) {
     CAPTURE(path);
     CHECK(std::system(("bash -n '" + path + "'").c_str()) == 0);
   }
+}
+
+TEST_CASE("a run that states its memory gets it for its step") {
+  fs::path dir = testing::scratch_dir("packed_memory");
+  auto runs = ladder(dir);
+  runs[2].spec.slurm.memory_mb = 1500;
+  auto job = write_packed_job(runs, (dir / "arrays").string(), true);
+  REQUIRE(job);
+  const std::string script = testing::read_file(job->script_path);
+  CHECK(has_line(script, "  '--nodes=2 --ntasks=4 --ntasks-per-node=2 --mem=1500M'"));
+  CHECK(has_line(script, "  '--nodes=2 --ntasks=4 --ntasks-per-node=2'"));  // its twin: none
 }
 
 TEST_CASE("each packed run is recorded, then marked for the wrapper, then reported") {
