@@ -196,8 +196,9 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
       if (found == states->end()) continue;
       common::JobStatus status = found->second;
       // A run its packed allocation never reached costs no attempt only when the wrapper
-      // stopped for the time limit (it leaves a marker); any other end (a node failure, a
-      // scancel, a wrapper that could not start) is charged like a failure.
+      // says so (its marker: stopped for the time limit, or no record of the run in time);
+      // any other end (a node failure, a scancel, a wrapper that could not start) is
+      // charged like a failure.
       if (status.never_started && !packed_run_not_reached(*run)) status.never_started = false;
       // A run whose end nobody saw (its submitter ran it and was interrupted) may have finished
       // well: its directory says so, and it must not run again.

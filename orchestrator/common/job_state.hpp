@@ -45,8 +45,8 @@ struct JobStatus {
   int restarts = 0;
   JobPlacement placement{};
   // The job ended without this run ever starting (a packed allocation whose wrapper the
-  // time limit stopped before the run's step): no execution, so no attempt is charged and
-  // the run waits for the next allocation.
+  // time limit stopped before the run's step, or that had no record of the run yet): no
+  // execution, so no attempt is charged and the run waits for the next allocation.
   bool never_started = false;
 };
 

@@ -99,6 +99,7 @@ start() {
   while [ ! -e "$mark" ] && ((SECONDS < marks_deadline)); do sleep 1; done
   if [ ! -e "$mark" ]; then
     echo "step $i: run ${run_names[i]} skipped: not recorded by its submitter"
+    : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"  # never started: no attempt
     return 1
   fi
   # In ascending host order, as srun places the ranks: rank 0 (MASTER_ADDR) comes first.

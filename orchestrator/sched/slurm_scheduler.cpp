@@ -88,7 +88,10 @@ Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<Prepare
     }
     return job_id;
   };
-  return submit_wave(runs, options_, capacity, sbatch, callbacks);
+  auto release = [&](const std::string& job_id) {
+    return run_command({"scontrol", "release", job_id}, false).status();
+  };
+  return submit_wave(runs, options_, capacity, sbatch, callbacks, release);
 }
 
 Result<std::map<std::string, JobStatus>> SlurmScheduler::poll(

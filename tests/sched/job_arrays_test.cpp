@@ -168,3 +168,42 @@ TEST_CASE("a submit-limit refusal defers the runs not yet submitted instead of f
         std::make_pair(std::string("b"), std::string("QOSMaxSubmitJobPerUserLimit")));
   CHECK(deferred[1].first == "c");
 }
+
+TEST_CASE("a packed job is submitted held and released once its runs are recorded") {
+  auto runs = three_single_node_runs("scalestudy_packed_hold");
+  BatchOptions options;
+  options.packed = true;
+  options.array_script_dir =
+      (fs::temp_directory_path() / "scalestudy_packed_hold" / "arrays").string();
+  auto jobs = plan_batch_jobs(runs, options);
+  REQUIRE(jobs.is_ok());
+  REQUIRE(jobs->size() == 1);
+  std::vector<std::string> events;
+  auto submit =
+      [&](const BatchJob&,
+          const std::vector<std::string>& submit_options) -> scalestudy::Result<std::string> {
+    events.push_back(submit_options.empty() ? "sbatch" : "sbatch " + submit_options.back());
+    return std::string("500");
+  };
+  SubmitCallbacks callbacks{[&](const Submission& s) { events.push_back("recorded " + s.run_id); },
+                            nullptr};
+  auto release = [&](const std::string& job_id) {
+    events.push_back("release " + job_id);
+    return scalestudy::Status::ok();
+  };
+  REQUIRE(submit_batch_jobs(*jobs, options, submit, callbacks, release).is_ok());
+  REQUIRE(events.size() == 5);
+  CHECK(events.front() == "sbatch --hold");
+  CHECK(events.back() == "release 500");  // after every run was recorded
+
+  // A user's own --hold is theirs to release; a backend that cannot release never holds.
+  events.clear();
+  (*jobs)[0].submit_options = {"--hold"};
+  REQUIRE(submit_batch_jobs(*jobs, options, submit, callbacks, release).is_ok());
+  CHECK(events.front() == "sbatch --hold");
+  CHECK(events.back() != "release 500");
+  events.clear();
+  (*jobs)[0].submit_options.clear();
+  REQUIRE(submit_batch_jobs(*jobs, options, submit, callbacks).is_ok());
+  CHECK(events.front() == "sbatch");
+}

@@ -83,15 +83,7 @@ void check_two_by_two(const std::string& scheduler) {
                                       "scale: [{nodes: 2, ranks_per_node: 2}]\nlauncher: srun\n"
                                       "slurm: {time: \"5\"}\nmax_attempts: 1\n");
   const std::string results = (dir / "results").string();
-  ProcessResult submitted =
-      run_cli({"submit", study, "--scheduler", scheduler, "--results-dir", results});
-  INFO(submitted.stdout_text << submitted.stderr_text);
-  REQUIRE(submitted.exit_code == 0);
-  ProcessResult waited =
-      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
-              300'000);
-  INFO(waited.stdout_text << waited.stderr_text);
-  CHECK(waited.exit_code == 0);
+  submit_then_wait(study, results, {"--scheduler", scheduler});
   auto status = status_of(study, results);
   REQUIRE(status["runs"].size() == 1);
   const std::string out_dir = status["runs"][0]["out_dir"];

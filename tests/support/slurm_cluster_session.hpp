@@ -18,8 +18,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "orchestrator/common/process_runner.hpp"
 #include "tests/support/cli_test_support.hpp"
@@ -133,6 +135,23 @@ inline std::string write_study(const std::filesystem::path& dir, const std::stri
   const std::string path = (dir / (name + ".yaml")).string();
   std::ofstream(path) << "study: " << name << "\n" << body;
   return path;
+}
+
+// `submit STUDY ARGS... --results-dir RESULTS` (with `environment` added), then `wait` for
+// it; both must succeed.
+inline void submit_then_wait(const std::string& study, const std::string& results,
+                             std::vector<std::string> args,
+                             const std::map<std::string, std::string>& environment = {}) {
+  args.insert(args.begin(), {"submit", study});
+  args.insert(args.end(), {"--results-dir", results});
+  common::ProcessResult submitted = run_cli_with(args, environment, 180'000);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  common::ProcessResult waited =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
+              300'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
 }
 
 // `scalestudy status <study> --format json`, parsed.
