@@ -1,6 +1,5 @@
 #include "orchestrator/sched/batch_jobs.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -150,8 +149,7 @@ Result<BatchWave> plan_batch_wave(const std::vector<PreparedRun>& runs, const Ba
 Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& jobs,
                                                   const BatchOptions& options,
                                                   const SubmitOne& submit_one,
-                                                  const SubmitCallbacks& callbacks,
-                                                  const ReleaseHeld& release) {
+                                                  const SubmitCallbacks& callbacks) {
   std::vector<Submission> submissions;
   std::string previous_job_id;
   for (auto job_at = jobs.begin(); job_at != jobs.end(); ++job_at) {
@@ -160,10 +158,6 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
     if (options.ordered && !previous_job_id.empty()) {
       submit_options.push_back("--dependency=afterany:" + previous_job_id);
     }
-    const bool user_hold =
-        std::find(submit_options.begin(), submit_options.end(), "--hold") != submit_options.end();
-    const bool hold_until_recorded = job.is_packed && release && !user_hold;
-    if (hold_until_recorded) submit_options.push_back("--hold");
     auto job_id = submit_one(job, submit_options);
     // The limit was reached after all (jobs submitted elsewhere meanwhile, or limits we
     // could not read): this job and the rest wait for the next wave.
@@ -189,14 +183,6 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
     previous_job_id = *job_id;
     if (job.is_packed) {
       report_packed_runs(job, *job_id, callbacks, submissions);
-      if (hold_until_recorded) {
-        if (Status released = release(*job_id); !released) {
-          return released.with_context("packed job " + *job_id +
-                                       " is recorded but held: release it with scontrol "
-                                       "release " +
-                                       *job_id);
-        }
-      }
       continue;
     }
     for (size_t task = 0; task < job.runs.size(); ++task) {
@@ -209,15 +195,17 @@ Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& j
   return submissions;
 }
 
-Result<std::vector<Submission>> submit_wave(
-    const std::vector<PreparedRun>& runs, const BatchOptions& options, const WaveCapacity& capacity,
-    const SubmitOne& submit_one, const SubmitCallbacks& callbacks, const ReleaseHeld& release) {
+Result<std::vector<Submission>> submit_wave(const std::vector<PreparedRun>& runs,
+                                            const BatchOptions& options,
+                                            const WaveCapacity& capacity,
+                                            const SubmitOne& submit_one,
+                                            const SubmitCallbacks& callbacks) {
   auto wave = plan_batch_wave(runs, options, capacity);
   if (!wave) return wave.status();
   for (const PreparedRun* run : wave->waiting) {
     if (callbacks.deferred) callbacks.deferred(run->spec.run_id, capacity.limit);
   }
-  return submit_batch_jobs(wave->jobs, options, submit_one, callbacks, release);
+  return submit_batch_jobs(wave->jobs, options, submit_one, callbacks);
 }
 
 }  // namespace scalestudy::sched

@@ -64,22 +64,19 @@ Result<BatchWave> plan_batch_wave(const std::vector<PreparedRun>& runs, const Ba
 // (callbacks.deferred) and is no error; a refused array first tries its runs one job each,
 // as many as the limit takes. Stops at the first other error; what was submitted
 // before it has been reported.
-// With `release` (a backend that can release a held job), a packed job is submitted held and
-// released once each of its runs is recorded, so its wrapper never waits for a record and
-// a submitter stopped in between only delays the job; a user's own --hold is left to them.
 using SubmitOne = std::function<Result<std::string>(const BatchJob& job,
                                                     const std::vector<std::string>& options)>;
-using ReleaseHeld = std::function<Status(const std::string& job_id)>;
 Result<std::vector<Submission>> submit_batch_jobs(const std::vector<BatchJob>& jobs,
                                                   const BatchOptions& options,
                                                   const SubmitOne& submit_one,
-                                                  const SubmitCallbacks& callbacks,
-                                                  const ReleaseHeld& release = {});
+                                                  const SubmitCallbacks& callbacks);
 
 // One wave of `runs` within `capacity` (plan_batch_wave): the runs that wait are deferred
 // with capacity.limit as the reason, the jobs submitted through submit_batch_jobs.
-Result<std::vector<Submission>> submit_wave(
-    const std::vector<PreparedRun>& runs, const BatchOptions& options, const WaveCapacity& capacity,
-    const SubmitOne& submit_one, const SubmitCallbacks& callbacks, const ReleaseHeld& release = {});
+Result<std::vector<Submission>> submit_wave(const std::vector<PreparedRun>& runs,
+                                            const BatchOptions& options,
+                                            const WaveCapacity& capacity,
+                                            const SubmitOne& submit_one,
+                                            const SubmitCallbacks& callbacks);
 
 }  // namespace scalestudy::sched

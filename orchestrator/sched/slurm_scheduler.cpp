@@ -88,10 +88,7 @@ Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<Prepare
     }
     return job_id;
   };
-  auto release = [&](const std::string& job_id) {
-    return run_command({"scontrol", "release", job_id}, false).status();
-  };
-  return submit_wave(runs, options_, capacity, sbatch, callbacks, release);
+  return submit_wave(runs, options_, capacity, sbatch, callbacks);
 }
 
 Result<std::map<std::string, JobStatus>> SlurmScheduler::poll(

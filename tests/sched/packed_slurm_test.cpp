@@ -259,46 +259,6 @@ TEST_CASE("pack policy concurrent: the ladder's steps side by side on disjoint n
   CHECK(elapsed["concurrent"] < elapsed["serial"]);
 }
 
-TEST_CASE("a submitter stopped for 30 s right after sbatch: no run skipped or charged") {
-  REQUIRE_CLUSTER();
-  fs::path dir = cluster.work_dir() / "packed_stopped";
-  fs::remove_all(dir);
-  const std::string study = write_study(
-      dir, "stopped",
-      "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
-          ", sleep_s: 1}\nscale: [{nodes: 1, ranks_per_node: 1}, {nodes: 2, ranks_per_node: "
-          "1}]\nallocation: packed\nslurm: {time: \"5\"}\nmax_attempts: 1\n");
-  // sbatch as the submitter sees it: the real one, then SIGSTOP to the submitter, and
-  // SIGCONT 30 s later (twice the wait a wrapper once gave a submitter's records).
-  const fs::path bin = dir / "bin";
-  fs::create_directories(bin);
-  std::ofstream(bin / "sbatch") << "#!/bin/sh\n/usr/bin/sbatch \"$@\"; rc=$?\n"
-                                   "(sleep 30; kill -CONT $PPID) >/dev/null 2>&1 &\n"
-                                   "kill -STOP $PPID\nexit $rc\n";
-  fs::permissions(bin / "sbatch", fs::perms::all);
-  const std::string results = (dir / "results").string();
-  submit_then_wait(study, results, {"--scheduler", "slurm"},
-                   {{"PATH", bin.string() + ":" + std::getenv("PATH")}});
-  std::set<std::string> allocations;
-  for (const auto& run : query(results + "/stopped.sqlite",
-                               "SELECT run_id, state, attempts, out_dir, job_id FROM runs")) {
-    CAPTURE(run[0]);
-    CHECK(run[1] == "COMPLETED");
-    CHECK(run[2] == "1");
-    CHECK(count_lines((fs::path(results) / run[3] / "executions.txt").string()) >= 1);
-    allocations.insert(run[4].substr(0, run[4].find('+')));
-  }
-  CHECK(allocations.size() == 1);
-  // One allocation ran, and its wrapper skipped no run for want of a record.
-  int wrapper_outputs = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(results) / "stopped" / "arrays")) {
-    if (entry.path().extension() != ".out") continue;
-    ++wrapper_outputs;
-    CHECK(read_file(entry.path().string()).find("skipped") == std::string::npos);
-  }
-  CHECK(wrapper_outputs == 1);
-}
-
 TEST_CASE("a submitter killed at each point of a packed submit: the rerun runs each run once") {
   REQUIRE_CLUSTER();
   for (const char* point : {"submit.claimed", "submit.prepared", "submit.recorded",
