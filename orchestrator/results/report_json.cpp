@@ -283,12 +283,9 @@ Json overlaps_json(const Report& report) {
 
 std::string render_report_json(const Report& report) {
   Json points = Json::array();
-  // Each point's system: its configuration's, or the study's one system.
-  const std::string only_system = report.systems.size() == 1 ? report.systems.front() : "";
   for (const auto& point : report.points) {
     Json json = point_json(point);
-    auto system = point.config.find(kSystemKey);
-    const std::string name = system != point.config.end() ? system->second : only_system;
+    const std::string name = system_of(point, report);
     json["system"] = name.empty() ? Json(nullptr) : Json(name);
     points.push_back(std::move(json));
   }

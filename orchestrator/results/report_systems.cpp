@@ -7,13 +7,6 @@
 namespace scalestudy::results {
 namespace {
 
-// The point's system: its configuration's, or the report's one system.
-std::string system_of(const ReportPoint& point, const Report& report) {
-  auto found = point.config.find(kSystemKey);
-  if (found != point.config.end()) return found->second;
-  return report.systems.size() == 1 ? report.systems.front() : std::string();
-}
-
 std::map<std::string, std::string> without_system(std::map<std::string, std::string> config) {
   config.erase(kSystemKey);
   return config;
@@ -30,6 +23,12 @@ std::optional<double> time_to_target(const ReportPoint& point) {
 }
 
 }  // namespace
+
+std::string system_of(const ReportPoint& point, const Report& report) {
+  auto found = point.config.find(kSystemKey);
+  if (found != point.config.end()) return found->second;
+  return report.systems.size() == 1 ? report.systems.front() : std::string();
+}
 
 std::vector<std::string> report_systems(const Report& report) {
   std::vector<std::string> systems = report.systems;

@@ -16,6 +16,9 @@ namespace scalestudy::results {
 // The configuration key that names a run's system when a study has several.
 inline constexpr const char* kSystemKey = "system";
 
+// The point's system: its configuration's, or the report's one system; empty without.
+std::string system_of(const ReportPoint& point, const Report& report);
+
 // The report's systems, in the study's order where the study database records it.
 std::vector<std::string> report_systems(const Report& report);
 

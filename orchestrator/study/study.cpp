@@ -19,7 +19,10 @@ Study plan_on(const ConfigNode& document, const StudySystem* system, Diagnostics
   if (!diagnostics.empty()) return {};
   if (system != nullptr) {
     study_template.shared.system = system->run;
-    if (!system->run.named) study_template.shared.system.srun_flags.clear();
+    if (!system->run.named) {  // recorded only: neither its launcher nor its backend applies
+      study_template.shared.system.srun_flags.clear();
+      study_template.shared.system.scheduler_settings.clear();
+    }
   }
   const LimitSources sources{study_template.scale, study_template.field_locations,
                              study_template.name_location};
