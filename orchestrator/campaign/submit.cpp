@@ -173,6 +173,11 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
   for (const RunRecord& run : *runs) {
     if (is_in_flight(run.state) && !run.job_id.empty()) {
       by_scheduler[run_scheduler_key(run)].push_back(&run);
+      // Recorded, so marked: its allocation waits for the mark of a run whose submitter
+      // died between the two.
+      if (sched::is_packed_job_id(run.job_id)) {
+        sched::mark_packed_run_recorded(run.out_dir, run.job_id);
+      }
     }
   }
   for (const auto& [key, members] : by_scheduler) {
@@ -196,7 +201,7 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
       if (found == states->end()) continue;
       common::JobStatus status = found->second;
       // A run its packed allocation never reached costs no attempt only when the wrapper
-      // says so (its marker: stopped for the time limit, or no record of the run in time);
+      // says so (its marker: stopped for the time limit before the run's step started);
       // any other end (a node failure, a scancel, a wrapper that could not start) is
       // charged like a failure.
       if (status.never_started && !packed_run_not_reached(*run)) status.never_started = false;

@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/packed_plan.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
@@ -34,12 +37,16 @@ namespace fs = std::filesystem;
 const char kUsage[] =
     "usage: scalestudy plan STUDY.yaml [--format table|json|csv] [--emit-scripts DIR]\n"
     "                       [--results-dir DIR] [--profiles-dir DIR]\n"
-    "                       [--system ID[:VARIANT]]...\n\n"
+    "                       [--system ID[:VARIANT]]... [--packed]\n\n"
     "Expands a study into its runs and prints them: run id, repeat, nodes, GPUs (ranks on\n"
     "CPU runs), global and per-GPU batch, its system and the parameters that vary, then the\n"
     "totals: runs, node-hours and GPU-hours requested (time limit × nodes × GPUs) and, when\n"
     "earlier measured runs of the same configuration exist in a study database under the\n"
-    "results dir, an estimate from their measured run time. Nothing is submitted.\n\n"
+    "results dir, an estimate from their measured run time. A packed study (`allocation:\n"
+    "packed`, or --packed) also shows its allocations: each run's step estimated from earlier\n"
+    "measured runs (median x 1.25 + 60 s), else its slurm.time; the runs placed first-fit\n"
+    "into allocations of the largest run's nodes within the partition's MaxTime (scontrol)\n"
+    "and the system's limits.max_time. Nothing is submitted.\n\n"
     "options:\n"
     "  --format F          table (default), json (every resolved run) or csv\n"
     "  --emit-scripts DIR  also write DIR/<run_id>.sbatch, the exact job script of each run\n"
@@ -50,7 +57,8 @@ const char kUsage[] =
     "                      else the source tree's profiles/)\n"
     "  --system ID[:VAR]   plan on this system instead of the study's `systems:`\n"
     "                      (repeatable; `scalestudy systems list` names them). A run over\n"
-    "                      its system's limits is an error naming both files' lines.\n\n"
+    "                      its system's limits is an error naming both files' lines.\n"
+    "  --packed            show the allocations of a packed submit (submit --packed)\n\n"
     "Every workload parameter is checked against what the workload binary says about its\n"
     "flags (--describe-flags json); a program that cannot say is noted and left unchecked.\n\n"
     "exit codes: 0 planned; 1 the study is invalid (every error is printed as\n"
@@ -124,16 +132,43 @@ void print_rows(const Study& study, results::TableFormat format) {
   std::fputs(results::render_table(table, format).c_str(), stdout);
 }
 
-// The sweep's totals: requested (time limit × nodes × GPUs) and, when earlier measured
-// runs of the same configuration exist under the results dir, estimated.
+// The sweep's totals: requested (time limit × nodes × GPUs; a packed sweep's allocations)
+// and, when earlier measured runs of the same configuration exist under the results dir,
+// estimated.
 struct PlanTotals {
   RequestedCost requested;
   results::CostEstimate estimate;
+  std::optional<std::vector<sched::PackedAllocationPlan>> allocations;  // packed only
+  std::string packing_text;
 };
 
-PlanTotals plan_totals(const Study& study, const std::string& results_dir) {
-  return {requested_cost(study.runs),
-          results::estimate_cost(study.runs, results::load_measured_run_times(results_dir))};
+Result<PlanTotals> plan_totals(const Study& study, const std::string& results_dir, bool packed) {
+  PlanTotals totals{
+      requested_cost(study.runs),
+      results::estimate_cost(study.runs, results::load_measured_run_times(results_dir)),
+      std::nullopt, ""};
+  if (!packed) return totals;
+  const PackingInputs inputs = packing_inputs(study, results_dir);
+  auto allocations = plan_study_allocations(study, inputs);
+  if (!allocations) return allocations.status();
+  totals.requested = sched::requested_packed_cost(*allocations);
+  totals.packing_text = describe_allocations(study, inputs, *allocations);
+  totals.allocations = std::move(*allocations);
+  return totals;
+}
+
+nlohmann::json allocations_json(const Study& study,
+                                const std::vector<sched::PackedAllocationPlan>& allocations) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const sched::PackedAllocationPlan& allocation : allocations) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (size_t index : allocation.runs) runs.push_back(study.runs[index].run_id);
+    out.push_back({{"nodes", allocation.nodes},
+                   {"time_minutes", allocation.time_minutes},
+                   {"estimated_s", allocation.estimated_s},
+                   {"runs", std::move(runs)}});
+  }
+  return out;
 }
 
 nlohmann::json totals_json(const PlanTotals& totals) {
@@ -142,6 +177,7 @@ nlohmann::json totals_json(const PlanTotals& totals) {
                         {"gpu_hours_requested", totals.requested.gpu_hours},
                         {"runs_without_time_limit", totals.requested.runs_without_time_limit},
                         {"estimate", nullptr}};
+  if (totals.allocations) out["packed_allocations"] = totals.allocations->size();
   if (totals.estimate.runs_estimated > 0) {
     out["estimate"] = {{"runs_estimated", totals.estimate.runs_estimated},
                        {"measured_runs_used", totals.estimate.measured_runs_used},
@@ -152,6 +188,10 @@ nlohmann::json totals_json(const PlanTotals& totals) {
 }
 
 void print_totals(const PlanTotals& totals, const char* prefix) {
+  if (!totals.packing_text.empty()) {
+    std::stringstream lines(totals.packing_text);
+    for (std::string line; std::getline(lines, line);) std::printf("%s%s\n", prefix, line.c_str());
+  }
   std::printf("%stotal: %s\n", prefix, describe_cost(totals.requested).c_str());
   std::printf("%s%s\n", prefix, results::describe_estimate(totals.estimate).c_str());
 }
@@ -201,6 +241,7 @@ void print_json(const Study& study, const PlanTotals& totals) {
       {"runs", nullptr},  // a place in the key order; written by put_runs
       {"totals", totals_json(totals)},
   };
+  if (totals.allocations) out["packed"] = allocations_json(study, *totals.allocations);
   nlohmann::json report = nlohmann::json::object();
   if (study.report.target_gain_pct) report["target_gain_pct"] = *study.report.target_gain_pct;
   if (!study.report.thresholds.empty()) report["thresholds"] = study.report.thresholds;
@@ -262,7 +303,8 @@ int emit_scripts(const Study& study, const std::string& dir, const std::string& 
 
 int run_plan(const std::vector<std::string>& args) {
   auto parsed = parse_args(
-      args, {{"--format", "--emit-scripts", "--results-dir", "--profiles-dir", kSystemOption}, {}});
+      args, {{"--format", "--emit-scripts", "--results-dir", "--profiles-dir", kSystemOption},
+             {"--packed"}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy plan: %s\n", parsed.status().message().c_str());
     return kExitUsage;
@@ -291,7 +333,13 @@ int run_plan(const std::vector<std::string>& args) {
           "plan", check_study_workload_params(*study, campaign::executable_dir()))) {
     return kExitFailure;
   }
-  const PlanTotals totals = plan_totals(*study, parsed->value_or("--results-dir", "results"));
+  auto planned = plan_totals(*study, parsed->value_or("--results-dir", "results"),
+                             study->packed_allocation || parsed->has("--packed"));
+  if (!planned) {
+    std::fprintf(stderr, "scalestudy plan: %s\n", planned.status().message().c_str());
+    return kExitFailure;
+  }
+  const PlanTotals& totals = *planned;
   if (format == "json") {
     print_json(*study, totals);
   } else if (format == "csv") {

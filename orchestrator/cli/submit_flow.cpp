@@ -12,6 +12,7 @@
 #include "orchestrator/campaign/status_report.hpp"
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/packed_plan.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
@@ -75,10 +76,11 @@ bool is_packed(const ParsedArgs& parsed, const Study& study) {
 }
 
 // The checks made before a scheduler is chosen: the workload parameters, every scheduler's
-// options, the GPU-hour budget and the fault hook. On error prints it and sets exit_code.
+// options, that a packed sweep's allocations can start, the GPU-hour budget and the fault
+// hook. On error prints it and sets exit_code.
 std::optional<common::FaultInjector> check_before_scheduling(
     const char* command, const ParsedArgs& parsed, const Study& study,
-    const sched::SchedulerOptionValues& values, int& exit_code) {
+    const sched::SchedulerOptionValues& values, const PackingInputs* packing, int& exit_code) {
   auto fail = [&](const std::string& message, int code) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, message.c_str());
     exit_code = code;
@@ -94,9 +96,13 @@ std::optional<common::FaultInjector> check_before_scheduling(
   }
   auto max_gpu_hours = max_gpu_hours_option(parsed);
   if (!max_gpu_hours) return fail(max_gpu_hours.status().message(), kExitUsage);
-  // Refused before anything is submitted; a packed sweep asks for one allocation.
-  const RequestedCost cost =
-      is_packed(parsed, study) ? requested_packed_cost(study.runs) : requested_cost(study.runs);
+  // Refused before anything is submitted; a packed sweep asks for its allocations.
+  RequestedCost cost = requested_cost(study.runs);
+  if (packing != nullptr) {
+    auto allocations = plan_study_allocations(study, *packing);
+    if (!allocations) return fail(allocations.status().message(), kExitFailure);
+    cost = sched::requested_packed_cost(*allocations);
+  }
   if (Status budget = check_budget(cost, study.budget_gpu_hours, *max_gpu_hours); !budget) {
     return fail(budget.message(), kExitFailure);
   }
@@ -185,7 +191,8 @@ Study study_share(const Study& study, const SchedulerShare& share) {
 std::optional<SubmitSession> make_share_session(
     const char* command, const ParsedArgs& parsed, const Study& study, const SchedulerShare& share,
     const sched::SchedulerOptionValues& command_line_values, bool several,
-    const std::string& results_dir, const common::FaultInjector& faults, int& exit_code) {
+    const std::string& results_dir, const PackingInputs* packing,
+    const common::FaultInjector& faults, int& exit_code) {
   SubmitSession session;
   session.options.faults = faults;
   session.options.scheduler_options = choices_to_record(parsed, command_line_values);
@@ -194,6 +201,7 @@ std::optional<SubmitSession> make_share_session(
   context.array_throttle = study.array_throttle;
   context.packed = is_packed(parsed, study);
   context.packed_concurrent = study.pack_concurrent;
+  if (packing != nullptr) context.measured_run_s = packing->measured_run_s;
   context.array_script_dir =
       (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
   session.scheduler_name = share.scheduler;
@@ -248,7 +256,10 @@ std::optional<std::vector<SubmitSession>> make_submit_sessions(const char* comma
                                                                const std::string& results_dir,
                                                                int& exit_code) {
   const sched::SchedulerOptionValues values = scheduler_option_values(parsed);
-  auto faults = check_before_scheduling(command, parsed, study, values, exit_code);
+  std::optional<PackingInputs> packing;
+  if (is_packed(parsed, study)) packing = packing_inputs(study, results_dir);
+  const PackingInputs* packing_given = packing ? &*packing : nullptr;
+  auto faults = check_before_scheduling(command, parsed, study, values, packing_given, exit_code);
   if (!faults) return std::nullopt;
   auto shares = scheduler_shares(parsed, study, values);
   if (!shares) {
@@ -259,7 +270,7 @@ std::optional<std::vector<SubmitSession>> make_submit_sessions(const char* comma
   std::vector<SubmitSession> sessions;
   for (const SchedulerShare& share : *shares) {
     auto session = make_share_session(command, parsed, study, share, values, shares->size() > 1,
-                                      results_dir, *faults, exit_code);
+                                      results_dir, packing_given, *faults, exit_code);
     if (!session) return std::nullopt;
     sessions.push_back(std::move(*session));
   }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "harness/core/sqlite.hpp"
 #include "orchestrator/results/statistics.hpp"
@@ -82,24 +83,63 @@ std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_
   return measured;
 }
 
+namespace {
+
+// Each planned run's configuration key and its earlier measured times (null: none).
+struct MatchedRun {
+  std::string key;
+  const std::vector<double>* seconds = nullptr;
+};
+
+std::vector<MatchedRun> match_runs(const std::vector<RunSpec>& runs,
+                                   const std::map<std::string, std::vector<double>>& by_key) {
+  std::vector<MatchedRun> matched(runs.size());
+  if (by_key.empty()) return matched;  // nothing to match: skip the keys of the runs
+  for (size_t index = 0; index < runs.size(); ++index) {
+    matched[index].key = configuration_key(runs[index]);
+    auto found = by_key.find(matched[index].key);
+    if (found != by_key.end()) matched[index].seconds = &found->second;
+  }
+  return matched;
+}
+
+std::map<std::string, std::vector<double>> times_by_key(
+    const std::vector<MeasuredRunTime>& measured) {
+  std::map<std::string, std::vector<double>> by_key;
+  for (const auto& run : measured) by_key[run.configuration_key].push_back(run.seconds);
+  return by_key;
+}
+
+}  // namespace
+
+std::map<std::string, double> measured_run_seconds(const std::vector<RunSpec>& runs,
+                                                   const std::vector<MeasuredRunTime>& measured) {
+  const auto by_key = times_by_key(measured);
+  const std::vector<MatchedRun> matched = match_runs(runs, by_key);
+  std::map<std::string, double> seconds;
+  for (size_t index = 0; index < runs.size(); ++index) {
+    if (matched[index].seconds) seconds[runs[index].run_id] = median(*matched[index].seconds);
+  }
+  return seconds;
+}
+
 CostEstimate estimate_cost(const std::vector<RunSpec>& runs,
                            const std::vector<MeasuredRunTime>& measured) {
   CostEstimate estimate;
   estimate.runs_planned = static_cast<int>(runs.size());
-  if (measured.empty()) return estimate;  // nothing to match: skip the keys of the runs
-  std::map<std::string, std::vector<double>> seconds_by_key;
-  for (const auto& run : measured) seconds_by_key[run.configuration_key].push_back(run.seconds);
-  std::map<std::string, bool> used;
-  for (const auto& run : runs) {
-    const std::string key = configuration_key(run);
-    auto found = seconds_by_key.find(key);
-    if (found == seconds_by_key.end()) continue;
+  const auto by_key = times_by_key(measured);
+  const std::vector<MatchedRun> matched = match_runs(runs, by_key);
+  std::set<std::string> used;
+  for (size_t index = 0; index < runs.size(); ++index) {
+    const MatchedRun& match = matched[index];
+    if (match.seconds == nullptr) continue;
     ++estimate.runs_estimated;
-    if (!used[key]) estimate.measured_runs_used += static_cast<int>(found->second.size());
-    used[key] = true;
-    const double node_hours = median(found->second) / 3600 * run.nodes;
+    if (used.insert(match.key).second) {
+      estimate.measured_runs_used += static_cast<int>(match.seconds->size());
+    }
+    const double node_hours = median(*match.seconds) / 3600 * runs[index].nodes;
     estimate.node_hours += node_hours;
-    estimate.gpu_hours += node_hours * run.slurm.gpus_per_node;
+    estimate.gpu_hours += node_hours * runs[index].slurm.gpus_per_node;
   }
   return estimate;
 }

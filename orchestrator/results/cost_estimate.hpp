@@ -6,6 +6,7 @@
 // Functions over files; thread-safe (each call opens its own read-only connections).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ std::string configuration_key(const RunSpec& run);
 // Every ingested run of every study database (*.sqlite) directly under `results_dir`;
 // files that are not study databases are skipped.
 std::vector<MeasuredRunTime> load_measured_run_times(const std::string& results_dir);
+
+// Run id -> the median measured seconds of the earlier runs of its configuration, for the
+// runs that have any: what estimate_cost and the sizing of packed allocations start from.
+std::map<std::string, double> measured_run_seconds(const std::vector<RunSpec>& runs,
+                                                   const std::vector<MeasuredRunTime>& measured);
 
 CostEstimate estimate_cost(const std::vector<RunSpec>& runs,
                            const std::vector<MeasuredRunTime>& measured);

@@ -7,6 +7,7 @@
 
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
+#include "orchestrator/sched/packing_plan.hpp"
 
 namespace scalestudy::sched {
 namespace {
@@ -65,6 +66,32 @@ size_t submit_runs_singly(const BatchJob& array, const BatchOptions& options,
   return submitted;
 }
 
+// A packed wave: each partition's runs cut into allocations that fit its MaxTime
+// (packing_plan.hpp), one job each, as many as the free submit slots take.
+Result<BatchWave> plan_packed_wave(const std::vector<PreparedRun>& runs,
+                                   const BatchOptions& options, const WaveCapacity& capacity) {
+  std::vector<const RunSpec*> specs;
+  for (const PreparedRun& run : runs) specs.push_back(&run.spec);
+  auto allocations = plan_packed_sweep(specs, options.measured_run_s, options.packed_concurrent,
+                                       capacity.partitions);
+  if (!allocations) return allocations.status();
+  BatchWave wave;
+  for (const PackedAllocationPlan& allocation : *allocations) {
+    std::vector<const PreparedRun*> members;
+    for (size_t index : allocation.runs) members.push_back(&runs[index]);
+    if (capacity.free_slots && static_cast<int>(wave.jobs.size()) >= *capacity.free_slots) {
+      wave.waiting.insert(wave.waiting.end(), members.begin(), members.end());
+      continue;
+    }
+    auto job = write_packed_job(members, options.array_script_dir, options.packed_concurrent,
+                                allocation.time_minutes);
+    if (!job) return job.status();
+    job->submit_options = options.extra_sbatch_args;
+    wave.jobs.push_back(std::move(*job));
+  }
+  return wave;
+}
+
 }  // namespace
 
 std::vector<SchedulerOption> batch_job_options() {
@@ -90,6 +117,7 @@ BatchOptions parse_batch_options(const SchedulerContext& context,
   options.array_throttle = context.array_throttle;
   options.packed = context.packed;
   options.packed_concurrent = context.packed_concurrent;
+  options.measured_run_s = context.measured_run_s;
   options.array_script_dir = context.array_script_dir;
   options.command_timeout_ms = context.command_timeout_ms;
   return options;
@@ -104,14 +132,7 @@ Result<std::vector<BatchJob>> plan_batch_jobs(const std::vector<PreparedRun>& ru
 
 Result<BatchWave> plan_batch_wave(const std::vector<PreparedRun>& runs, const BatchOptions& options,
                                   const WaveCapacity& capacity) {
-  if (options.packed && !runs.empty()) {
-    auto packed = write_packed_job(runs, options.array_script_dir, options.packed_concurrent);
-    if (!packed) return packed.status();
-    packed->submit_options = options.extra_sbatch_args;
-    BatchWave wave;  // one job, whatever the submit limits
-    wave.jobs.push_back(std::move(*packed));
-    return wave;
-  }
+  if (options.packed) return plan_packed_wave(runs, options, capacity);
   std::vector<std::vector<size_t>> groups;
   if (options.use_job_arrays && !options.ordered) {
     auto grouped = group_by_shape(runs);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct BatchOptions {
   bool ordered = false;            // each submission waits for the previous (afterany)
   bool packed = false;             // every run a job step of one allocation (packed_allocation.hpp)
   bool packed_concurrent = false;  // ... its steps side by side on disjoint nodes
+  // Run id -> the median measured run time of earlier runs of its configuration, which
+  // sizes packed allocations (packing_plan.hpp); runs not listed are sized by slurm.time.
+  std::map<std::string, double> measured_run_s;
   std::vector<std::string> extra_sbatch_args;  // e.g. "--hold"
   std::string array_script_dir;                // where array wrapper scripts are written
   int command_timeout_ms = 120'000;

@@ -8,11 +8,10 @@
 #include <sstream>
 
 #include "orchestrator/sched/job_arrays.hpp"
+#include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/shell_quote.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
-#include "orchestrator/study/budget.hpp"
-#include "orchestrator/study/run_id.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 
 namespace scalestudy::sched {
@@ -44,10 +43,10 @@ std::string step_sizing(const RunSpec& spec) {
   return sizing;
 }
 
-uint64_t seed_of(const std::vector<PreparedRun>& runs) {
-  std::string ids;
-  for (const PreparedRun& run : runs) ids += run.spec.run_id + ",";
-  return std::stoull(fnv1a_128_hex(ids).substr(0, 15), nullptr, 16);
+uint64_t seed_of(const std::vector<const PreparedRun*>& runs) {
+  std::vector<const RunSpec*> specs;
+  for (const PreparedRun* run : runs) specs.push_back(&run->spec);
+  return pack_seed(specs);
 }
 
 // One bash array assignment: name=( 'a' 'b' ... ).
@@ -75,9 +74,6 @@ if end_s=$(date -d "$(squeue -h -j "$SLURM_JOB_ID" -o %e)" +%s 2>/dev/null); the
   (sleep $((left_s > 0 ? left_s : 0)); kill -USR1 $$) &
   timer=$!
 fi
-# A run starts once the submitter has recorded it (its mark); a submitter that died first
-# leaves the run to the next submit.
-marks_deadline=$((SECONDS + 15))
 busy=()
 for ((n = 0; n < ${#hosts[@]}; n++)); do busy[n]=0; done
 declare -A hosts_of_step=()
@@ -92,16 +88,9 @@ pick() {
   done
   ((${#picked[@]} == run_nodes[i]))
 }
-# Starts run $1 as a step on the picked hosts; false when its submitter never recorded it.
+# Starts run $1 as a step on the picked hosts.
 start() {
   local i=$1 n names=()
-  local mark="${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded"
-  while [ ! -e "$mark" ] && ((SECONDS < marks_deadline)); do sleep 1; done
-  if [ ! -e "$mark" ]; then
-    echo "step $i: run ${run_names[i]} skipped: not recorded by its submitter"
-    : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"  # never started: no attempt
-    return 1
-  fi
   # In ascending host order, as srun places the ranks: rank 0 (MASTER_ADDR) comes first.
   for n in "${picked[@]}"; do busy[n]=1; done
   for ((n = 0; n < ${#hosts[@]}; n++)); do
@@ -135,13 +124,49 @@ reap() {
   # Nothing ended and no signal came: do not spin on a wait that returns at once.
   ((freed || status > 128)) || sleep 1
 }
-waiting=("${!run_scripts[@]}")
+# True when run $1 was recorded under a later job: its submitter died before recording it
+# here, and a later submit took it.
+taken_later() {
+  local mark job
+  for mark in "${run_dirs[$1]}"/packed-*.recorded; do
+    job=${mark##*/packed-}
+    job=${job%.recorded}
+    [[ "$job" =~ ^[0-9]+$ ]] && ((job > SLURM_JOB_ID)) && return 0
+  done
+  return 1
+}
+# A run starts once the study database has recorded it under this job: its mark, written
+# by the submitter right after the record, or by any later submit or wait that finds the
+# record. No step starts before every run is known, however long a stopped submitter takes.
+unknown=("${!run_scripts[@]}")
+told=0
+while ((${#unknown[@]} > 0)) && [ "$out_of_time" = 0 ]; do
+  left=()
+  for i in "${unknown[@]}"; do
+    if [ -e "${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded" ]; then
+      continue
+    elif taken_later "$i"; then
+      echo "step $i: run ${run_names[i]} is recorded under a later job: not run here"
+    else
+      left+=("$i")
+    fi
+  done
+  unknown=("${left[@]}")
+  ((${#unknown[@]} == 0)) && break
+  ((told)) || echo "waiting for the study database to record ${#unknown[@]} of ${#run_scripts[@]} runs"
+  told=1
+  sleep 1
+done
+waiting=()
+for i in "${!run_scripts[@]}"; do
+  [ -e "${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded" ] && waiting+=("$i")
+done
 while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
   left=()
   started=0
   for i in "${waiting[@]}"; do
     if [ "$out_of_time" = 0 ] && ((running < max_running)) && pick "$i"; then
-      start "$i" || true
+      start "$i"
       started=1
     else
       left+=("$i")
@@ -157,7 +182,9 @@ done
 while ((running > 0)); do reap; done
 # The runs the time limit left: never started, so their next allocation costs no attempt.
 if [ "$out_of_time" = 1 ]; then
-  for i in "${waiting[@]}"; do : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"; done
+  for i in "${waiting[@]}" "${unknown[@]}"; do
+    : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"
+  done
 fi
 [ -n "$timer" ] && kill "$timer" 2>/dev/null
 exit 0
@@ -165,10 +192,8 @@ exit 0
 
 }  // namespace
 
-std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed,
+std::vector<const PreparedRun*> shuffled_runs(std::vector<const PreparedRun*> order, uint64_t seed,
                                               bool largest_first) {
-  std::vector<const PreparedRun*> order;
-  for (const PreparedRun& run : runs) order.push_back(&run);
   std::mt19937_64 generator(seed);
   std::shuffle(order.begin(), order.end(), generator);
   if (largest_first) {
@@ -219,26 +244,24 @@ std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
   return script + kStepLoop;
 }
 
-Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
-                                  const std::string& script_dir, bool concurrent) {
+Result<BatchJob> write_packed_job(const std::vector<const PreparedRun*>& runs,
+                                  const std::string& script_dir, bool concurrent,
+                                  int time_minutes) {
   std::string dir = script_dir.empty()
-                        ? std::filesystem::path(runs.front().out_dir).parent_path().string()
+                        ? std::filesystem::path(runs.front()->out_dir).parent_path().string()
                         : script_dir;
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return Status::error(dir + ": " + error.message());
-  const PreparedRun* largest = &runs.front();
-  std::vector<RunSpec> specs;
+  const PreparedRun* largest = runs.front();
   int tasks_per_node = 1;
-  for (const PreparedRun& run : runs) {
-    if (run.spec.nodes > largest->spec.nodes) largest = &run;
-    tasks_per_node = std::max(tasks_per_node, run.spec.tasks_per_node);
-    specs.push_back(run.spec);
+  for (const PreparedRun* run : runs) {
+    if (run->spec.nodes > largest->spec.nodes) largest = run;
+    tasks_per_node = std::max(tasks_per_node, run->spec.tasks_per_node);
   }
   std::vector<std::string> directives = {"--nodes=" + std::to_string(largest->spec.nodes),
                                          "--ntasks-per-node=" + std::to_string(tasks_per_node)};
-  const int minutes = packed_time_limit_minutes(specs);
-  if (minutes > 0) directives.push_back("--time=" + format_time_limit(minutes));
+  if (time_minutes > 0) directives.push_back("--time=" + format_time_limit(time_minutes));
   for (auto& directive : shared_directives(largest->script_path)) {
     directives.push_back(std::move(directive));
   }
@@ -249,8 +272,8 @@ Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
   std::vector<const PreparedRun*> order = shuffled_runs(runs, seed, concurrent);
   std::ofstream file(path, std::ios::trunc);
   file << packed_wrapper_script(
-      order, directives, seed, concurrent, term_signal_lead_seconds(minutes),
-      runs.front().spec.study + "-packed", dir + "/" + stem.str() + "-%j.out");
+      order, directives, seed, concurrent, term_signal_lead_seconds(time_minutes),
+      runs.front()->spec.study + "-packed", dir + "/" + stem.str() + "-%j.out");
   if (!file.flush()) return Status::error(path + ": cannot write the packed job script");
   BatchJob job;
   job.script_path = path;
@@ -264,11 +287,16 @@ void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
   for (const PreparedRun* run : job.runs) {
     Submission submission{run->spec.run_id, packed_run_job_id(allocation_id, run->spec.run_id)};
     if (callbacks.launching && !callbacks.launching(submission)) continue;
-    std::ofstream(run->out_dir + "/packed-" + allocation_id + ".recorded")
-        << submission.job_id << "\n";
+    mark_packed_run_recorded(run->out_dir, submission.job_id);
     if (callbacks.submitted) callbacks.submitted(submission);
     submissions.push_back(std::move(submission));
   }
+}
+
+void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id) {
+  const std::string mark = out_dir + "/packed-" + packed_allocation_id(job_id) + ".recorded";
+  std::error_code error;
+  if (!std::filesystem::exists(mark, error)) std::ofstream(mark) << job_id << "\n";
 }
 
 std::string packed_run_job_id(const std::string& allocation_id, const std::string& run_id) {

@@ -1,17 +1,17 @@
-// A packed sweep (`allocation: packed`, `submit --packed`): ONE batch job sized for the
-// largest run, whose wrapper script starts each run's own rendered script as a job step on
-// nodes of its own (srun --nodes/--ntasks/--nodelist --exclusive, named after the run), in an
-// order shuffled with a recorded seed and on nodes rotated through the allocation, so
-// neither time of day nor a node's speed lines up with a point of the sweep. The serial
-// policy runs one step at a time; the concurrent one is a list scheduler: largest runs
-// first, each started as soon as enough hosts are free, freed hosts refilled as steps end.
-// A failing step ends only its run. Near the time limit (the wrapper's own alarm, or USR1
-// sent to the batch shell, scancel -b -s USR1) the running step
-// gets SIGTERM (it checkpoints and exits 75) and no further step starts; the runs left go
-// into the next allocation. Each run is known by "<allocation id>+<run id>"; its state is
-// its step's in sacct. A run starts only once the study database has recorded it
-// (report_packed_runs). Shared by the slurm and slurmrest backends; pure except for writing
-// the wrapper script.
+// A packed sweep (`allocation: packed`, `submit --packed`): batch jobs sized by
+// packing_plan.hpp, each of whose wrapper script starts each of its runs' own rendered
+// scripts as a job step on nodes of its own (srun --nodes/--ntasks/--nodelist --exclusive,
+// named after the run), in an order shuffled with a recorded seed and on nodes rotated
+// through the allocation, so neither time of day nor a node's speed lines up with a point
+// of the sweep. The serial policy runs one step at a time; the concurrent one is a list
+// scheduler: largest runs first, each started as soon as enough hosts are free, freed hosts
+// refilled as steps end. A failing step ends only its run; no step starts before every run
+// is recorded (report_packed_runs). Near the time limit (the wrapper's own alarm, or USR1
+// sent to the batch shell, scancel -b -s USR1) the running steps get SIGTERM (they
+// checkpoint and exit 75) and no further step starts; the runs left go into the next
+// allocation at no attempt's cost. Each run is known by "<allocation id>+<run id>"; its
+// state is its step's in sacct. Shared by the slurm and slurmrest backends; pure except for
+// writing the wrapper script and the marks.
 #pragma once
 
 #include <cstdint>
@@ -28,9 +28,10 @@
 namespace scalestudy::sched {
 
 // Writes the wrapper script for `runs` into `script_dir` (empty: beside the runs' folders).
-// `concurrent`: the concurrent policy (steps side by side), else the serial one.
-Result<BatchJob> write_packed_job(const std::vector<PreparedRun>& runs,
-                                  const std::string& script_dir, bool concurrent = false);
+// `concurrent`: the concurrent policy (steps side by side), else the serial one;
+// `time_minutes`: the allocation's time limit (packing_plan.hpp), 0 for the partition's default.
+Result<BatchJob> write_packed_job(const std::vector<const PreparedRun*>& runs,
+                                  const std::string& script_dir, bool concurrent, int time_minutes);
 
 // The wrapper script itself: `runs` in the order they are placed, the allocation's
 // directives, the policy, and how long before the job's end it stops the running steps
@@ -42,15 +43,22 @@ std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
 
 // The order the runs of a packed job are placed in: `runs` shuffled with `seed`; with
 // `largest_first`, then stably sorted by node count, largest first.
-std::vector<const PreparedRun*> shuffled_runs(const std::vector<PreparedRun>& runs, uint64_t seed,
+std::vector<const PreparedRun*> shuffled_runs(std::vector<const PreparedRun*> runs, uint64_t seed,
                                               bool largest_first = false);
 
 // Each run of a packed job just submitted as `allocation_id`: recorded first
-// (callbacks.launching), then marked recorded in its folder (the wrapper starts a run's
-// step only when its mark exists, so a submitter killed in between leaves no run executing
-// that the study database does not know), then reported (callbacks.submitted).
+// (callbacks.launching), then marked recorded in its folder, then reported
+// (callbacks.submitted). The wrapper starts no step before every run of its job is marked,
+// or recorded under a later job (a later submit took a run whose submitter died before
+// recording it here), so no run executes that the study database does not know, and a
+// stopped submitter only delays the job.
 void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
                         const SubmitCallbacks& callbacks, std::vector<Submission>& submissions);
+
+// The mark of packed run `job_id` ("J+run"), recorded in the study database, in its folder
+// `out_dir`: written by the submitter, and by any later submit or wait that finds the record
+// without its mark (its submitter died in between). Idempotent.
+void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id);
 
 // "123+<run id>", and its parts; is_packed_job_id tells such ids from "123" and "123_4".
 std::string packed_run_job_id(const std::string& allocation_id, const std::string& run_id);

@@ -31,6 +31,9 @@ struct SchedulerContext {
   // How a packed allocation runs its steps: one after another, or side by side on
   // disjoint nodes (the study's `pack: {policy: ...}`).
   bool packed_concurrent = false;
+  // Run id -> the median measured run time of earlier runs of its configuration
+  // (results/cost_estimate.hpp), which sizes packed allocations.
+  std::map<std::string, double> measured_run_s{};
   int command_timeout_ms = 120'000;
 };
 

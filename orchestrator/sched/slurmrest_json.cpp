@@ -267,20 +267,18 @@ std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
       status->exit_code.reset();
       status->reason = launch_failure_reason(job);
     }
-    std::string job_id = std::to_string(job.value("job_id", 0LL));
-    auto task = optional_int(job.value("array_task_id", json()));
-    std::string pending_tasks = job.value("array_task_string", "");
-    std::vector<std::string> ids;
-    if (task) {
-      ids = {std::to_string(job.value("array_job_id", 0LL)) + "_" + std::to_string(*task)};
-    } else if (!pending_tasks.empty()) {
-      ids = expand_array_job_id(job_id + "_[" + pending_tasks + "]");
-    } else {
-      ids = {job_id};
-    }
-    for (const auto& id : ids) states[id] = *status;
+    for (const auto& id : rest_job_ids(job)) states[id] = *status;
   }
   return states;
+}
+
+std::vector<std::string> rest_job_ids(const nlohmann::json& job) {
+  std::string job_id = std::to_string(job.value("job_id", 0LL));
+  auto task = optional_int(job.value("array_task_id", json()));
+  std::string pending_tasks = job.value("array_task_string", "");
+  if (task) return {std::to_string(job.value("array_job_id", 0LL)) + "_" + std::to_string(*task)};
+  if (!pending_tasks.empty()) return expand_array_job_id(job_id + "_[" + pending_tasks + "]");
+  return {job_id};
 }
 
 std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer) {

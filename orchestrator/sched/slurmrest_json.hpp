@@ -33,6 +33,9 @@ Result<std::string> parse_rest_submit_response(const nlohmann::json& answer);
 
 // States from GET /slurm/v0.0.38/jobs (array tasks as "A_T"; pending tasks expanded).
 std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer);
+// The ids one entry of that answer stands for: "A_T" for an array task, every pending task
+// of an array's pending entry, else the job's own.
+std::vector<std::string> rest_job_ids(const nlohmann::json& job);
 // States from GET /slurmdb/v0.0.38/job/ID (finished jobs slurmctld no longer holds).
 std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer);
 

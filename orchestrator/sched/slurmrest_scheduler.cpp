@@ -15,6 +15,7 @@
 #include "orchestrator/sched/redact.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
+#include "orchestrator/sched/slurmrest_limits.hpp"
 
 namespace scalestudy::sched {
 namespace {
@@ -130,10 +131,28 @@ Status SlurmRestScheduler::check_reachable() {
   return Status::ok();
 }
 
+WaveCapacity SlurmRestScheduler::read_wave_capacity() {
+  WaveCapacity capacity;
+  const std::string slurm = "/slurm/" + options_.rest_api_version;
+  const std::string slurmdb = "/slurmdb/" + options_.rest_api_version;
+  if (auto partitions = call("GET", slurm + "/partitions")) {
+    capacity.partitions = rest_partition_times(*partitions);
+  }
+  auto associations = call("GET", slurmdb + "/associations?user=" + user_);
+  auto qos = call("GET", slurmdb + "/qos");
+  if (!associations || !qos) return capacity;
+  auto limit = rest_submit_limit(*associations, *qos, user_);
+  if (!limit) return capacity;
+  auto jobs = call("GET", slurm + "/jobs");
+  if (!jobs) return capacity;
+  capacity.free_slots = std::max(0, limit->jobs - rest_queued_jobs(*jobs, user_));
+  capacity.limit = limit->source;
+  return capacity;
+}
+
 Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<PreparedRun>& runs,
                                                            const SubmitCallbacks& callbacks) {
-  auto jobs = plan_batch_jobs(runs, options_.batch);
-  if (!jobs) return jobs.status();
+  const WaveCapacity capacity = read_wave_capacity();
   const std::map<std::string, std::string> environment = job_environment();
   const std::string path = "/slurm/" + options_.rest_api_version + "/job/submit";
   auto post = [&](const BatchJob& job,
@@ -152,7 +171,7 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
     auto job_id = parse_rest_submit_response(*answer);
     return job_id ? job_id : scrubbed(job_id.status());
   };
-  return submit_batch_jobs(*jobs, options_.batch, post, callbacks);
+  return submit_wave(runs, options_.batch, capacity, post, callbacks);
 }
 
 Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(

@@ -14,6 +14,7 @@
 #include "orchestrator/sched/http_client.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
+#include "orchestrator/sched/submit_limits.hpp"
 
 namespace scalestudy::sched {
 
@@ -53,6 +54,9 @@ class SlurmRestScheduler : public Scheduler {
   Result<nlohmann::json> call(const std::string& method, const std::string& path,
                               const std::string& body = "");
   Status scrubbed(const Status& status) const;
+  // The user's submit limits, their queued jobs and the partitions' MaxTime
+  // (slurmrest_limits.hpp); what cannot be read stays unknown.
+  WaveCapacity read_wave_capacity();
 
   SlurmRestOptions options_;
   std::string user_;

@@ -121,6 +121,9 @@ WaveCapacity read_wave_capacity(const SlurmCommand& run, const std::string& user
   if (auto config = run({"scontrol", "show", "config"})) {
     capacity.max_array_size = parse_max_array_size(*config);
   }
+  if (auto partitions = run({"scontrol", "show", "partition", "-o"})) {
+    capacity.partitions = parse_scontrol_partitions(*partitions);
+  }
   auto associations = run({"sacctmgr", "-n", "-P", "show", "assoc", "where", "users=" + user,
                            "format=MaxSubmitJobs,DefaultQOS,QOS"});
   auto qos = run({"sacctmgr", "-n", "-P", "show", "qos", "format=Name,MaxSubmitPU"});

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "orchestrator/sched/partition_times.hpp"
 
 namespace scalestudy::sched {
 
@@ -43,6 +44,7 @@ struct WaveCapacity {
   std::optional<int> free_slots;      // jobs the user may still queue (array tasks count each)
   std::optional<int> max_array_size;  // tasks per array at most
   std::string limit;                  // the submit limit that bounds free_slots, for messages
+  PartitionTimes partitions;          // how long a packed allocation may be, per partition
 };
 
 // The groups of run indices (runs of one shape, each a job array when it has two or more
@@ -54,8 +56,9 @@ std::vector<std::vector<size_t>> fit_wave(const std::vector<std::vector<size_t>>
 // Runs a SLURM client command (argv) and returns its stdout, or an error.
 using SlurmCommand = std::function<Result<std::string>(const std::vector<std::string>& argv)>;
 
-// The limits for `user` and the jobs they have queued now. A limit that cannot be read (no
-// accounting database, sacctmgr missing) is left unknown: a refusal is then the only signal.
+// The limits for `user`, the partitions' MaxTime and the jobs they have queued now. A limit that
+// cannot be read (no accounting database, sacctmgr missing) is left unknown: a refusal is then the
+// only signal.
 WaveCapacity read_wave_capacity(const SlurmCommand& run, const std::string& user);
 
 }  // namespace scalestudy::sched

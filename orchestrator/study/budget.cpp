@@ -1,6 +1,5 @@
 #include "orchestrator/study/budget.hpp"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace scalestudy {
@@ -22,34 +21,6 @@ RequestedCost requested_cost(const std::vector<RunSpec>& runs) {
     cost.node_hours += node_hours;
     cost.gpu_hours += node_hours * run.slurm.gpus_per_node;
   }
-  return cost;
-}
-
-int packed_time_limit_minutes(const std::vector<RunSpec>& runs) {
-  int minutes = 0;
-  for (const auto& run : runs) {
-    if (run.slurm.time_limit_minutes <= 0) return 0;
-    minutes += run.slurm.time_limit_minutes;
-  }
-  return minutes;
-}
-
-RequestedCost requested_packed_cost(const std::vector<RunSpec>& runs) {
-  RequestedCost cost;
-  if (runs.empty()) return cost;
-  cost.runs = 1;
-  const int minutes = packed_time_limit_minutes(runs);
-  if (minutes <= 0) {
-    cost.runs_without_time_limit = 1;
-    return cost;
-  }
-  int nodes = 0, gpus_per_node = 0;
-  for (const auto& run : runs) {
-    nodes = std::max(nodes, run.nodes);
-    gpus_per_node = std::max(gpus_per_node, run.slurm.gpus_per_node);
-  }
-  cost.node_hours = minutes / 60.0 * nodes;
-  cost.gpu_hours = cost.node_hours * gpus_per_node;
   return cost;
 }
 

@@ -1,7 +1,8 @@
 // What a sweep asks the cluster for before anything runs: runs, node-hours and GPU-hours
 // requested (each run's time limit × nodes × GPUs per node), and whether that fits a
 // GPU-hour budget (`budget: {gpu_hours: H}` in the study, `submit --max-gpu-hours H`).
-// Pure functions over RunSpecs; thread-safe.
+// A packed sweep's request is its allocations' (sched/packing_plan.hpp). Pure functions
+// over RunSpecs; thread-safe.
 #pragma once
 
 #include <optional>
@@ -21,12 +22,6 @@ struct RequestedCost {
 };
 
 RequestedCost requested_cost(const std::vector<RunSpec>& runs);
-
-// A packed sweep (`allocation: packed`) is one allocation of its largest run's nodes for the
-// sum of the runs' time limits, the steps running one after another: its time limit (0 when
-// some run has none, which leaves it to the partition) and its request as one "run".
-int packed_time_limit_minutes(const std::vector<RunSpec>& runs);
-RequestedCost requested_packed_cost(const std::vector<RunSpec>& runs);
 
 // Hours for people: 2 decimals from 1 h up ("40.50"), 3 significant digits below ("0.0833").
 std::string format_hours(double hours);

@@ -54,6 +54,7 @@ struct RunSystem {
   // The system's own peak figures (peak.tflops by precision), which MFU divides by in place
   // of the datasheet's; empty: the datasheet's.
   std::map<std::string, double> peak_tflops;
+  int max_time_minutes = 0;  // limits.max_time, which caps a packed allocation; 0: none
   std::string resolved_yaml;
 
   // "id" or "id:variant"; empty without a system.

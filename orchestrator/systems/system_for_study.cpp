@@ -97,6 +97,7 @@ StudySystem study_system(const SystemDocument& document, const SystemSpec& syste
   run.node.cores = system.node.cores;
   run.node.hostname_pattern = system.detect_hostname;
   run.peak_tflops = system.peak.tflops;
+  run.max_time_minutes = static_cast<int>(system.limits.max_time_minutes.value_or(0));
   run.resolved_yaml = system.resolved_yaml;
   made.overlay = study_overlay(document.merged, system);
   const auto& limits = system.limits;

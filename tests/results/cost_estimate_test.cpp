@@ -99,6 +99,15 @@ TEST_CASE("estimate_cost: median measured time × nodes × GPUs of each matching
   CHECK(estimate.node_hours == doctest::Approx(2.5));
   CHECK(describe_estimate(estimate) ==
         "estimate from 3 earlier measured runs: 3 of 4 runs, 3.00 GPU-hours, 2.50 node-hours");
+  // The same match, per run: what sizes packed allocations.
+  std::vector<RunSpec> runs = {planned(1, "5"), planned(2, "5"), planned(4, "5")};
+  runs[0].run_id = "one";
+  runs[1].run_id = "two";
+  runs[2].run_id = "four";
+  const auto seconds = measured_run_seconds(runs, times);
+  CHECK(seconds.size() == 2);
+  CHECK(seconds.at("one") == doctest::Approx(3600));
+  CHECK(seconds.at("two") == doctest::Approx(1800));
 }
 
 TEST_CASE("estimate_cost: nothing measured, no estimate") {

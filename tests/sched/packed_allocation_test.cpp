@@ -36,6 +36,15 @@ std::vector<PreparedRun> ladder(const fs::path& dir) {
           prepared(dir, "b2", 2), prepared(dir, "c1", 4), prepared(dir, "c2", 4)};
 }
 
+// The packed job of all `runs` with the slurm.time sum of a serial plan (6 x 3 minutes, and
+// a minute for the wrapper's stop lead).
+Result<BatchJob> packed_job(const std::vector<PreparedRun>& runs, const fs::path& dir,
+                            bool concurrent = false) {
+  std::vector<const PreparedRun*> members;
+  for (const PreparedRun& run : runs) members.push_back(&run);
+  return write_packed_job(members, dir.string(), concurrent, 19);
+}
+
 bool has_line(const std::string& text, const std::string& line) {
   std::stringstream lines(text);
   for (std::string candidate; std::getline(lines, candidate);) {
@@ -46,10 +55,10 @@ bool has_line(const std::string& text, const std::string& line) {
 
 }  // namespace
 
-TEST_CASE("a packed job is one allocation of the largest run for the sum of the limits") {
+TEST_CASE("a packed job is one allocation of the largest run for the time it is given") {
   fs::path dir = testing::scratch_dir("packed_script");
   auto runs = ladder(dir);
-  auto job = write_packed_job(runs, (dir / "arrays").string());
+  auto job = packed_job(runs, dir / "arrays");
   REQUIRE(job);
   CHECK(job->is_packed);
   REQUIRE(job->runs.size() == 6);
@@ -57,7 +66,7 @@ TEST_CASE("a packed job is one allocation of the largest run for the sum of the 
   CAPTURE(script);
   CHECK(has_line(script, "#SBATCH --nodes=4"));
   CHECK(has_line(script, "#SBATCH --ntasks-per-node=2"));
-  CHECK(has_line(script, "#SBATCH --time=00:18:00"));  // 6 runs x 3 minutes
+  CHECK(has_line(script, "#SBATCH --time=00:19:00"));  // as given
   CHECK(has_line(script, "stop_lead_s=60"));           // the wrapper stops the step a minute early
   CHECK(script.find("#SBATCH --signal") == std::string::npos);
   CHECK(has_line(script, "#SBATCH --partition=debug"));              // shared directives kept
@@ -69,8 +78,8 @@ TEST_CASE("a packed job is one allocation of the largest run for the sum of the 
 TEST_CASE("the run order is shuffled with a recorded seed and is the same for the same runs") {
   fs::path dir = testing::scratch_dir("packed_order");
   auto runs = ladder(dir);
-  auto first = write_packed_job(runs, (dir / "arrays").string());
-  auto second = write_packed_job(runs, (dir / "arrays").string());
+  auto first = packed_job(runs, dir / "arrays");
+  auto second = packed_job(runs, dir / "arrays");
   REQUIRE(first);
   REQUIRE(second);
   CHECK(first->runs == second->runs);
@@ -86,8 +95,8 @@ TEST_CASE("the run order is shuffled with a recorded seed and is the same for th
 TEST_CASE("the concurrent policy places the largest runs first and up to 4 steps at once") {
   fs::path dir = testing::scratch_dir("packed_concurrent");
   auto runs = ladder(dir);
-  auto serial = write_packed_job(runs, (dir / "serial").string(), false);
-  auto concurrent = write_packed_job(runs, (dir / "concurrent").string(), true);
+  auto serial = packed_job(runs, dir / "serial", false);
+  auto concurrent = packed_job(runs, dir / "concurrent", true);
   REQUIRE(serial);
   REQUIRE(concurrent);
   std::vector<int> nodes;
@@ -117,7 +126,7 @@ TEST_CASE("a run that states its memory gets it for its step") {
   fs::path dir = testing::scratch_dir("packed_memory");
   auto runs = ladder(dir);
   runs[2].spec.slurm.memory_mb = 1500;
-  auto job = write_packed_job(runs, (dir / "arrays").string(), true);
+  auto job = packed_job(runs, dir / "arrays", true);
   REQUIRE(job);
   const std::string script = testing::read_file(job->script_path);
   CHECK(has_line(script, "  '--nodes=2 --ntasks=4 --ntasks-per-node=2 --mem=1500M'"));
@@ -127,7 +136,7 @@ TEST_CASE("a run that states its memory gets it for its step") {
 TEST_CASE("each packed run is recorded, then marked for the wrapper, then reported") {
   fs::path dir = testing::scratch_dir("packed_marks");
   auto runs = ladder(dir);
-  auto job = write_packed_job(runs, (dir / "arrays").string());
+  auto job = packed_job(runs, dir / "arrays");
   REQUIRE(job);
   SubmitCallbacks callbacks;
   std::vector<std::string> order;

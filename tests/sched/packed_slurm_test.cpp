@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -13,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "harness/core/sqlite.hpp"
@@ -114,6 +117,20 @@ ProcessResult run_study(const std::string& yaml, const std::string& results,
       "1",   "--timeout", "900",         "--no-plots", "--format",      "json"};
   args.insert(args.end(), extra.begin(), extra.end());
   return run_cli(args, 960'000);
+}
+
+// DIR/bin/sbatch: submits with the real sbatch, then (when it succeeded) runs `on_success`
+// and stops its caller, the submitter, with SIGSTOP. Returns DIR/bin, for PATH.
+fs::path write_stopping_sbatch(const fs::path& dir, const std::string& on_success) {
+  auto sbatch = find_on_path("sbatch");
+  REQUIRE(sbatch);
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "sbatch")
+      << "#!/bin/sh\nout=$('" << *sbatch << "' \"$@\")\nstatus=$?\nprintf '%s\\n' \"$out\"\n"
+      << "if [ $status -eq 0 ]; then\n"
+      << on_success << "  kill -STOP $PPID\nfi\nexit $status\n";
+  fs::permissions(dir / "bin" / "sbatch", fs::perms::all);
+  return dir / "bin";
 }
 
 }  // namespace
@@ -313,17 +330,17 @@ TEST_CASE("a packed study past its time limit resumes its checkpointed runs in t
   if (!fs::exists(train)) {
     SKIP_UNLESS_INSTALLED("no scalestudy-train (workloads not built)");
   }
-  // Two runs of 60 steps with the workload's test pause of 1 s after each (about 2 minutes
-  // of work in all) under 1 minute each: one 2-minute allocation whose wrapper stops the
-  // running step 30 s before the limit. That run checkpoints (exit 75); it and any run not
-  // started go into the next allocation.
+  // Two runs of 60 steps with the workload's test pause of 1.5 s after each (about 3 minutes
+  // of work in all) under 1 minute each: one 3-minute allocation (the two limits and a
+  // minute for the stop lead) whose wrapper stops the running step 45 s before the limit.
+  // That run checkpoints (exit 75); it and any run not started go into the next allocation.
   fs::path dir = cluster.work_dir() / "packed_resume";
   const std::string study = write_study(
       dir, "packedresume",
       "kind: custom\nworkload: {binary: " + train +
           ", model: small-cnn, dataset: synthetic, val_samples: 64, epochs: 1, "
           "steps_per_epoch: 60, measure_warmup_steps: 2, optimizer: sgd, lr: 0.02, seed: 3, "
-          "log_interval: 0, threads: 1, test_step_delay_ms: 1000}\nglobal_batch: 16\n"
+          "log_interval: 0, threads: 1, test_step_delay_ms: 1500}\nglobal_batch: 16\n"
           "repeats: 2\nallocation: packed\nslurm: {time: \"1\"}\nmax_attempts: 6\n");
   const std::string results = (dir / "results").string();
   ProcessResult ran = run_study(study, results);
@@ -385,4 +402,205 @@ TEST_CASE("a packed study completes via slurmrest, each run a step of one job") 
     CHECK_FALSE(run[3].empty());
   }
   CHECK(allocations.size() == 1);
+}
+
+// The `small` partition's MaxTime is 5 minutes (slurm/cluster): six 2-minute runs ask for
+// 12, more than twice that.
+TEST_CASE("a packed sweep longer than the partition's MaxTime is split into allocations that fit") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_split";
+  fs::remove_all(dir);
+  const std::string body =
+      "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+      ", sleep_s: 1}\nscale: [{nodes: 1, ranks_per_node: 1}, {nodes: 2, ranks_per_node: 1}]\n"
+      "repeats: 3\nallocation: packed\npack: {policy: serial}\nmax_attempts: 1\n";
+  const std::string study =
+      write_study(dir, "packedsplit", body + "slurm: {time: \"2\", partition: small}\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult planned = run_cli({"plan", study, "--results-dir", results});
+  INFO(planned.stdout_text << planned.stderr_text);
+  REQUIRE(planned.exit_code == 0);
+  CHECK(planned.stdout_text.find("packed, policy serial: 3 allocations") != std::string::npos);
+  CHECK(planned.stdout_text.find("allocation 3: ") != std::string::npos);
+
+  submit_then_wait(study, results, {"--scheduler", "slurm"});
+  const std::string db = results + "/packedsplit.sqlite";
+  std::set<std::string> allocations;
+  for (const auto& run : query(db, "SELECT run_id, state, job_id, attempts FROM runs")) {
+    CAPTURE(run[0]);
+    CHECK(run[1] == "COMPLETED");
+    CHECK(run[3] == "1");
+    allocations.insert(run[2].substr(0, run[2].find('+')));
+  }
+  CHECK(allocations.size() == 3);
+  for (const std::string& allocation : allocations) {
+    // slurmdbd may take a moment to hold a job that has just ended.
+    std::string limits;
+    for (int tries = 0; tries < 30 && limits.empty(); ++tries) {
+      if (tries > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
+      auto listed = run_process(
+          {{"sacct", "-n", "-X", "--parsable2", "-j", allocation, "--format=Partition,Timelimit"},
+           {},
+           30'000});
+      REQUIRE(listed.is_ok());
+      limits = listed->stdout_text;
+    }
+    CAPTURE(limits);
+    CHECK(limits.rfind("small|00:05:00", 0) == 0);  // 2 x 2 minutes and the stop lead
+  }
+
+  // A run longer than the MaxTime alone is refused before anything is submitted.
+  const std::string too_long =
+      write_study(dir / "long", "packedlong", body + "slurm: {time: \"8\", partition: small}\n");
+  const std::string long_results = (dir / "long" / "results").string();
+  ProcessResult refused =
+      run_cli({"submit", too_long, "--scheduler", "slurm", "--results-dir", long_results});
+  INFO(refused.stdout_text << refused.stderr_text);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.stderr_text.find("longer than the 5 min MaxTime of partition small") !=
+        std::string::npos);
+  CHECK_FALSE(fs::exists(long_results + "/packedlong.sqlite"));
+}
+
+TEST_CASE("a submitter stopped for 30 s right after sbatch: no run is skipped or charged") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_stopped";
+  fs::remove_all(dir);
+  // The submitter is continued 30 s later: the allocation starts meanwhile, before any of
+  // its runs is recorded.
+  const fs::path bin = write_stopping_sbatch(
+      dir, "  caller=$PPID\n  (sleep 30; kill -CONT $caller) </dev/null >/dev/null 2>&1 &\n");
+  const std::string study =
+      write_study(dir, "packedstopped",
+                  "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+                      ", sleep_s: 1}\nscale: [{nodes: 1, ranks_per_node: 1}, {nodes: 2, "
+                      "ranks_per_node: 1}]\nrepeats: 2\nallocation: packed\nslurm: {time: \"5\"}\n"
+                      "max_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  const auto started = std::chrono::steady_clock::now();
+  submit_then_wait(study, results, {"--scheduler", "slurm"},
+                   {{"PATH", bin.string() + ":" + std::getenv("PATH")}});
+  CHECK(std::chrono::steady_clock::now() - started >= std::chrono::seconds(30));  // stopped
+  const std::string db = results + "/packedstopped.sqlite";
+  std::set<std::string> allocations;
+  for (const auto& run : query(db, "SELECT run_id, state, attempts, job_id, out_dir FROM runs")) {
+    CAPTURE(run[0]);
+    CHECK(run[1] == "COMPLETED");
+    CHECK(run[2] == "1");
+    const std::string allocation = run[3].substr(0, run[3].find('+'));
+    allocations.insert(allocation);
+    CHECK_FALSE(fs::exists(fs::path(results) / run[4] / ("packed-" + allocation + ".not-reached")));
+  }
+  REQUIRE(allocations.size() == 1);
+  // The wrapper started every run: none was left for want of a record.
+  int outputs = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(results) / "packedstopped" / "arrays")) {
+    if (entry.path().extension() != ".out") continue;
+    ++outputs;
+    const std::string output = read_file(entry.path().string());
+    CAPTURE(output);
+    // It started while the submitter was stopped, and waited for the records.
+    CHECK(output.find("waiting for the study database to record 4 of 4 runs") != std::string::npos);
+    CHECK(output.find("not run here") == std::string::npos);
+  }
+  CHECK(outputs == 1);
+}
+
+namespace {
+
+// The wrapper output of packed allocation `job` under `arrays`, once it holds `text`;
+// "" when it does not within two minutes.
+std::string wrapper_output_with(const fs::path& arrays, const std::string& job,
+                                const std::string& text) {
+  for (int tries = 0; tries < 240; ++tries) {
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(arrays, error)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() < job.size() + 5 ||
+          name.rfind("-" + job + ".out") != name.size() - job.size() - 5)
+        continue;
+      const std::string output = read_file(entry.path().string());
+      if (output.find(text) != std::string::npos) return output;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return "";
+}
+
+bool job_in_queue(const std::string& job) {
+  auto listed = run_process({{"squeue", "-h", "-j", job, "-o", "%i"}, {}, 10'000});
+  return listed.is_ok() && listed->succeeded() && !listed->stdout_text.empty();
+}
+
+}  // namespace
+
+// Three allocations end before their one run starts: each time the submitter is stopped
+// right after sbatch, so the wrapper waits for the run's record, and is told its time is
+// up (USR1, as near its limit). The run is not charged: with max_attempts 1 a charged
+// attempt would leave it failed for good.
+TEST_CASE("a run not reached in three allocations completes in a fourth with one attempt") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_not_reached";
+  fs::remove_all(dir);
+  // The test continues the submitter once the allocation has ended; it learns the job and
+  // the submitter's pid from `stopped`.
+  const std::string stopped = (dir / "stopped").string();
+  const fs::path bin =
+      write_stopping_sbatch(dir, "  printf '%s %s\\n' $PPID \"${out%%;*}\" >'" + stopped +
+                                     ".tmp'\n  mv '" + stopped + ".tmp' '" + stopped + "'\n");
+  const std::string study =
+      write_study(dir, "notreached",
+                  "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+                      ", sleep_s: 1}\nallocation: packed\nslurm: {time: \"5\"}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  const fs::path arrays = fs::path(results) / "notreached" / "arrays";
+  for (int round = 1; round <= 3; ++round) {
+    CAPTURE(round);
+    fs::remove(stopped);
+    ProcessResult submitted;
+    std::thread submitter([&] {
+      submitted = run_cli_with({"submit", study, "--scheduler", "slurm", "--results-dir", results},
+                               {{"PATH", bin.string() + ":" + std::getenv("PATH")}}, 300'000);
+    });
+    int pid = 0;
+    std::string job;
+    for (int tries = 0; tries < 120 && job.empty(); ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      std::ifstream(stopped) >> pid >> job;
+    }
+    REQUIRE_MESSAGE(!job.empty(), "the submitter never reached sbatch");
+    const bool waiting =
+        !wrapper_output_with(arrays, job, "waiting for the study database to record").empty();
+    CHECK(waiting);
+    run_process({{"scancel", "-b", "-s", "USR1", job}, {}, 10'000});
+    for (int tries = 0; tries < 120 && job_in_queue(job); ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    kill(pid, SIGCONT);
+    submitter.join();
+    INFO(submitted.stdout_text << submitted.stderr_text);
+    REQUIRE(submitted.exit_code == 0);
+    REQUIRE(waiting);
+    // Reconciled (once the accounting database has the allocation's end): waiting again,
+    // no attempt used, never FAILED.
+    nlohmann::json run;
+    for (int tries = 0; tries < 60; ++tries) {
+      const nlohmann::json status = status_of(study, results);
+      REQUIRE(status["runs"].size() == 1);
+      run = status["runs"][0];
+      if (run["state"] != "SUBMITTED" && run["state"] != "PENDING") break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    INFO(run.dump());
+    CHECK(run["state"] == "PLANNED");
+    CHECK(run["attempts"] == 0);
+    CHECK(run["reason"].get<std::string>().find("not reached in allocation " + job) !=
+          std::string::npos);
+  }
+  submit_then_wait(study, results, {"--scheduler", "slurm"});
+  const std::string db = results + "/notreached.sqlite";
+  CHECK(query(db, "SELECT state, attempts FROM runs") ==
+        std::vector<std::vector<std::string>>{{"COMPLETED", "1"}});
+  CHECK(query(db, "SELECT state FROM attempts") ==
+        std::vector<std::vector<std::string>>{{"COMPLETED"}});
 }

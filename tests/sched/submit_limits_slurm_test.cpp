@@ -1,11 +1,13 @@
 // Submit limits on the real local SLURM cluster (slurm/cluster/): with the user's
 // association held to MaxSubmitJobs=2, a 10-run study is submitted in waves through the
-// `scalestudy` CLI and completes without a submit error, every run once. Needs root and the
-// cluster scripts; skipped otherwise.
+// `scalestudy` CLI (sbatch, and slurmrestd) and completes without a submit error, every run
+// once; later waves keep the options submit was given. Needs root and the cluster scripts;
+// skipped otherwise.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -22,15 +24,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sets MaxSubmitJobs on root's associations for the life of the guard and restores what
+// Sets MaxSubmitJobs on `user`'s associations for the life of the guard and restores what
 // was there (unlimited: -1) when it ends, a failed REQUIRE included.
 class SubmitLimitGuard {
  public:
-  explicit SubmitLimitGuard(int jobs) {
-    auto shown = run_process(
-        {{"sacctmgr", "-n", "-P", "show", "assoc", "where", "users=root", "format=MaxSubmitJobs"},
-         {},
-         30'000});
+  SubmitLimitGuard(int jobs, std::string user = "root") : user_(std::move(user)) {
+    auto shown = run_process({{"sacctmgr", "-n", "-P", "show", "assoc", "where", "users=" + user_,
+                               "format=MaxSubmitJobs"},
+                              {},
+                              30'000});
     REQUIRE(shown.is_ok());
     REQUIRE(shown->succeeded());
     std::string previous = shown->stdout_text.substr(0, shown->stdout_text.find('\n'));
@@ -40,12 +42,13 @@ class SubmitLimitGuard {
   ~SubmitLimitGuard() { set(previous_); }
 
  private:
-  static void set(const std::string& jobs) {
-    run_process(
-        {{"sacctmgr", "-i", "modify", "user", "where", "name=root", "set", "MaxSubmitJobs=" + jobs},
-         {},
-         30'000});
+  void set(const std::string& jobs) const {
+    run_process({{"sacctmgr", "-i", "modify", "user", "where", "name=" + user_, "set",
+                  "MaxSubmitJobs=" + jobs},
+                 {},
+                 30'000});
   }
+  std::string user_;
   std::string previous_ = "-1";
 };
 
@@ -94,21 +97,42 @@ WaveStudy wave_study(const std::string& folder, const std::string& name, int run
           (dir / "results").string()};
 }
 
-}  // namespace
-
-TEST_CASE("with MaxSubmitJobs=2 a 10-run study completes in waves without a submit error") {
-  REQUIRE_CLUSTER();
-  const WaveStudy waves = wave_study("submit_limits", "waves10", 10, 2);
-  const std::string& study = waves.study;
-  const std::string& results = waves.results;
-  SubmitLimitGuard limit(2);
-
-  ProcessResult submitted =
-      run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results});
+// `submit STUDY --scheduler slurm OPTIONS` under a limit that leaves at least 4 of its 6
+// runs waiting, then `wait`: the status at the end, every run in it.
+nlohmann::json submit_in_waves(const std::string& study, const std::string& results,
+                               const std::vector<std::string>& options) {
+  std::vector<std::string> args = {"submit", study,           "--scheduler",
+                                   "slurm",  "--results-dir", results};
+  args.insert(args.end(), options.begin(), options.end());
+  ProcessResult submitted = run_cli(args);
   INFO(submitted.stdout_text << submitted.stderr_text);
   REQUIRE(submitted.exit_code == 0);
-  // Two slots, fewer when other jobs of root hold some.
-  CHECK(submitted.stdout_text.find(" of 10 runs (MaxSubmitJobs=2 for user root); ") !=
+  REQUIRE(status_of(study, results)["waiting_for_slot"] >= 4);
+  ProcessResult waited =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "300"},
+              360'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+  auto status = status_of(study, results);
+  REQUIRE(status["runs"].size() == 6);
+  return status;
+}
+
+// A 10-run study submitted through `scheduler` as `user` (whose jobs the limit counts)
+// under MaxSubmitJobs=2: it completes in waves, each run once, never more than two jobs
+// queued at once.
+void check_waves_under_limit(const std::string& scheduler, const std::string& user) {
+  const WaveStudy waves = wave_study("submit_limits_" + scheduler, "waves10", 10, 2);
+  const std::string& study = waves.study;
+  const std::string& results = waves.results;
+  SubmitLimitGuard limit(2, user);
+
+  ProcessResult submitted =
+      run_cli({"submit", study, "--scheduler", scheduler, "--results-dir", results});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  // Two slots, fewer when other jobs of the user hold some.
+  CHECK(submitted.stdout_text.find(" of 10 runs (MaxSubmitJobs=2 for user " + user + "); ") !=
         std::string::npos);
   CHECK(submitted.stdout_text.find(
             " wait for a free slot; `scalestudy wait` submits them as jobs finish") !=
@@ -158,26 +182,55 @@ TEST_CASE("with MaxSubmitJobs=2 a 10-run study completes in waves without a subm
   }
 }
 
+}  // namespace
+
+TEST_CASE("with MaxSubmitJobs=2 a 10-run study completes in waves without a submit error") {
+  REQUIRE_CLUSTER();
+  check_waves_under_limit("slurm", "root");
+}
+
+// slurmrestd's own endpoints give the limit and the queue: the waves are planned, not
+// found by refusals.
+TEST_CASE("through slurmrest, with MaxSubmitJobs=2 a 10-run study completes in waves") {
+  REQUIRE_CLUSTER();
+  const char* user = std::getenv("SCALESTUDY_SLURMRESTD_USER");
+  REQUIRE(user != nullptr);
+  check_waves_under_limit("slurmrest", user);
+}
+
+// The `small` partition (MaxTime 5 minutes) takes two 2-minute runs per allocation: six
+// runs are three allocations, and one slot lets one be queued at a time.
+TEST_CASE("wait submits the later waves of a submit --packed packed") {
+  REQUIRE_CLUSTER();
+  fs::path dir = ClusterSession::get().work_dir() / "submit_limits_packed";
+  fs::remove_all(dir);
+  const std::string study =
+      write_study(dir, "wavespacked",
+                  "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+                      ", sleep_s: 1}\nmatrix: {tag: [1, 2, 3, 4, 5, 6]}\npack: {policy: serial}\n"
+                      "slurm: {time: \"2\", partition: small}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  SubmitLimitGuard limit(1);
+  auto status = submit_in_waves(study, results, {"--packed"});
+  std::set<std::string> allocations;
+  for (const auto& run : status["runs"]) {
+    CHECK(run["state"] == "COMPLETED");
+    CHECK(run["attempts"] == 1);
+    // A packed run's id is "<allocation>+<run id>".
+    const std::string job_id = run["job_id"];
+    REQUIRE(job_id.find('+') != std::string::npos);
+    allocations.insert(job_id.substr(0, job_id.find('+')));
+  }
+  CHECK(allocations.size() == 3);
+}
+
 TEST_CASE("wait submits the later waves with the options submit was given (--no-arrays)") {
   REQUIRE_CLUSTER();
   const WaveStudy waves = wave_study("submit_limits_choices", "waves6", 6, 1);
   const std::string& study = waves.study;
   const std::string& results = waves.results;
   SubmitLimitGuard limit(2);
-
-  ProcessResult submitted =
-      run_cli({"submit", study, "--scheduler", "slurm", "--no-arrays", "--results-dir", results});
-  INFO(submitted.stdout_text << submitted.stderr_text);
-  REQUIRE(submitted.exit_code == 0);
-  REQUIRE(status_of(study, results)["waiting_for_slot"] >= 4);
-
-  ProcessResult waited =
-      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "300"},
-              360'000);
-  INFO(waited.stdout_text << waited.stderr_text);
-  CHECK(waited.exit_code == 0);
-  auto status = status_of(study, results);
-  REQUIRE(status["runs"].size() == 6);
+  auto status = submit_in_waves(study, results, {"--no-arrays"});
   for (const auto& run : status["runs"]) {
     CHECK(run["state"] == "COMPLETED");
     // One job per run in every wave: an array task's id would be "<job>_<index>".

@@ -1,0 +1,34 @@
+// A packed study's allocations as the CLI plans them before any scheduler is asked (for
+// `plan --packed` and submit's GPU-hour gate), with the same estimator the submit uses:
+// earlier measured run times from the study databases under the results dir, the
+// partitions' MaxTime from `scontrol show partition` where scontrol answers, and each named
+// system's limits.max_time.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+#include "orchestrator/sched/packing_plan.hpp"
+#include "orchestrator/study/study.hpp"
+
+namespace scalestudy::cli {
+
+struct PackingInputs {
+  std::map<std::string, double> measured_run_s;  // run id -> median measured seconds
+  sched::PartitionTimes partitions;
+  bool partitions_read = false;  // scontrol answered
+};
+
+PackingInputs packing_inputs(const Study& study, const std::string& results_dir);
+
+Result<std::vector<sched::PackedAllocationPlan>> plan_study_allocations(
+    const Study& study, const PackingInputs& inputs);
+
+// One line per allocation: nodes, time limit, estimated steps and the runs, after a line on
+// the policy and where the caps come from.
+std::string describe_allocations(const Study& study, const PackingInputs& inputs,
+                                 const std::vector<sched::PackedAllocationPlan>& allocations);
+
+}  // namespace scalestudy::cli

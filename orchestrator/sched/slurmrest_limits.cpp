@@ -1,0 +1,87 @@
+#include "orchestrator/sched/slurmrest_limits.hpp"
+
+#include <map>
+
+#include "orchestrator/common/job_state.hpp"
+#include "orchestrator/sched/slurm_states.hpp"
+#include "orchestrator/sched/slurmrest_json.hpp"
+
+namespace scalestudy::sched {
+namespace {
+
+using nlohmann::json;
+
+// A limit slurmrestd gives: a whole number ≥ 0; null (unlimited) or anything else, none.
+std::optional<int> limit_at(const json& value, std::initializer_list<const char*> path) {
+  const json* node = &value;
+  for (const char* key : path) {
+    if (!node->is_object() || !node->contains(key)) return std::nullopt;
+    node = &(*node)[key];
+  }
+  if (!node->is_number_integer() || node->get<long long>() < 0) return std::nullopt;
+  return node->get<int>();
+}
+
+void keep_tighter(std::optional<SubmitLimit>& tightest, int jobs, const std::string& source) {
+  if (!tightest || jobs < tightest->jobs) tightest = SubmitLimit{jobs, source};
+}
+
+}  // namespace
+
+std::optional<SubmitLimit> rest_submit_limit(const json& associations, const json& qos,
+                                             const std::string& user) {
+  std::map<std::string, std::optional<int>> per_user;
+  for (const json& entry : qos.value("QOS", json::array())) {
+    per_user[entry.value("name", "")] = limit_at(entry, {"limits", "max", "jobs", "per", "user"});
+  }
+  std::optional<SubmitLimit> tightest;
+  for (const json& association : associations.value("associations", json::array())) {
+    if (!association.value("user", json()).is_string() || association["user"] != user) continue;
+    if (auto jobs = limit_at(association, {"max", "jobs", "total"})) {
+      keep_tighter(tightest, *jobs, "MaxSubmitJobs=" + std::to_string(*jobs) + " for user " + user);
+    }
+    // Jobs go to the association's default QOS; without one, to the first it may use.
+    std::string name;
+    const json default_qos = association.value("default", json::object()).value("qos", json());
+    if (default_qos.is_string()) {
+      name = default_qos.get<std::string>();
+    } else if (auto listed = association.value("qos", json::array());
+               listed.is_array() && !listed.empty() && listed[0].is_string()) {
+      name = listed[0].get<std::string>();
+    }
+    auto found = per_user.find(name);
+    if (found != per_user.end() && found->second) {
+      keep_tighter(tightest, *found->second,
+                   "MaxSubmitPU=" + std::to_string(*found->second) + " of QOS " + name);
+    }
+  }
+  return tightest;
+}
+
+int rest_queued_jobs(const json& jobs, const std::string& user) {
+  int queued = 0;
+  for (const json& job : jobs.value("jobs", json::array())) {
+    if (job.value("user_name", "") != user) continue;
+    auto status = make_slurm_status(job.value("job_state", ""), std::nullopt, "");
+    if (!status || is_terminal(status->state)) continue;
+    queued += static_cast<int>(rest_job_ids(job).size());
+  }
+  return queued;
+}
+
+PartitionTimes rest_partition_times(const json& partitions) {
+  PartitionTimes times;
+  for (const json& partition : partitions.value("partitions", json::array())) {
+    const std::string name = partition.value("name", "");
+    if (name.empty()) continue;
+    for (const json& flag : partition.value("flags", json::array())) {
+      if (flag == "default") times.default_partition = name;
+    }
+    if (auto minutes = limit_at(partition, {"max_time_limit"}); minutes && *minutes > 0) {
+      times.max_minutes[name] = *minutes;
+    }
+  }
+  return times;
+}
+
+}  // namespace scalestudy::sched
