@@ -7,9 +7,9 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/system_choice.hpp"
-#include "orchestrator/results/compare_render.hpp"
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report_systems.hpp"
+#include "orchestrator/results/compare/compare_render.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report_systems.hpp"
 
 namespace scalestudy::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/system_choice.hpp"
-#include "orchestrator/results/export_csv.hpp"
+#include "orchestrator/results/query/export_csv.hpp"
 
 namespace scalestudy::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/system_choice.hpp"
-#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
 
 namespace scalestudy::cli {
 namespace {

@@ -5,9 +5,9 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/system_choice.hpp"
-#include "orchestrator/results/query.hpp"
-#include "orchestrator/results/query_printer.hpp"
-#include "orchestrator/results/read_only_open.hpp"
+#include "orchestrator/results/query/query.hpp"
+#include "orchestrator/results/query/query_printer.hpp"
+#include "orchestrator/results/query/read_only_open.hpp"
 
 namespace scalestudy::cli {
 namespace {

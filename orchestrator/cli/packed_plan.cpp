@@ -1,7 +1,7 @@
 #include "orchestrator/cli/packed_plan.hpp"
 
 #include "orchestrator/common/process_runner.hpp"
-#include "orchestrator/results/cost_estimate.hpp"
+#include "orchestrator/results/analysis/cost_estimate.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 
 namespace scalestudy::cli {

@@ -9,10 +9,10 @@
 #include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/profiling/breakdown_report.hpp"
 #include "orchestrator/profiling/profile_store.hpp"
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/plots.hpp"
-#include "orchestrator/results/report_render.hpp"
-#include "orchestrator/results/thresholds.hpp"
+#include "orchestrator/results/analysis/thresholds.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/plots.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 
 namespace scalestudy::cli {
 namespace {

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "orchestrator/results/stragglers.hpp"
+#include "orchestrator/results/analysis/stragglers.hpp"
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/local_study.hpp"
 #include "tests/harness/run_database_reader.hpp"

@@ -1,4 +1,4 @@
-#include "orchestrator/results/bottleneck.hpp"
+#include "orchestrator/results/analysis/bottleneck.hpp"
 
 #include <doctest/doctest.h>
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "harness/core/sqlite.hpp"
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report.hpp"
 #include "tests/results/fixture.hpp"
 
 namespace scalestudy::results::testing {

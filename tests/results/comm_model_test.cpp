@@ -1,4 +1,4 @@
-#include "orchestrator/results/comm_model.hpp"
+#include "orchestrator/results/analysis/comm_model.hpp"
 
 #include <doctest/doctest.h>
 

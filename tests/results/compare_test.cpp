@@ -1,11 +1,11 @@
 // compare_means, repeats_needed and compare_reports on hand-computed fixtures.
-#include "orchestrator/results/compare.hpp"
+#include "orchestrator/results/compare/compare.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 
-#include "orchestrator/results/compare_render.hpp"
+#include "orchestrator/results/compare/compare_render.hpp"
 
 using namespace scalestudy::results;
 

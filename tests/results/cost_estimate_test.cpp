@@ -1,12 +1,12 @@
 // The cost estimate from earlier measured runs of the same configuration, on study
 // databases under a results dir.
-#include "orchestrator/results/cost_estimate.hpp"
+#include "orchestrator/results/analysis/cost_estimate.hpp"
 
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
 #include "orchestrator/study/workload_params.hpp"
 #include "tests/results/fixture.hpp"
 

@@ -1,4 +1,4 @@
-#include "orchestrator/results/efficiency.hpp"
+#include "orchestrator/results/analysis/efficiency.hpp"
 
 #include <doctest/doctest.h>
 

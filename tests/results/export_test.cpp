@@ -2,8 +2,8 @@
 
 #include <fstream>
 
-#include "orchestrator/results/export_csv.hpp"
-#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/query/export_csv.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

@@ -1,4 +1,4 @@
-#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
 
 #include <doctest/doctest.h>
 #include <sys/wait.h>
@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "harness/core/run_schema.hpp"
-#include "orchestrator/results/measurement_schema.hpp"
+#include "orchestrator/results/ingest/measurement_schema.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "harness/core/run_layout.hpp"
-#include "orchestrator/results/output_metrics.hpp"
+#include "orchestrator/results/ingest/output_metrics.hpp"
 
 namespace scalestudy::results {
 namespace {

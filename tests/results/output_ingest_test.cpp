@@ -7,8 +7,8 @@
 #include <fstream>
 
 #include "harness/core/run_layout.hpp"
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/run_measurements.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/run_measurements.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

@@ -2,7 +2,7 @@
 // warm-up skipping, reductions over ranks, clear failures, linear-time matching of a
 // pattern that backtracking engines take exponential time on, and bytes that are not
 // UTF-8.
-#include "orchestrator/results/output_metrics.hpp"
+#include "orchestrator/results/ingest/output_metrics.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -1,12 +1,12 @@
-#include "orchestrator/results/plots.hpp"
+#include "orchestrator/results/report/plots.hpp"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

@@ -1,7 +1,7 @@
 // Reused statements (results/prepared_queries): each use sees the database as it is then,
 // with that use's parameters, also after a use that failed part-way; errors name the
 // statement.
-#include "orchestrator/results/prepared_queries.hpp"
+#include "orchestrator/results/query/prepared_queries.hpp"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

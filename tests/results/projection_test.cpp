@@ -1,12 +1,12 @@
 // The scaling projection against the worked example of docs/projection.md, as pure
 // arithmetic and through a report with --project.
-#include "orchestrator/results/projection.hpp"
+#include "orchestrator/results/analysis/projection.hpp"
 
 #include <doctest/doctest.h>
 
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report.hpp"
-#include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 

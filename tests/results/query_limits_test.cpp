@@ -10,11 +10,11 @@
 #include <fstream>
 
 #include "orchestrator/campaign/study_locator.hpp"
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/query.hpp"
-#include "orchestrator/results/query_printer.hpp"
-#include "orchestrator/results/read_only_open.hpp"
-#include "orchestrator/results/text_table.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/query/query.hpp"
+#include "orchestrator/results/query/query_printer.hpp"
+#include "orchestrator/results/query/read_only_open.hpp"
+#include "orchestrator/results/report/text_table.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

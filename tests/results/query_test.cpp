@@ -1,10 +1,10 @@
-#include "orchestrator/results/query.hpp"
+#include "orchestrator/results/query/query.hpp"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 
-#include "orchestrator/results/ingest.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

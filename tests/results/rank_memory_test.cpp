@@ -1,14 +1,14 @@
 // Per-rank memory: loading each rank's allocator, RSS and NVML numbers, combining repeats
 // (peaks by maximum, averages by mean), and the report's per-rank table and JSON.
-#include "orchestrator/results/rank_memory.hpp"
+#include "orchestrator/results/ingest/rank_memory.hpp"
 
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report.hpp"
-#include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

@@ -15,7 +15,7 @@
 #include "harness/core/run_schema.hpp"
 #include "harness/core/sqlite.hpp"
 #include "orchestrator/common/process_runner.hpp"
-#include "orchestrator/results/rank_database.hpp"
+#include "orchestrator/results/ingest/rank_database.hpp"
 
 namespace scalestudy::results {
 namespace {

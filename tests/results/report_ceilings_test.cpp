@@ -8,13 +8,13 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/results/device_peaks.hpp"
-#include "orchestrator/results/report.hpp"
-#include "orchestrator/results/report_points.hpp"
-#include "orchestrator/results/report_render.hpp"
-#include "orchestrator/results/statistics.hpp"
-#include "orchestrator/results/stragglers.hpp"
-#include "orchestrator/results/student_t.hpp"
+#include "orchestrator/results/analysis/device_peaks.hpp"
+#include "orchestrator/results/analysis/statistics.hpp"
+#include "orchestrator/results/analysis/stragglers.hpp"
+#include "orchestrator/results/analysis/student_t.hpp"
+#include "orchestrator/results/report/report.hpp"
+#include "orchestrator/results/report/report_points.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 

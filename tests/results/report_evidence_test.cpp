@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/results/interference.hpp"
-#include "orchestrator/results/report.hpp"
-#include "orchestrator/results/report_render.hpp"
-#include "orchestrator/results/thresholds.hpp"
+#include "orchestrator/results/analysis/interference.hpp"
+#include "orchestrator/results/analysis/thresholds.hpp"
+#include "orchestrator/results/report/report.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 

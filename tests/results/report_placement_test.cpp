@@ -1,9 +1,9 @@
-#include "orchestrator/results/report_placement.hpp"
+#include "orchestrator/results/report/report_placement.hpp"
 
 #include <doctest/doctest.h>
 
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;

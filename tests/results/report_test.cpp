@@ -1,4 +1,4 @@
-#include "orchestrator/results/report.hpp"
+#include "orchestrator/results/report/report.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,8 +7,8 @@
 #include <set>
 #include <tuple>
 
-#include "orchestrator/results/ingest.hpp"
-#include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/results/report.hpp"
-#include "orchestrator/results/report_render.hpp"
+#include "orchestrator/results/report/report.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 #include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 

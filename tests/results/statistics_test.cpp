@@ -1,4 +1,4 @@
-#include "orchestrator/results/statistics.hpp"
+#include "orchestrator/results/analysis/statistics.hpp"
 
 #include <doctest/doctest.h>
 

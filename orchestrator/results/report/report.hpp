@@ -1,0 +1,190 @@
+// The report of one study: its measured points (a configuration at a scale, over its
+// repeats) with statistics, scaling efficiency or sensitivity deltas vs the baseline,
+// phase shares and bottleneck, memory, the communication-model prediction, and warnings.
+// build_report() computes it from a study database (grouping runs into points,
+// report_points.hpp; then the scaling, sensitivity and projection steps, report_*.hpp);
+// render_report() (report_render.hpp) prints it. Plain value types; build_report uses the
+// Database from one thread.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/sqlite.hpp"
+#include "harness/core/status.hpp"
+#include "orchestrator/results/analysis/bottleneck.hpp"
+#include "orchestrator/results/analysis/ceilings.hpp"
+#include "orchestrator/results/analysis/comm_model.hpp"
+#include "orchestrator/results/analysis/interference.hpp"
+#include "orchestrator/results/analysis/projection.hpp"
+#include "orchestrator/results/analysis/sensitivity_verdict.hpp"
+#include "orchestrator/results/analysis/significance.hpp"
+#include "orchestrator/results/analysis/statistics.hpp"
+#include "orchestrator/results/analysis/stragglers.hpp"
+#include "orchestrator/results/ingest/rank_memory.hpp"
+#include "orchestrator/results/report/run_measurements.hpp"
+
+namespace scalestudy::results {
+
+inline constexpr const char* kReportSchema = "scalestudy.report/1";
+
+struct ReportOptions {
+  // `--baseline key=value,...`: replaces the study's baseline selector. Keys: nodes,
+  // world_size (or gpus, ranks), global_batch, per_gpu_batch, or a varied parameter.
+  std::map<std::string, std::string> baseline_override;
+  // Override the study's report settings (report_json) when set.
+  std::optional<double> input_bound_pct, comm_bound_pct, target_gain_pct, target_acc;
+  std::optional<double> efficiency_threshold_pct;
+  // Where the communication model's bandwidth curves come from instead of the study's own
+  // all-reduce runs: an all-reduce run database, or another study's database.
+  std::string comm_model_database;
+  // `--project 16,32,64,512`: project strong/weak series to these world sizes.
+  std::vector<int> project_world_sizes;
+  // Only runs whose recorded git commit starts with this prefix (empty: every run).
+  std::string git_commit;
+};
+
+struct MemoryUse {
+  std::optional<double> gpu_peak_bytes, gpu_avg_bytes, gpu_mode_bytes, cpu_rss_peak_bytes;
+};
+
+struct EpochAccuracy {
+  int epoch = 0;       // 1-based
+  double val_acc = 0;  // median over repeats, fraction
+};
+
+// Time-to-accuracy of a point (report_time_to_target.hpp): the workloads' own record of
+// when global validation first reached the study's target, over the repeats, against the
+// series' baseline point.
+struct TimeToTarget {
+  std::string metric;  // "val_accuracy" | "val_loss"
+  double value = 0;
+  int reached_runs = 0, runs = 0;  // repeats that reached it, of those that had the target
+  std::optional<double> time_s{};  // median over the repeats that reached it
+  std::optional<double> epoch{};   // median epoch it was reached in
+  // baseline time / this time, and that over the ranks' ratio (1 at the baseline).
+  std::optional<double> speedup{}, efficiency{};
+};
+
+// Validation accuracy (or loss, for a loss target) after the same number of epochs as the
+// series' baseline, compared over repeats with Welch's t (significance.hpp).
+struct AccuracyVersusBaseline {
+  std::string metric;  // "val_accuracy" | "val_loss"
+  int epoch = 0;       // the last epoch every repeat of both points recorded
+  double change = 0;   // mean here − mean at the baseline (accuracy in points, loss as is)
+  // Worse beyond the repeats' noise (significant at 5% and in the bad direction); nullopt:
+  // no verdict, fewer than kMinRepeatsForTest repeats on a side, or identical repeats.
+  std::optional<bool> worse;
+  int repeats = 0;  // the fewer of the two points'
+  // Every repeat of both points gave the same figure (repeats of one seed): no noise to
+  // judge against, so no verdict; `seed: ${repeat}` varies it.
+  bool identical_repeats = false;
+};
+
+struct ReportPoint {
+  std::string config_label;  // "precision=bf16 bucket_cap_mb=25", or "default"
+  std::map<std::string, std::string> config;
+  int nodes = 0, world_size = 0, gpus = 0;  // gpus: 0 on CPU runs
+  int global_batch = 0, per_gpu_batch = 0;
+  std::vector<std::string> run_ids;  // measured repeats
+  int planned_runs = 0, failed_runs = 0;
+  bool is_baseline = false;
+
+  Summary throughput_samples_per_s;
+  Summary epoch_s;
+  Summary step_ms;
+  std::optional<double> final_val_acc;  // median over repeats, fraction
+  PhaseShares phases;                   // median over the repeats that recorded phases
+  bool phases_measured = false;         // false: no run recorded step phases (printed only)
+  Bottleneck bottleneck = Bottleneck::kCompute;
+  double device_hours_per_epoch = 0;  // GPU-hours (GPU runs) or rank-hours
+
+  // Strong: speedup and efficiency; weak: efficiency; vs the series' baseline point.
+  std::optional<double> speedup, efficiency;
+  bool below_efficiency_threshold = false;   // efficiency < Report::efficiency_threshold_pct
+  std::optional<double> time_to_accuracy_s;  // when a target accuracy is set and reached
+  std::optional<TimeToTarget> to_target;     // when the runs had a target (study `target:`)
+  std::optional<AccuracyVersusBaseline> accuracy_vs_baseline;  // not at the baseline
+  // Sensitivity: vs the baseline configuration at the same scale.
+  std::optional<double> throughput_change_pct, accuracy_change_points;
+
+  MemoryUse memory;
+  MemoryUse memory_ratio;               // value / the baseline point's value
+  std::vector<RankMemory> rank_memory;  // per rank, over repeats
+  std::optional<CommPrediction> comm;
+  std::string comm_curve_source;
+  std::vector<EpochAccuracy> accuracy_curve;
+  // The study's `metrics:` by name: the median over repeats, in the metric's unit.
+  std::map<std::string, PrintedMetric> output_metrics;
+  // Against the datasheet peak and the run's own calibration (report_ceilings.hpp); none
+  // when no repeat calibrated.
+  std::optional<PointCeilings> ceilings;
+  // The rank the others waited for at the gradient all-reduce, per repeat that recorded
+  // arrivals on several ranks (report_stragglers.hpp; per_step left empty).
+  std::vector<RunStraggler> stragglers;
+};
+
+// One point on two systems (report_systems.hpp): `system` against `reference`, the first
+// of the study's systems.
+struct SystemsPoint {
+  std::string config_label;  // the configuration without the system
+  int world_size = 0, nodes = 0;
+  std::string reference, system;
+  Summary throughput_reference, throughput_system;  // samples/s over repeats
+  MeanComparison comparison;                        // system / reference
+  std::optional<double> efficiency_reference, efficiency_system;
+  std::optional<double> time_to_target_reference_s, time_to_target_system_s;
+};
+
+// Two runs whose job steps ran side by side, on disjoint nodes, in one packed allocation.
+struct CoRunning {
+  std::string run_a, run_b;  // run_a started first
+  std::string allocation;    // the job id
+  std::string nodes_a, nodes_b;
+  double overlap_s = 0;
+};
+
+// A study's time from its first submission to its last run's end (time to result), split
+// into the time some run of it was running and the rest, queue wait (report_placement.hpp).
+struct TimeToResult {
+  double wall_s = 0, run_s = 0, queue_wait_s = 0;
+};
+
+struct Report {
+  std::string schema = kReportSchema;
+  std::string study;
+  std::string kind;                             // strong | weak | sensitivity | custom
+  bool gpu = false;                             // any GPU runs: "GPU-hours", else "rank-hours"
+  std::map<std::string, std::string> baseline;  // the selector used
+  BottleneckThresholds thresholds;
+  std::optional<double> target_gain_pct, target_acc;
+  std::optional<double> efficiency_threshold_pct;  // report.thresholds.efficiency_pct
+  std::vector<ReportPoint> points;                 // by configuration, then world size
+  std::optional<SensitivityVerdict> sensitivity;
+  // The study's own all-reduce runs (scalestudy-allreduce), by world size.
+  std::vector<BandwidthCurve> bandwidth_curves;
+  int runs_planned = 0, runs_measured = 0, runs_failed = 0;
+  std::vector<SeriesProjection> projections;  // with ReportOptions::project_world_sizes
+  // Pairs of runs whose measured windows overlapped on a shared host.
+  std::vector<RunOverlap> overlaps;
+  // Pairs of runs whose steps overlapped in one packed allocation (pack: {policy: concurrent}).
+  std::vector<CoRunning> co_running;
+  // The hosts of the runs with stragglers, most often last first.
+  std::vector<HostStraggles> straggler_hosts;
+  // From the scheduler's record of the runs; none when it gave none (local executor).
+  std::optional<TimeToResult> time_to_result;
+  // The systems the runs were planned on, in the study's order; with several, each point's
+  // configuration holds its system and `systems_side_by_side` compares them.
+  std::vector<std::string> systems;
+  std::vector<SystemsPoint> systems_side_by_side;
+  std::vector<std::string> warnings;
+};
+
+Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& options = {});
+
+// Parses "key=value[,key=value]" (the --baseline flag).
+Result<std::map<std::string, std::string>> parse_baseline_selector(const std::string& text);
+
+}  // namespace scalestudy::results

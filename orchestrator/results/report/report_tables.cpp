@@ -1,0 +1,697 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "orchestrator/results/report/report_render.hpp"
+#include "orchestrator/results/report/report_systems.hpp"
+
+namespace scalestudy::results {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = kMiB * 1024.0;
+
+std::string fixed(double value, int decimals) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+std::string fixed(const std::optional<double>& value, int decimals) {
+  return value ? fixed(*value, decimals) : "-";
+}
+
+std::string percent(const std::optional<double>& fraction, int decimals = 1) {
+  return fraction ? fixed(*fraction * 100, decimals) : "-";
+}
+
+std::string signed_fixed(const std::optional<double>& value, int decimals) {
+  if (!value) return "-";
+  return (*value >= 0 ? "+" : "") + fixed(*value, decimals);
+}
+
+// Enough decimals for the magnitude: 12345, 123.4, 1.234.
+std::string magnitude(double value) {
+  const double size = std::fabs(value);
+  return fixed(value, size >= 1000 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3);
+}
+
+std::string range(const Summary& summary) {
+  if (summary.count < 2) return "-";
+  return magnitude(summary.min) + "–" + magnitude(summary.max);
+}
+
+std::string ci(const Summary& summary) {
+  return summary.ci95_half_width ? "±" + magnitude(*summary.ci95_half_width) : "-";
+}
+
+bool has_several_configs(const Report& report) {
+  for (const auto& point : report.points) {
+    if (point.config_label != report.points.front().config_label) return true;
+  }
+  return false;
+}
+
+std::string scale_header(const Report& report) {
+  return report.gpu ? "GPUs" : "ranks";
+}
+std::string per_rank_header(const Report& report) {
+  return report.gpu ? "per-GPU batch" : "per-rank batch";
+}
+std::string hours_header(const Report& report) {
+  return report.gpu ? "GPU-h/epoch" : "rank-h/epoch";
+}
+
+// Columns shared by the tables: a header and how a point fills it.
+struct Column {
+  std::string header;
+  std::function<std::string(const ReportPoint&)> cell;
+};
+
+Table make_table(const std::string& title, const std::vector<Column>& columns, const Report& report,
+                 bool (*include)(const ReportPoint&) = nullptr) {
+  Table table;
+  table.title = title;
+  for (const auto& column : columns) table.headers.push_back(column.header);
+  for (const auto& point : report.points) {
+    if (include && !include(point)) continue;
+    std::vector<std::string> row;
+    for (const auto& column : columns) row.push_back(column.cell(point));
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+std::vector<Column> leading_columns(const Report& report, bool with_batches) {
+  std::vector<Column> columns;
+  if (has_several_configs(report) || report.kind == "sensitivity") {
+    columns.push_back({"config", [](const ReportPoint& p) {
+                         return p.config_label + (p.is_baseline ? " (base)" : "");
+                       }});
+  }
+  columns.push_back(
+      {scale_header(report), [](const ReportPoint& p) { return std::to_string(p.world_size); }});
+  columns.push_back({"nodes", [](const ReportPoint& p) { return std::to_string(p.nodes); }});
+  if (with_batches) {
+    columns.push_back(
+        {"global batch", [](const ReportPoint& p) { return std::to_string(p.global_batch); }});
+    columns.push_back({per_rank_header(report),
+                       [](const ReportPoint& p) { return std::to_string(p.per_gpu_batch); }});
+  }
+  return columns;
+}
+
+std::vector<Column> throughput_columns() {
+  return {
+      {"throughput [samples/s]",
+       [](const ReportPoint& p) {
+         return p.run_ids.empty() ? "-" : magnitude(p.throughput_samples_per_s.median);
+       }},
+      {"min–max", [](const ReportPoint& p) { return range(p.throughput_samples_per_s); }},
+      {"95% CI", [](const ReportPoint& p) { return ci(p.throughput_samples_per_s); }},
+  };
+}
+
+std::vector<Column> phase_columns() {
+  auto share = [](double PhaseShares::*field) {
+    return [field](const ReportPoint& p) {
+      return p.phases_measured ? fixed(p.phases.*field, 1) : std::string("-");
+    };
+  };
+  return {
+      {"data %", share(&PhaseShares::data_pct)},
+      {"compute %", share(&PhaseShares::compute_pct)},
+      {"comm %", share(&PhaseShares::comm_exposed_pct)},
+      {"optim %", share(&PhaseShares::optimizer_pct)},
+      {"bottleneck",
+       [](const ReportPoint& p) {
+         return p.phases_measured ? std::string(to_string(p.bottleneck)) : std::string("-");
+       }},
+  };
+}
+
+std::vector<Column> trailing_columns(const Report& report) {
+  return {
+      {hours_header(report),
+       [](const ReportPoint& p) {
+         return p.run_ids.empty() ? std::string("-") : fixed(p.device_hours_per_epoch, 4);
+       }},
+      {"runs",
+       [](const ReportPoint& p) {
+         std::string text = std::to_string(p.run_ids.size()) + "/" + std::to_string(p.planned_runs);
+         return p.failed_runs ? text + " (" + std::to_string(p.failed_runs) + " failed)" : text;
+       }},
+  };
+}
+
+void append(std::vector<Column>& to, std::vector<Column> more) {
+  for (auto& column : more) to.push_back(std::move(column));
+}
+
+Table main_table(const Report& report) {
+  std::vector<Column> columns = leading_columns(report, true);
+  append(columns, throughput_columns());
+  Column epoch{"time/epoch [s]", [](const ReportPoint& p) {
+                 return p.run_ids.empty() ? "-" : magnitude(p.epoch_s.median);
+               }};
+  Column step{"step [ms]", [](const ReportPoint& p) {
+                return p.run_ids.empty() ? "-" : magnitude(p.step_ms.median);
+              }};
+  Column accuracy{"val acc [%]", [](const ReportPoint& p) { return percent(p.final_val_acc, 2); }};
+  std::string title;
+  if (report.kind == "strong") {
+    title = "Strong scaling: " + report.study;
+    columns.push_back(epoch);
+    columns.push_back({"speedup", [](const ReportPoint& p) { return fixed(p.speedup, 2); }});
+    columns.push_back(
+        {"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    columns.push_back(accuracy);
+  } else if (report.kind == "weak") {
+    title = "Weak scaling: " + report.study;
+    columns.push_back(step);
+    columns.push_back(epoch);
+    columns.push_back(
+        {"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    columns.push_back(accuracy);
+    if (report.target_acc) {
+      columns.push_back({"time to " + fixed(*report.target_acc * 100, 1) + "% [s]",
+                         [](const ReportPoint& p) { return fixed(p.time_to_accuracy_s, 1); }});
+    }
+  } else if (report.kind == "sensitivity") {
+    title = "Sensitivity: " + report.study;
+    columns.push_back({"change [%]", [](const ReportPoint& p) {
+                         return signed_fixed(p.throughput_change_pct, 1);
+                       }});
+    columns.push_back(step);
+    columns.push_back(accuracy);
+    columns.push_back({"Δacc [pts]", [](const ReportPoint& p) {
+                         return signed_fixed(p.accuracy_change_points, 2);
+                       }});
+  } else {
+    title = "Runs: " + report.study;
+    columns.push_back(step);
+    columns.push_back(epoch);
+    columns.push_back(accuracy);
+  }
+  if (report.efficiency_threshold_pct) {
+    const std::string limit = fixed(*report.efficiency_threshold_pct, 1) + "%";
+    columns.push_back({"efficiency ≥ " + limit, [limit](const ReportPoint& p) {
+                         if (!p.efficiency) return std::string("-");
+                         return p.below_efficiency_threshold ? "MISSED" : std::string("ok");
+                       }});
+  }
+  append(columns, phase_columns());
+  append(columns, trailing_columns(report));
+  return make_table(title, columns, report);
+}
+
+// Each system against the first, point by point (report_systems.hpp).
+Table systems_table(const Report& report) {
+  Table table;
+  table.title = "Systems side by side: " + report.study + " (ratio: system / " +
+                report_systems(report).front() + ", 95% CI and Welch's t from 2 repeats a side)";
+  const auto& points = report.systems_side_by_side;
+  const bool several_configs = std::any_of(points.begin(), points.end(), [&](const auto& p) {
+    return p.config_label != points.front().config_label;
+  });
+  const bool to_target = std::any_of(points.begin(), points.end(), [](const SystemsPoint& p) {
+    return p.time_to_target_reference_s || p.time_to_target_system_s;
+  });
+  if (several_configs) table.headers.push_back("config");
+  table.headers.insert(table.headers.end(),
+                       {scale_header(report), "nodes", "system", "throughput [samples/s]", "vs",
+                        "ratio", "95% CI", "Welch t", "efficiency [%]", "vs [%]"});
+  if (to_target) {
+    table.headers.push_back("to target [s]");
+    table.headers.push_back("vs [s]");
+  }
+  for (const SystemsPoint& point : points) {
+    const MeanComparison& stats = point.comparison;
+    std::vector<std::string> row;
+    if (several_configs) row.push_back(point.config_label);
+    row.push_back(std::to_string(point.world_size));
+    row.push_back(std::to_string(point.nodes));
+    row.push_back(point.system);
+    row.push_back(magnitude(point.throughput_system.median));
+    row.push_back(magnitude(point.throughput_reference.median));
+    row.push_back(fixed(stats.ratio, 3));
+    row.push_back(stats.ratio_ci95_low
+                      ? fixed(*stats.ratio_ci95_low, 3) + "–" + fixed(*stats.ratio_ci95_high, 3)
+                      : "-");
+    row.push_back(stats.welch_t ? fixed(*stats.welch_t, 2) : "-");
+    row.push_back(percent(point.efficiency_system));
+    row.push_back(percent(point.efficiency_reference));
+    if (to_target) {
+      row.push_back(fixed(point.time_to_target_system_s, 1));
+      row.push_back(fixed(point.time_to_target_reference_s, 1));
+    }
+    table.rows.push_back(std::move(row));
+  }
+  return table;
+}
+
+// The kind's main table; one per system, each with its own baselines, when there are several.
+std::vector<Table> main_tables(const Report& report) {
+  const std::vector<std::string> systems = report_systems(report);
+  if (systems.size() < 2) return {main_table(report)};
+  std::vector<Table> tables;
+  for (const std::string& system : systems) {
+    Table table = main_table(report_on_system(report, system));
+    table.title += " on " + system;
+    tables.push_back(std::move(table));
+  }
+  if (!report.systems_side_by_side.empty()) tables.push_back(systems_table(report));
+  return tables;
+}
+
+Table comm_table(const Report& report) {
+  std::vector<Column> columns = leading_columns(report, false);
+  auto field = [](double CommPrediction::*member, bool as_percent) {
+    return [member, as_percent](const ReportPoint& p) {
+      if (!p.comm) return std::string("-");
+      const double value = (*p.comm).*member;
+      return as_percent ? fixed(value * 100, 1) : magnitude(value);
+    };
+  };
+  append(columns, {
+                      {"busbw [GB/s]", field(&CommPrediction::busbw_gbps, false)},
+                      {"predicted comm [ms]", field(&CommPrediction::comm_ms, false)},
+                      {"predicted step [ms]", field(&CommPrediction::predicted_step_ms, false)},
+                      {"measured step [ms]", field(&CommPrediction::measured_step_ms, false)},
+                      {"predicted eff [%]", field(&CommPrediction::predicted_efficiency, true)},
+                      {"measured eff [%]", field(&CommPrediction::measured_efficiency, true)},
+                  });
+  return make_table("Communication model (all-reduce busbw at the bucket size, no overlap)",
+                    columns, report, [](const ReportPoint& p) { return p.comm.has_value(); });
+}
+
+Table memory_table(const Report& report) {
+  double largest = 0;
+  for (const auto& point : report.points) {
+    for (const auto& value : {point.memory.gpu_peak_bytes, point.memory.cpu_rss_peak_bytes}) {
+      if (value) largest = std::max(largest, *value);
+    }
+  }
+  const bool gib = largest >= kGiB;
+  const double unit = gib ? kGiB : kMiB;
+  const std::string unit_name = gib ? "GiB" : "MiB";
+  auto bytes = [unit](std::optional<double> MemoryUse::*member) {
+    return [unit, member](const ReportPoint& p) {
+      const auto& value = p.memory.*member;
+      return value ? fixed(*value / unit, 2) : std::string("-");
+    };
+  };
+  auto times = [](std::optional<double> MemoryUse::*member) {
+    return [member](const ReportPoint& p) {
+      const auto& value = p.memory_ratio.*member;
+      return value ? fixed(*value, 2) + "×" : std::string("-");
+    };
+  };
+  std::vector<Column> columns = leading_columns(report, true);
+  if (report.gpu) {
+    append(columns, {
+                        {"GPU peak [" + unit_name + "]", bytes(&MemoryUse::gpu_peak_bytes)},
+                        {"GPU avg [" + unit_name + "]", bytes(&MemoryUse::gpu_avg_bytes)},
+                        {"GPU mode [" + unit_name + "]", bytes(&MemoryUse::gpu_mode_bytes)},
+                        {"GPU peak vs base", times(&MemoryUse::gpu_peak_bytes)},
+                    });
+  }
+  append(columns, {
+                      {"CPU RSS peak [" + unit_name + "]", bytes(&MemoryUse::cpu_rss_peak_bytes)},
+                      {"RSS vs base", times(&MemoryUse::cpu_rss_peak_bytes)},
+                  });
+  return make_table("Memory", columns, report,
+                    [](const ReportPoint& p) { return !p.run_ids.empty(); });
+}
+
+// Time-to-accuracy beside throughput efficiency, with the accuracy check against the
+// baseline; only when some point's runs had a target or a check was made.
+Table time_to_target_table(const Report& report) {
+  auto target = [](const ReportPoint& p) -> const TimeToTarget* {
+    return p.to_target ? &*p.to_target : nullptr;
+  };
+  std::vector<Column> columns = leading_columns(report, true);
+  append(
+      columns,
+      {
+          {"target",
+           [target](const ReportPoint& p) {
+             const TimeToTarget* t = target(p);
+             if (!t) return std::string("-");
+             return t->metric == "val_accuracy" ? "val acc ≥ " + fixed(t->value * 100, 1) + "%"
+                                                : "val loss ≤ " + magnitude(t->value);
+           }},
+          {"throughput eff [%]", [](const ReportPoint& p) { return percent(p.efficiency); }},
+          {"time to target [s]",
+           [target](const ReportPoint& p) {
+             return target(p) ? fixed(target(p)->time_s, 1) : "-";
+           }},
+          {"epoch",
+           [target](const ReportPoint& p) { return target(p) ? fixed(target(p)->epoch, 1) : "-"; }},
+          {"reached",
+           [target](const ReportPoint& p) {
+             const TimeToTarget* t = target(p);
+             return t ? std::to_string(t->reached_runs) + "/" + std::to_string(t->runs) : "-";
+           }},
+          {"speedup to target",
+           [target](const ReportPoint& p) {
+             return target(p) ? fixed(target(p)->speedup, 2) : "-";
+           }},
+          {"eff to target [%]",
+           [target](const ReportPoint& p) {
+             return target(p) ? percent(target(p)->efficiency) : "-";
+           }},
+          {"vs base at epoch",
+           [](const ReportPoint& p) {
+             const auto& check = p.accuracy_vs_baseline;
+             if (!check) return std::string(p.is_baseline ? "base" : "-");
+             const std::string change =
+                 signed_fixed(check->change, check->metric == "val_accuracy" ? 2 : 3) + " @" +
+                 std::to_string(check->epoch);
+             if (check->identical_repeats) return change + " (no verdict: identical repeats)";
+             if (!check->worse) {
+               return change + " (no verdict: " + std::to_string(check->repeats) +
+                      (check->repeats == 1 ? " repeat)" : " repeats)");
+             }
+             return change + (*check->worse ? " WORSE" : " within noise");
+           }},
+      });
+  // Rows where a target is declared, or where the accuracy is judged worse than the
+  // baseline's: a study without a target gets no table of dashes.
+  return make_table("Time to target (" + report.study + ")", columns, report,
+                    [](const ReportPoint& p) {
+                      const auto& check = p.accuracy_vs_baseline;
+                      return p.to_target.has_value() || (check && check->worse.value_or(false));
+                    });
+}
+
+// One column per metric of the study's `metrics:`, read from the runs' output.
+Table output_metrics_table(const Report& report) {
+  std::map<std::string, std::string> units;  // every metric any point has, by name
+  for (const auto& point : report.points) {
+    for (const auto& [name, metric] : point.output_metrics) units[name] = metric.unit;
+  }
+  std::vector<Column> columns = leading_columns(report, false);
+  for (const auto& [name, unit] : units) {
+    columns.push_back(
+        {unit.empty() ? name : name + " [" + unit + "]", [name = name](const ReportPoint& p) {
+           auto found = p.output_metrics.find(name);
+           return found == p.output_metrics.end() ? std::string("-")
+                                                  : magnitude(found->second.value);
+         }});
+  }
+  return make_table("Output metrics", columns, report,
+                    [](const ReportPoint& p) { return !p.output_metrics.empty(); });
+}
+
+// One table per projected series: model, then measured, scales ascending.
+Table projection_table(const Report& report, const SeriesProjection& projection) {
+  const ProjectionModel& model = projection.model;
+  Table table;
+  table.title = "Projection (ring all-reduce model, docs/projection.md)" +
+                (projection.config_label == "default" ? "" : ": " + projection.config_label) +
+                " — anchor N=" + std::to_string(model.anchor_world_size) + ", overlap " +
+                fixed(model.overlap_fraction * 100, 1) + "%, busbw from " + projection.curve_source;
+  table.headers = {scale_header(report),     per_rank_header(report), "compute [ms]",
+                   "all-reduce [ms]",        "exposed [ms]",          "step [ms]",
+                   "throughput [samples/s]", "efficiency [%]",        "measured step [ms]",
+                   "model error [%]"};
+  for (const auto& point : projection.points) {
+    table.rows.push_back({std::to_string(point.world_size), magnitude(point.per_rank_batch),
+                          magnitude(point.compute_ms), magnitude(point.allreduce_ms),
+                          magnitude(point.exposed_comm_ms), magnitude(point.step_ms),
+                          magnitude(point.throughput_samples_per_s),
+                          fixed(point.efficiency * 100, 1), fixed(point.measured_step_ms, 2),
+                          signed_fixed(point.error_pct, 1)});
+  }
+  return table;
+}
+
+// One row per rank of each measured point.
+Table rank_memory_table(const Report& report) {
+  double largest = 0;
+  for (const auto& point : report.points) {
+    for (const auto& rank : point.rank_memory) {
+      for (const auto& value : {rank.gpu_peak_bytes, rank.rss_peak_bytes, rank.nvml_peak_bytes}) {
+        if (value) largest = std::max(largest, *value);
+      }
+    }
+  }
+  const double unit = largest >= kGiB ? kGiB : kMiB;
+  const std::string unit_name = largest >= kGiB ? "GiB" : "MiB";
+  Table table;
+  table.title = "Memory per rank (peak: max over repeats; avg: mean over repeats)";
+  const bool configs = has_several_configs(report) || report.kind == "sensitivity";
+  if (configs) table.headers.push_back("config");
+  table.headers.insert(table.headers.end(), {scale_header(report), "nodes", "rank"});
+  using Field = std::optional<double> RankMemory::*;
+  std::vector<std::pair<std::string, Field>> fields;
+  if (report.gpu) {
+    fields = {{"GPU peak", &RankMemory::gpu_peak_bytes},
+              {"GPU avg", &RankMemory::gpu_avg_bytes},
+              {"NVML peak", &RankMemory::nvml_peak_bytes},
+              {"NVML avg", &RankMemory::nvml_avg_bytes}};
+  }
+  fields.push_back({"RSS peak", &RankMemory::rss_peak_bytes});
+  fields.push_back({"RSS avg", &RankMemory::rss_avg_bytes});
+  for (const auto& [name, field] : fields) table.headers.push_back(name + " [" + unit_name + "]");
+  for (const auto& point : report.points) {
+    for (const auto& rank : point.rank_memory) {
+      std::vector<std::string> row;
+      if (configs) row.push_back(point.config_label);
+      row.insert(row.end(), {std::to_string(point.world_size), std::to_string(point.nodes),
+                             std::to_string(rank.rank)});
+      for (const auto& [name, field] : fields) {
+        const auto& value = rank.*field;
+        row.push_back(value ? fixed(*value / unit, 2) : std::string("-"));
+      }
+      table.rows.push_back(std::move(row));
+    }
+  }
+  return table;
+}
+
+// Efficiency against the datasheet peak and the run's own measured ceilings.
+Table ceilings_table(const Report& report) {
+  using Field = std::optional<double> PointCeilings::*;
+  auto value = [](Field field, bool as_percent) {
+    return [field, as_percent](const ReportPoint& p) {
+      if (!p.ceilings) return std::string("-");
+      const std::optional<double>& figure = (*p.ceilings).*field;
+      return as_percent ? percent(figure) : figure ? magnitude(*figure) : std::string("-");
+    };
+  };
+  std::vector<Column> columns = leading_columns(report, false);
+  append(columns,
+         {
+             {"device", [](const ReportPoint& p) { return p.ceilings ? p.ceilings->device : "-"; }},
+             {"precision",
+              [](const ReportPoint& p) { return p.ceilings ? p.ceilings->precision : "-"; }},
+             {"peak [TFLOPS]",
+              [](const ReportPoint& p) {
+                if (!p.ceilings) return std::string("-");
+                if (!p.ceilings->peak_tflops) return p.ceilings->peak_note;
+                const std::string figure = magnitude(*p.ceilings->peak_tflops);
+                return p.ceilings->peak_source == "datasheet"
+                           ? figure
+                           : figure + " (" + p.ceilings->peak_source + ")";
+              }},
+             {"achieved [TFLOPS/dev]", value(&PointCeilings::achieved_tflops, false)},
+             {"MFU [%]", value(&PointCeilings::mfu, true)},
+             {"GEMM ceiling [TFLOPS]", value(&PointCeilings::gemm_tflops, false)},
+             {"of GEMM [%]", value(&PointCeilings::gemm_fraction, true)},
+             {"busbw ceiling [GB/s]", value(&PointCeilings::allreduce_busbw_gbps, false)},
+             {"achieved busbw [GB/s]", value(&PointCeilings::achieved_busbw_gbps, false)},
+             {"of busbw [%]", value(&PointCeilings::busbw_fraction, true)},
+             {"calibration [% of run]",
+              [](const ReportPoint& p) {
+                return p.ceilings ? fixed(p.ceilings->calibration_pct, 2) : std::string("-");
+              }},
+         });
+  return make_table(
+      "Ceilings (datasheet dense peak unless a system states its own; GEMM and "
+      "all-reduce measured at run start)",
+      columns, report, [](const ReportPoint& p) { return p.ceilings.has_value(); });
+}
+
+// "yes (p=0.001)", "no (p=0.31)", "no (wait 3% of a step)" or "no (host busy: 0.8 cores)":
+// is the rank last more often than chance would make it, by a wait that matters, on a host
+// that ran nothing else.
+std::string straggler_verdict(const RunStraggler& run) {
+  char text[64];
+  if (run.late_beyond_chance() && run.host_busy()) {
+    std::snprintf(text, sizeof text, "no (host busy: %.1f cores)", *run.host_other_work_cores);
+  } else if (run.p_value < kStragglerAlpha && !run.late_beyond_chance()) {
+    if (run.wait_median_ms < kMinWaitMs || !run.step_ms_median) {
+      std::snprintf(text, sizeof text, "no (wait %.2f ms)", run.wait_median_ms);
+    } else {
+      std::snprintf(text, sizeof text, "no (wait %.0f%% of a step)",
+                    100 * run.wait_median_ms / *run.step_ms_median);
+    }
+  } else {
+    std::snprintf(text, sizeof text, "%s (p=%.2g)", run.stands_out() ? "yes" : "no", run.p_value);
+  }
+  return text;
+}
+
+// One row per repeat that recorded all-reduce arrivals on several ranks.
+Table stragglers_table(const Report& report) {
+  Table table;
+  table.title = "Stragglers (the rank the others waited for at the gradient all-reduce)";
+  const bool configs = has_several_configs(report) || report.kind == "sensitivity";
+  if (configs) table.headers.push_back("config");
+  table.headers.insert(table.headers.end(), {scale_header(report), "run", "rank", "host",
+                                             "last [% of steps]", "by chance [%]", "stands out",
+                                             "wait median [ms]", "wait p95 [ms]", "steps"});
+  for (const auto& point : report.points) {
+    for (const RunStraggler& run : point.stragglers) {
+      std::vector<std::string> row;
+      if (configs) row.push_back(point.config_label);
+      row.insert(
+          row.end(),
+          {std::to_string(point.world_size), run.run_id, std::to_string(run.rank), run.host,
+           fixed(run.last_share * 100, 0), fixed(run.chance_share * 100, 0), straggler_verdict(run),
+           magnitude(run.wait_median_ms), magnitude(run.wait_p95_ms), std::to_string(run.steps)});
+      table.rows.push_back(std::move(row));
+    }
+  }
+  return table;
+}
+
+// The study's hosts: how often one of their ranks was the one the others waited for.
+Table straggler_hosts_table(const Report& report) {
+  Table table;
+  table.title = "Hosts (stragglers across the study's runs)";
+  table.headers = {"host", "runs", "named in runs", "last [% of steps]", "wait median [ms]"};
+  for (const HostStraggles& host : report.straggler_hosts) {
+    table.rows.push_back({host.host, std::to_string(host.runs), std::to_string(host.runs_named),
+                          host.steps > 0 ? fixed(100.0 * host.steps_last / host.steps, 0) : "-",
+                          host.wait_median_ms ? magnitude(*host.wait_median_ms) : "-"});
+  }
+  return table;
+}
+
+// The study's time to result: queue wait and run time (report_placement.hpp).
+Table time_to_result_table(const Report& report) {
+  Table table;
+  table.title = "Time to result (submit to last run's end)";
+  table.headers = {"wall [s]", "queue wait [s]", "run time [s]", "queue wait [%]"};
+  if (const auto& time = report.time_to_result) {
+    table.rows.push_back(
+        {fixed(time->wall_s, 0), fixed(time->queue_wait_s, 0), fixed(time->run_s, 0),
+         time->wall_s > 0 ? fixed(100 * time->queue_wait_s / time->wall_s, 0) : "-"});
+  }
+  return table;
+}
+
+// One row per message size, one busbw column per all-reduce run (by world size).
+Table bandwidth_table(const Report& report) {
+  Table table;
+  table.title = "All-reduce bus bandwidth [GB/s] (busbw = algbw·2(n−1)/n)";
+  table.headers = {"size [B]"};
+  std::map<int64_t, std::vector<std::string>> cells_by_bytes;
+  const size_t curves = report.bandwidth_curves.size();
+  for (size_t c = 0; c < curves; ++c) {
+    const BandwidthCurve& curve = report.bandwidth_curves[c];
+    table.headers.push_back(std::to_string(curve.world_size) +
+                            (curve.world_size == 1 ? " rank" : " ranks"));
+    for (const BandwidthPoint& point : curve.points) {
+      auto& cells = cells_by_bytes.try_emplace(point.bytes, curves, "-").first->second;
+      cells[c] = fixed(point.busbw_gbps, 3);
+    }
+  }
+  for (const auto& [bytes, cells] : cells_by_bytes) {
+    table.rows.push_back({std::to_string(bytes)});
+    table.rows.back().insert(table.rows.back().end(), cells.begin(), cells.end());
+  }
+  return table;
+}
+
+// The columns a terminal report leaves out unless asked for every column (--wide): what
+// explains a figure rather than being one. What stays: the point (config, ranks, nodes),
+// throughput with its CI, speedup, efficiency, the bottleneck, the runs, and each extra
+// table's verdicts.
+const std::set<std::string>& wide_only_headers() {
+  static const std::set<std::string> headers = {"global batch",
+                                                "per-rank batch",
+                                                "per-GPU batch",
+                                                "min–max",
+                                                "time/epoch [s]",
+                                                "step [ms]",
+                                                "val acc [%]",
+                                                "data %",
+                                                "compute %",
+                                                "comm %",
+                                                "optim %",
+                                                "rank-h/epoch",
+                                                "GPU-h/epoch",
+                                                "throughput eff [%]",
+                                                "epoch",
+                                                "speedup to target",
+                                                "peak [TFLOPS]",
+                                                "GEMM ceiling [TFLOPS]",
+                                                "busbw ceiling [GB/s]",
+                                                "achieved busbw [GB/s]",
+                                                "calibration [% of run]",
+                                                "by chance [%]",
+                                                "wait p95 [ms]",
+                                                "steps"};
+  return headers;
+}
+
+Table without_wide_columns(const Table& table) {
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < table.headers.size(); ++i) {
+    if (wide_only_headers().count(table.headers[i]) == 0) kept.push_back(i);
+  }
+  Table narrow;
+  narrow.title = table.title;
+  for (size_t i : kept) narrow.headers.push_back(table.headers[i]);
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (size_t i : kept) cells.push_back(row[i]);
+    narrow.rows.push_back(std::move(cells));
+  }
+  return narrow;
+}
+
+std::vector<Table> every_table(const Report& report) {
+  std::vector<Table> tables;
+  // A study of all-reduce runs alone has no points: its bandwidth is its whole report.
+  if (!report.points.empty() || report.bandwidth_curves.empty()) {
+    for (Table& table : main_tables(report)) tables.push_back(std::move(table));
+    Table to_target = time_to_target_table(report);
+    if (!to_target.rows.empty()) tables.push_back(std::move(to_target));
+    Table comm = comm_table(report);
+    if (!comm.rows.empty()) tables.push_back(std::move(comm));
+    tables.push_back(memory_table(report));
+    Table printed = output_metrics_table(report);
+    if (!printed.rows.empty()) tables.push_back(std::move(printed));
+    for (const auto& projection : report.projections) {
+      tables.push_back(projection_table(report, projection));
+    }
+    Table per_rank = rank_memory_table(report);
+    if (!per_rank.rows.empty()) tables.push_back(std::move(per_rank));
+    for (Table extra : {ceilings_table(report), stragglers_table(report),
+                        straggler_hosts_table(report), time_to_result_table(report)}) {
+      if (!extra.rows.empty()) tables.push_back(std::move(extra));
+    }
+  }
+  if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
+  return tables;
+}
+
+}  // namespace
+
+std::vector<Table> report_tables(const Report& report, TableColumns columns) {
+  std::vector<Table> tables = every_table(report);
+  if (columns == TableColumns::kEssential) {
+    for (Table& table : tables) table = without_wide_columns(table);
+  }
+  return tables;
+}
+
+}  // namespace scalestudy::results
