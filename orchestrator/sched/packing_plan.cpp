@@ -183,9 +183,10 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_sweep(
 RequestedCost requested_packed_cost(const std::vector<PackedAllocationPlan>& allocations) {
   RequestedCost cost;
   for (const PackedAllocationPlan& allocation : allocations) {
-    ++cost.runs;
+    const int runs = static_cast<int>(allocation.runs.size());
+    cost.runs += runs;
     if (allocation.time_minutes <= 0) {
-      ++cost.runs_without_time_limit;
+      cost.runs_without_time_limit += runs;
       continue;
     }
     const double node_hours = allocation.time_minutes / 60.0 * allocation.nodes;

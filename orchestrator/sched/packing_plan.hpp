@@ -65,7 +65,8 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_sweep(
     const std::vector<const RunSpec*>& runs, const std::map<std::string, double>& measured_run_s,
     bool concurrent, const PartitionTimes& partitions);
 
-// What the allocations ask for: one "run" each, time limit × nodes (× GPUs per node).
+// What the allocations ask for: their runs, and each allocation's time limit × nodes (× GPUs
+// per node) in all.
 RequestedCost requested_packed_cost(const std::vector<PackedAllocationPlan>& allocations);
 
 }  // namespace scalestudy::sched

@@ -144,11 +144,13 @@ TEST_CASE("runs without an estimate take the whole cap, or the partition's defau
   REQUIRE(uncapped);
   REQUIRE(uncapped->size() == 1);
   CHECK(uncapped->front().time_minutes == 0);
-  CHECK(requested_packed_cost(*uncapped).runs_without_time_limit == 1);
+  CHECK(requested_packed_cost(*uncapped).runs_without_time_limit == 2);  // both its runs
 }
 
-TEST_CASE("the allocations' request is time limit x nodes x GPUs, one run each") {
+TEST_CASE("the allocations' request is each one's time limit x nodes x GPUs, and their runs") {
   std::vector<PackedAllocationPlan> plans(2);
+  plans[0].runs = {0, 1, 2};
+  plans[1].runs = {3};
   plans[0].nodes = 4;
   plans[0].gpus_per_node = 4;
   plans[0].time_minutes = 30;
@@ -156,7 +158,7 @@ TEST_CASE("the allocations' request is time limit x nodes x GPUs, one run each")
   plans[1].gpus_per_node = 4;
   plans[1].time_minutes = 60;
   const RequestedCost cost = requested_packed_cost(plans);
-  CHECK(cost.runs == 2);
+  CHECK(cost.runs == 4);
   CHECK(cost.node_hours == doctest::Approx(3.0));
   CHECK(cost.gpu_hours == doctest::Approx(12.0));
 }

@@ -83,8 +83,15 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     CAPTURE(table.text);
     REQUIRE(table.exit_code == 0);
     CHECK(table.text.find("): " + std::to_string(runs) + " runs\n") != std::string::npos);
-    // Header line, column titles, rule, one line per run, the requested and estimated totals.
-    CHECK(std::count(table.text.begin(), table.text.end(), '\n') == long(runs + 5));
+    // Header line, column titles, rule, one line per run, a packed study's allocations (a
+    // line, then one each), the requested and estimated totals.
+    long packing_lines = 0;
+    std::stringstream lines(table.text);
+    for (std::string line; std::getline(lines, line);) {
+      packing_lines += line.rfind("packed, policy ", 0) == 0 || line.rfind("  allocation ", 0) == 0;
+    }
+    CHECK((packing_lines > 0) == (name.find("packed") != std::string::npos));
+    CHECK(std::count(table.text.begin(), table.text.end(), '\n') == long(runs + 5) + packing_lines);
     CHECK(table.text.find("total: " + std::to_string(runs) + " runs, ") != std::string::npos);
 
     size_t files = 0;
@@ -109,7 +116,7 @@ TEST_CASE("every example study plans to the expected runs and valid job scripts"
     ShellOutput csv = run("plan '" + entry.path().string() + "' --format csv");
     REQUIRE(csv.exit_code == 0);
     CHECK(csv.text.rfind("run_id,repeat,nodes,world_size,", 0) == 0);
-    CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == long(runs + 3));
+    CHECK(std::count(csv.text.begin(), csv.text.end(), '\n') == long(runs + 3) + packing_lines);
   }
   CHECK(seen == kExpectedRuns.size());
   fs::remove_all(scratch);
