@@ -12,6 +12,7 @@
 #include "harness/metrics/memory.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
 #include "harness/metrics/telemetry_summary.hpp"
+#include "harness/record/build_info.hpp"
 #include "harness/record/provenance.hpp"
 #include "harness/train/checkpoint_store.hpp"
 #include "harness/train/termination_watcher.hpp"
@@ -180,7 +181,7 @@ int run_workload(int argc, char** argv, Workload& workload) {
       std::cerr << "usage: " << argv[0] << " --describe-flags json\n";
       return 2;
     }
-    std::cout << flags.describe_json(workload.name());
+    std::cout << flags.describe_json(workload.name(), record::build_info().git_commit);
     return 0;
   }
   Status parsed = flags.parse(arguments);

@@ -137,8 +137,9 @@ std::string Flags::usage(const std::string& program) const {
   return text.str();
 }
 
-std::string Flags::describe_json(const std::string& workload) const {
-  std::string json = "{\"workload\": " + json_string(workload) + ", \"flags\": [";
+std::string Flags::describe_json(const std::string& workload, const std::string& git_commit) const {
+  std::string json = "{\"workload\": " + json_string(workload) +
+                     ", \"git_commit\": " + json_string(git_commit) + ", \"flags\": [";
   bool first = true;
   for (const auto& [name, declared] : flags_) {
     json += first ? "\n  {" : ",\n  {";

@@ -41,9 +41,10 @@ class Flags {
   // Every declared flag with its resolved value (for the run's config_json).
   std::map<std::string, std::string> resolved() const;
   std::string usage(const std::string& program) const;
-  // `--describe-flags json`: {"workload": name, "flags": [{"name", "type", "default",
-  // "min", "max", "choices", "help"}, ...]}; hidden flags included, they are accepted too.
-  std::string describe_json(const std::string& workload) const;
+  // `--describe-flags json`: {"workload": name, "git_commit": the build's, "flags":
+  // [{"name", "type", "default", "min", "max", "choices", "help"}, ...]}; hidden flags
+  // included, they are accepted too.
+  std::string describe_json(const std::string& workload, const std::string& git_commit) const;
 
  private:
   struct Declared {

@@ -11,6 +11,7 @@
 #include <random>
 #include <set>
 
+#include "orchestrator/campaign/campaign_name.hpp"
 #include "orchestrator/campaign/run_spec_json.hpp"
 #include "orchestrator/campaign/study_state_placement.hpp"
 #include "orchestrator/campaign/study_state_schema.hpp"
@@ -163,6 +164,24 @@ Result<std::optional<StudyRecord>> StudyState::study() {
   const auto& row = rows->front();
   return std::optional<StudyRecord>(StudyRecord{text_of(row[0]), text_of(row[1]), text_of(row[2]),
                                                 text_of(row[3]), text_of(row[4]), int_of(row[5])});
+}
+
+Status StudyState::save_campaign(const std::string& name) {
+  auto saved =
+      db_.query("INSERT OR IGNORE INTO campaign(only_row, name, created_at) VALUES (1, ?, ?)",
+                {name.empty() ? std::string(kDefaultCampaign) : name, utc_now_iso8601()});
+  return saved.status();
+}
+
+Result<CampaignRecord> StudyState::campaign() {
+  auto rows = db_.query("SELECT name, created_at FROM campaign");
+  if (!rows) return rows.status();
+  if (!rows->empty()) return CampaignRecord{text_of(rows->front()[0]), text_of(rows->front()[1])};
+  auto first = db_.query("SELECT MIN(submitted_at) FROM attempts");
+  if (!first) return first.status();
+  CampaignRecord record;
+  if (!first->empty()) record.created_at = text_of(first->front()[0]);
+  return record;
 }
 
 Status StudyState::save_submit_choices(const SubmitChoices& choices) {

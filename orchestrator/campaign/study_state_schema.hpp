@@ -48,6 +48,9 @@ CREATE TABLE IF NOT EXISTS placements (
   node_list TEXT, queued_at TEXT, started_at TEXT, ended_at TEXT,
   PRIMARY KEY (run_id, attempt)
 );
+CREATE TABLE IF NOT EXISTS campaign (
+  only_row INTEGER PRIMARY KEY CHECK (only_row = 1), name TEXT NOT NULL, created_at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS submit_choices (
   only_row INTEGER PRIMARY KEY CHECK (only_row = 1), scheduler TEXT NOT NULL,
   options_json TEXT NOT NULL, recorded_at TEXT NOT NULL

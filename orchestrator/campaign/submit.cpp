@@ -6,6 +6,7 @@
 #include <set>
 
 #include "harness/core/run_layout.hpp"
+#include "orchestrator/campaign/campaign_name.hpp"
 #include "orchestrator/campaign/job_directory.hpp"
 #include "orchestrator/campaign/launch_prepared.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
@@ -42,9 +43,10 @@ Status record_plan(StudyState& state, const SubmitPlan& plan, sched::Scheduler& 
                    const SubmitOptions& options) {
   std::vector<PlannedRun> planned;
   for (const RunSpec& spec : plan.runs) {
-    planned.push_back({spec, run_layout::study_run_dir(plan.study.name, spec.run_id)});
+    planned.push_back({spec, run_layout::study_run_dir(storage_name(plan), spec.run_id)});
   }
   if (Status saved = state.save_study(plan.study); !saved) return saved;
+  if (Status saved = state.save_campaign(plan.campaign); !saved) return saved;
   if (!options.dry_run && !options.planned_only) {
     if (Status saved = state.save_submit_choices({scheduler.name(), options.scheduler_options});
         !saved) {
@@ -96,7 +98,7 @@ std::vector<sched::PreparedRun> prepare_claimed(StudyState& state, const SubmitP
   for (const RunSpec& spec : plan.runs) spec_of[spec.run_id] = &spec;
   std::vector<sched::PreparedRun> prepared;
   for (const std::string& run_id : claimed) {
-    const std::string out_dir = run_out_dir(plan.results_dir, plan.study.name, run_id);
+    const std::string out_dir = run_out_dir(plan.results_dir, storage_name(plan), run_id);
     Status directory = prepare_job_directory(out_dir, scheduler.job_user());
     Result<sched::PreparedRun> run = directory ? options.prepare(*spec_of.at(run_id), out_dir)
                                                : Result<sched::PreparedRun>(directory);
@@ -152,8 +154,14 @@ std::string run_out_dir(const std::string& results_dir, const std::string& study
   return run_layout::run_dir(std::filesystem::absolute(results_dir).string(), study_name, run_id);
 }
 
-SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir) {
+std::string storage_name(const SubmitPlan& plan) {
+  return campaign_storage_name(plan.study.name, plan.campaign);
+}
+
+SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir,
+                            const std::string& campaign) {
   SubmitPlan plan;
+  plan.campaign = campaign;
   plan.study.name = study.name;
   plan.study.kind = study_kind_name(study.kind);
   plan.study.source_path = study.source_path;
@@ -223,7 +231,7 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
                                   const SubmitOptions& options) {
   common::FaultInjector faults = options.faults;
   SubmitReport report;
-  report.database_path = study_database_path(plan.results_dir, plan.study.name);
+  report.database_path = study_database_path(plan.results_dir, storage_name(plan));
   auto state = StudyState::open(report.database_path);
   if (!state) return state.status();
   if (Status recorded = record_plan(*state, plan, scheduler, options); !recorded) return recorded;

@@ -28,13 +28,17 @@ namespace scalestudy::campaign {
 struct SubmitPlan {
   StudyRecord study;
   std::vector<RunSpec> runs;  // every run of the study: all are recorded
-  std::string results_dir;    // the database is <results_dir>/<study>.sqlite
+  std::string results_dir;    // the database is <results_dir>/<storage_name()>.sqlite
+  std::string campaign;       // campaign_name.hpp; empty: the default one
   // The runs this plan's scheduler submits and reports on, when the study's runs go to
   // several schedulers (systems); unset: all.
   std::optional<std::set<std::string>> share;
 };
 
-SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir);
+SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir,
+                            const std::string& campaign = "");
+// The name the plan's database and run folders are stored under: "study[@campaign]".
+std::string storage_name(const SubmitPlan& plan);
 std::string study_database_path(const std::string& results_dir, const std::string& study_name);
 // <results_dir>/<study>/runs/<run_id>
 std::string run_out_dir(const std::string& results_dir, const std::string& study_name,

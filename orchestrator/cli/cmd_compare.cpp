@@ -2,8 +2,10 @@
 // with significance over repeats and a verdict; exit 1 on a regression, for CI gates.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "orchestrator/campaign/study_locator.hpp"
+#include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/system_choice.hpp"
@@ -17,7 +19,8 @@ namespace {
 const char kUsage[] =
     "usage: scalestudy compare A B [--threshold-pct P] [--format table|md|csv|json|html]\n"
     "                          [--no-ingest] [--results-dir DIR]\n\n"
-    "Compares study B with study A (each a study name, YAML or database; STUDY@SYSTEM takes\n"
+    "Compares study B with study A (each a study name, YAML or database; STUDY@CAMPAIGN\n"
+    "takes a campaign of the study (`submit --campaign`); STUDY@SYSTEM takes\n"
     "the runs of one of the study's systems, so one study on two systems compares with\n"
     "itself; STUDY@COMMIT takes only the runs whose provenance records a git commit starting\n"
     "with COMMIT, so one study run at two commits does too). Per point measured in both\n"
@@ -55,7 +58,10 @@ struct ComparedStudy {
 
 Result<ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
                                 bool ingest, bool& missing) {
-  const StudySide side = split_side(text);
+  // STUDY@CAMPAIGN names a database of its own; otherwise '@' selects runs within one.
+  const bool campaign_database =
+      std::filesystem::is_regular_file(campaign::study_database_path(results_dir, text));
+  const StudySide side = campaign_database ? StudySide{text, ""} : split_side(text);
   auto database =
       campaign::locate_study_database(side.study, results_dir, naming_only_system_choice());
   if (!database) {

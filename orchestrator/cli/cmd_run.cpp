@@ -39,7 +39,8 @@ std::string run_usage() {
   return std::string(kIntroduction) +
          wrap_words("submit options: ",
                     "--scheduler " + scheduler_choices("|") +
-                        ", --system ID[:VARIANT] (repeatable), --results-dir DIR, --packed, " +
+                        ", --system ID[:VARIANT] (repeatable), --campaign NAME|auto, "
+                        "--results-dir DIR, --packed, " +
                         scheduler_option_list() + " (see `scalestudy submit --help`)",
                     2) +
          "\n" + kClosing;
@@ -77,7 +78,10 @@ int run_run(const std::vector<std::string>& args) {
     return submitted;
   }
 
-  auto state = campaign::StudyState::open_existing(location->database_path);
+  // The campaign's database (`--campaign`), which is the study's own without one.
+  const std::string database_path =
+      campaign::study_database_path(results_dir, campaign::storage_name(sessions->front().plan));
+  auto state = campaign::StudyState::open_existing(database_path);
   if (!state) {
     std::fprintf(stderr, "scalestudy run: %s\n", state.status().message().c_str());
     return kExitFailure;
@@ -96,7 +100,7 @@ int run_run(const std::vector<std::string>& args) {
                  "scalestudy run: timed out with runs in flight; reporting what finished\n");
   }
   std::cout << std::endl;
-  const int report_code = print_study_report("run", *parsed, location->database_path, results_dir);
+  const int report_code = print_study_report("run", *parsed, database_path, results_dir);
   if (report_code != kExitOk) return report_code;
   return *outcome == campaign::WaitOutcome::kAllCompleted ? kExitOk : kExitFailure;
 }

@@ -26,6 +26,11 @@ const char kClosing[] =
     "                    `scalestudy systems list`); each system's runs go to its own\n"
     "                    scheduler, and a run over its system's limits is refused before\n"
     "                    anything is submitted\n"
+    "  --campaign NAME   measure the study again as campaign NAME: its own database\n"
+    "                    DIR/<study>@NAME.sqlite and run folders, run ids unchanged; `auto`\n"
+    "                    names it from the UTC date and the workload's git commit. Without it:\n"
+    "                    the default campaign. STUDY@NAME reaches it in wait, status, report,\n"
+    "                    compare; `scalestudy history STUDY` follows every campaign\n"
     "  --dry-run         write the job scripts and list what would be submitted; submit nothing\n"
     "  --packed          the whole sweep in one allocation, each run a job step (as the study's\n"
     "                    allocation: packed; batch schedulers only, the local one ignores it)\n"
@@ -40,8 +45,8 @@ std::string submit_usage() {
   std::vector<std::string> synopsis = {"[--scheduler " + scheduler_choices("|") + "]",
                                        "[--results-dir DIR]"};
   for (const std::string& option : scheduler_option_synopsis()) synopsis.push_back(option);
-  synopsis.insert(synopsis.end(), {"[--system ID[:VARIANT]]...", "[--dry-run]", "[--packed]",
-                                   "[--max-gpu-hours H]"});
+  synopsis.insert(synopsis.end(), {"[--system ID[:VARIANT]]...", "[--campaign NAME|auto]",
+                                   "[--dry-run]", "[--packed]", "[--max-gpu-hours H]"});
   return wrap_units("usage: scalestudy submit STUDY.yaml ", synopsis, 25) + "\n\n" + kIntroduction +
          scheduler_notes() + "options:\n" + scheduler_flag_help() +
          "  --results-dir DIR results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n" +

@@ -13,6 +13,7 @@ extern const Command kCancelCommand;
 extern const Command kIngestCommand;
 extern const Command kReportCommand;
 extern const Command kCompareCommand;
+extern const Command kHistoryCommand;
 extern const Command kQueryCommand;
 extern const Command kExportCommand;
 extern const Command kSysinfoCommand;
@@ -23,10 +24,10 @@ extern const Command kProfileReportCommand;
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> kCommands = {
-      kPlanCommand,    kValidateCommand,      kSubmitCommand,  kRunCommand,     kStatusCommand,
-      kWaitCommand,    kCancelCommand,        kIngestCommand,  kReportCommand,  kCompareCommand,
-      kQueryCommand,   kExportCommand,        kSysinfoCommand, kSystemsCommand, kFetchCommand,
-      kProfileCommand, kProfileReportCommand,
+      kPlanCommand,    kValidateCommand, kSubmitCommand,        kRunCommand,     kStatusCommand,
+      kWaitCommand,    kCancelCommand,   kIngestCommand,        kReportCommand,  kCompareCommand,
+      kHistoryCommand, kQueryCommand,    kExportCommand,        kSysinfoCommand, kSystemsCommand,
+      kFetchCommand,   kProfileCommand,  kProfileReportCommand,
   };
   return kCommands;
 }

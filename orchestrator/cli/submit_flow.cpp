@@ -8,14 +8,17 @@
 #include <set>
 #include <thread>
 
+#include "orchestrator/campaign/campaign_name.hpp"
 #include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/campaign/status_report.hpp"
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/cli/flag_description_cache.hpp"
 #include "orchestrator/cli/packed_plan.hpp"
 #include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
+#include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/budget.hpp"
 #include "orchestrator/study/interference_risk.hpp"
@@ -50,10 +53,13 @@ sched::SchedulerOptionValues scheduler_option_values(const ParsedArgs& parsed) {
   return values;
 }
 
-// The scheduler's options and --packed as given, for `wait` to submit later waves alike.
+// The scheduler's options, --packed and the campaign as given (`auto` resolved), for
+// `wait` to submit later waves alike.
 std::vector<std::string> choices_to_record(const ParsedArgs& parsed,
-                                           const sched::SchedulerOptionValues& values) {
+                                           const sched::SchedulerOptionValues& values,
+                                           const std::string& campaign) {
   std::vector<std::string> options;
+  if (!campaign.empty()) options.insert(options.end(), {"--campaign", campaign});
   for (const auto& [flag, value] : values) {
     options.push_back(flag);
     if (!value.empty()) options.push_back(value);
@@ -75,22 +81,48 @@ bool is_packed(const ParsedArgs& parsed, const Study& study) {
   return study.packed_allocation || parsed.has("--packed");
 }
 
+// The campaign `--campaign` names: "" without it; `auto` named from today's UTC date and the
+// first workload binary's git commit (`commits`: binary path -> commit), else its content.
+Result<std::string> campaign_of(const ParsedArgs& parsed, const Study& study,
+                                const std::map<std::string, std::string>& commits) {
+  auto given = parsed.value("--campaign");
+  if (!given) return std::string();
+  if (*given != "auto") {
+    if (Status checked = campaign::check_campaign_name(*given); !checked) return checked;
+    return *given;
+  }
+  std::string commit, content_key;
+  if (!study.runs.empty()) {
+    const std::string path =
+        resolve_workload_binary(study.runs.front().workload, campaign::executable_dir());
+    if (auto found = commits.find(path); found != commits.end()) commit = found->second;
+    if (auto key = binary_content_key(path)) content_key = *key;
+  }
+  std::string date = campaign::utc_now_iso8601().substr(0, 10);  // YYYY-MM-DD
+  date.erase(std::remove(date.begin(), date.end(), '-'), date.end());
+  return campaign::auto_campaign_name(date, commit, content_key);
+}
+
 // The checks made before a scheduler is chosen: the workload parameters, every scheduler's
 // options, that a packed sweep's allocations can start, the GPU-hour budget and the fault
-// hook. On error prints it and sets exit_code.
+// hook; and the campaign named. On error prints it and sets exit_code.
 std::optional<common::FaultInjector> check_before_scheduling(
     const char* command, const ParsedArgs& parsed, const Study& study,
-    const sched::SchedulerOptionValues& values, const PackingInputs* packing, int& exit_code) {
+    const sched::SchedulerOptionValues& values, const PackingInputs* packing,
+    std::string& campaign_name, int& exit_code) {
   auto fail = [&](const std::string& message, int code) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, message.c_str());
     exit_code = code;
     return std::nullopt;
   };
-  if (!report_workload_param_check(
-          command, check_study_workload_params(study, campaign::executable_dir()))) {
+  const WorkloadParamCheck params = check_study_workload_params(study, campaign::executable_dir());
+  if (!report_workload_param_check(command, params)) {
     exit_code = kExitFailure;
     return std::nullopt;
   }
+  auto named = campaign_of(parsed, study, params.git_commits);
+  if (!named) return fail(named.status().message(), kExitUsage);
+  campaign_name = *named;
   if (Status options = sched::check_scheduler_options(values); !options) {
     return fail(options.message(), kExitUsage);
   }
@@ -114,13 +146,14 @@ std::optional<common::FaultInjector> check_before_scheduling(
 // One scheduler's outcome: what a dry run would submit, then the counts of its runs.
 void print_submit_report(const SubmitSession& session, const campaign::SubmitReport& report) {
   const std::string& study_name = session.plan.study.name;
+  const std::string stored = campaign::storage_name(session.plan);
   const std::string where = session.system.empty() ? "" : " on " + session.system;
   if (session.options.dry_run) {
     std::cout << "dry run: would submit " << report.would_submit.size() << " run(s) with "
               << session.scheduler_name << where << "\n";
     for (const auto& run_id : report.would_submit) {
       std::cout << "  " << run_id << "  "
-                << campaign::run_out_dir(session.plan.results_dir, study_name, run_id)
+                << campaign::run_out_dir(session.plan.results_dir, stored, run_id)
                 << "/job.sbatch\n";
     }
   }
@@ -191,19 +224,20 @@ Study study_share(const Study& study, const SchedulerShare& share) {
 std::optional<SubmitSession> make_share_session(
     const char* command, const ParsedArgs& parsed, const Study& study, const SchedulerShare& share,
     const sched::SchedulerOptionValues& command_line_values, bool several,
-    const std::string& results_dir, const PackingInputs* packing,
+    const std::string& results_dir, const PackingInputs* packing, const std::string& campaign_name,
     const common::FaultInjector& faults, int& exit_code) {
   SubmitSession session;
   session.options.faults = faults;
-  session.options.scheduler_options = choices_to_record(parsed, command_line_values);
+  session.options.scheduler_options = choices_to_record(parsed, command_line_values, campaign_name);
   sched::SchedulerContext& context = session.options.scheduler_context;
   context.bin_dir = campaign::executable_dir();
   context.array_throttle = study.array_throttle;
   context.packed = is_packed(parsed, study);
   context.packed_concurrent = study.pack_concurrent;
   if (packing != nullptr) context.measured_run_s = packing->measured_run_s;
-  context.array_script_dir =
-      (std::filesystem::absolute(results_dir) / study.name / "arrays").string();
+  context.array_script_dir = (std::filesystem::absolute(results_dir) /
+                              campaign::campaign_storage_name(study.name, campaign_name) / "arrays")
+                                 .string();
   session.scheduler_name = share.scheduler;
   session.system = share.system;
   auto scheduler = sched::make_scheduler(share.scheduler, context, share.values);
@@ -232,7 +266,7 @@ std::optional<SubmitSession> make_share_session(
   session.options.prepare = campaign::make_run_preparer(
       {campaign::executable_dir(), default_profiles_dir()}, *session.scheduler);
   session.options.log = [](const std::string& line) { std::cout << line << std::endl; };
-  session.plan = campaign::make_submit_plan(study, results_dir);
+  session.plan = campaign::make_submit_plan(study, results_dir, campaign_name);
   if (several) session.plan.share = share.run_ids;
   return session;
 }
@@ -240,7 +274,7 @@ std::optional<SubmitSession> make_share_session(
 }  // namespace
 
 ArgSpec submit_arg_spec() {
-  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours", kSystemOption},
+  ArgSpec spec{{"--scheduler", "--results-dir", "--max-gpu-hours", "--campaign", kSystemOption},
                {"--dry-run", "--packed"}};
   for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
     for (const sched::SchedulerOption& option : entry.options) {
@@ -259,7 +293,9 @@ std::optional<std::vector<SubmitSession>> make_submit_sessions(const char* comma
   std::optional<PackingInputs> packing;
   if (is_packed(parsed, study)) packing = packing_inputs(study, results_dir);
   const PackingInputs* packing_given = packing ? &*packing : nullptr;
-  auto faults = check_before_scheduling(command, parsed, study, values, packing_given, exit_code);
+  std::string campaign_name;
+  auto faults = check_before_scheduling(command, parsed, study, values, packing_given,
+                                        campaign_name, exit_code);
   if (!faults) return std::nullopt;
   auto shares = scheduler_shares(parsed, study, values);
   if (!shares) {
@@ -269,8 +305,9 @@ std::optional<std::vector<SubmitSession>> make_submit_sessions(const char* comma
   }
   std::vector<SubmitSession> sessions;
   for (const SchedulerShare& share : *shares) {
-    auto session = make_share_session(command, parsed, study, share, values, shares->size() > 1,
-                                      results_dir, packing_given, *faults, exit_code);
+    auto session =
+        make_share_session(command, parsed, study, share, values, shares->size() > 1, results_dir,
+                           packing_given, campaign_name, *faults, exit_code);
     if (!session) return std::nullopt;
     sessions.push_back(std::move(*session));
   }

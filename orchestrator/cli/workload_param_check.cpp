@@ -71,6 +71,7 @@ WorkloadParamCheck check_study_workload_params(const Study& study, const std::st
       check.notes.push_back(path + ": parameters passed unchecked: " + flags.status().message());
       continue;
     }
+    check.git_commits[path] = flags->git_commit;
     scalestudy::check_workload_params(study, binary, *flags, diagnostics);
   }
   check.errors = diagnostics.to_status();

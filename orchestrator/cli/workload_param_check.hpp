@@ -7,6 +7,7 @@
 // "--describe-flags" are run, so a user's script is never started by a check.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ namespace scalestudy::cli {
 struct WorkloadParamCheck {
   Status errors;                   // every bad parameter, "file:line:column: field ...: ..."
   std::vector<std::string> notes;  // the programs left unchecked, and why
+  // Each workload binary's path and, when it says, the git commit it was built from.
+  std::map<std::string, std::string> git_commits;
 };
 
 // `bin_dir` resolves bare workload names as the schedulers do.

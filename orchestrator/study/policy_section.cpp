@@ -9,7 +9,8 @@ const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
 const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds"};
 // The thresholds the report reads (docs/study-database.md, "Report settings").
 const std::vector<std::string> kThresholdKeys = {"efficiency_pct", "input_bound_pct",
-                                                 "comm_bound_pct", "cv_warn_pct", "min_repeats"};
+                                                 "comm_bound_pct", "cv_warn_pct",
+                                                 "min_repeats",    "regression_pct"};
 
 // A whole-number field of at least 1, when the document gives it.
 std::optional<long long> read_count(const ConfigNode& document, const std::string& key,

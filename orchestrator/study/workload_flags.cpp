@@ -55,6 +55,9 @@ Result<WorkloadFlags> parse_workload_flags_json(const std::string& json_text) {
   }
   WorkloadFlags flags;
   flags.workload = document.value("workload", "");
+  if (document.contains("git_commit") && document["git_commit"].is_string()) {
+    flags.git_commit = document["git_commit"].get<std::string>();
+  }
   for (const auto& entry : document["flags"]) {
     if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) {
       return Status::error("a flag without a name");

@@ -18,6 +18,7 @@ namespace scalestudy {
 
 struct WorkloadFlags {
   std::string workload;                   // the binary's own name for itself ("train")
+  std::string git_commit;                 // the commit it was built from; empty: not said
   std::map<std::string, FlagRule> rules;  // by flag name, with dashes ("steps-per-epoch")
 };
 

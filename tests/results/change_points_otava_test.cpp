@@ -1,0 +1,142 @@
+// The change point detector on 200 synthetic series (tests/results/synthetic_series.hpp):
+// how often it finds a change where there is none, how often it finds the steps that stand
+// out of the noise, and whether it finds the same change points as Apache Otava, the
+// reference implementation of the method, on the same series (otava_change_points.py,
+// run in the venv scripts/otava-venv.sh makes). Prints the figures; fails below the goals.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "orchestrator/common/process_runner.hpp"
+#include "orchestrator/results/history/change_points.hpp"
+#include "tests/results/synthetic_series.hpp"
+#include "tests/support/cli_test_support.hpp"
+#include "tests/support/skip.hpp"
+
+using namespace scalestudy;
+using namespace scalestudy::results;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The settings `scalestudy history` uses (docs/history.md).
+const ChangePointSettings kSettings{};
+
+bool found_near(const std::vector<size_t>& found, size_t at) {
+  for (size_t index : found) {
+    if (index + 1 >= at && index <= at + 1) return true;
+  }
+  return false;
+}
+
+struct Scores {
+  int step_free = 0, step_free_clean = 0;  // series without steps; of them, none found
+  int standing_out = 0, all_found = 0;     // series with a step >= 3x noise; all such found
+  int found = 0, found_true = 0;           // change points found; within 1 of a step
+  int steps = 0, steps_found = 0;          // every injected step; found within 1
+};
+
+Scores score(const std::vector<testing::SyntheticSeries>& all,
+             const std::vector<std::vector<size_t>>& found) {
+  Scores scores;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const testing::SyntheticSeries& series = all[i];
+    if (series.steps.empty()) {
+      ++scores.step_free;
+      scores.step_free_clean += found[i].empty();
+    }
+    bool any_big = false, all_big_found = true;
+    for (size_t step = 0; step < series.steps.size(); ++step) {
+      const bool near = found_near(found[i], series.steps_at[step]);
+      ++scores.steps;
+      scores.steps_found += near;
+      if (std::fabs(series.steps[step]) >= 3 * series.noise) {
+        any_big = true;
+        all_big_found = all_big_found && near;
+      }
+    }
+    if (any_big) {
+      ++scores.standing_out;
+      scores.all_found += all_big_found;
+    }
+    for (size_t index : found[i]) {
+      ++scores.found;
+      scores.found_true += found_near(series.steps_at, index);
+    }
+  }
+  return scores;
+}
+
+double share(int part, int whole) {
+  return whole == 0 ? 0 : static_cast<double>(part) / whole;
+}
+
+std::string otava_python() {
+  if (const char* given = std::getenv("SCALESTUDY_OTAVA_PYTHON")) return given;
+  const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
+  return std::string(source != nullptr ? source : ".") + "/.deps/otava-venv/bin/python";
+}
+
+}  // namespace
+
+TEST_CASE("on 200 synthetic series: no false alarms, the steps found, Otava's answers") {
+  const auto all = testing::synthetic_series();
+  std::vector<std::vector<size_t>> ours;
+  for (const auto& series : all) {
+    std::vector<size_t> found;
+    for (const ChangePoint& point : find_change_points(series.values, kSettings)) {
+      found.push_back(point.index);
+    }
+    ours.push_back(std::move(found));
+  }
+  const Scores scores = score(all, ours);
+  MESSAGE("step-free series without a change point: " << scores.step_free_clean << " of "
+                                                      << scores.step_free);
+  MESSAGE("series whose steps of >= 3x the noise were all found within 1 point: "
+          << scores.all_found << " of " << scores.standing_out);
+  MESSAGE("precision: " << scores.found_true << " of " << scores.found
+                        << " change points within 1 point of a step; recall: " << scores.steps_found
+                        << " of " << scores.steps << " steps");
+  CHECK(share(scores.step_free_clean, scores.step_free) >= 0.95);
+  CHECK(share(scores.all_found, scores.standing_out) >= 0.90);
+
+  const std::string python = otava_python();
+  if (!fs::exists(python)) {
+    SKIP_UNLESS_INSTALLED("no Apache Otava venv at " + python + " (bash scripts/otava-venv.sh)");
+  }
+  const fs::path dir = testing::scratch_dir("change_points_otava");
+  nlohmann::json request = {{"window_len", kSettings.window_len},
+                            {"max_pvalue", kSettings.max_pvalue},
+                            {"min_magnitude", kSettings.min_magnitude},
+                            {"series", nlohmann::json::array()}};
+  for (const auto& series : all) request["series"].push_back(series.values);
+  std::ofstream(dir / "request.json") << request.dump();
+  const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
+  auto answered = common::run_process(
+      {{python,
+        std::string(source != nullptr ? source : ".") + "/tests/results/otava_change_points.py",
+        (dir / "request.json").string(), (dir / "answer.json").string()},
+       {},
+       600'000});
+  REQUIRE(answered.is_ok());
+  INFO(answered->stderr_text);
+  REQUIRE(answered->succeeded());
+  const auto theirs = nlohmann::json::parse(testing::read_file((dir / "answer.json").string()));
+  REQUIRE(theirs.size() == all.size());
+  int same = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const auto expected = theirs[i].get<std::vector<size_t>>();
+    same += expected == ours[i];
+    if (expected != ours[i]) {
+      MESSAGE("series " << i << ": ours " << nlohmann::json(ours[i]).dump() << ", Otava's "
+                        << theirs[i].dump());
+    }
+  }
+  MESSAGE("the same change points as Apache Otava on " << same << " of " << all.size()
+                                                       << " series");
+  CHECK(share(same, static_cast<int>(all.size())) >= 0.95);
+}

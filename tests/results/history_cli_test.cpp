@@ -1,0 +1,130 @@
+// `scalestudy history` on a real study measured again and again: a printing program (the
+// "measure any program" path) run as 8 campaigns of 3 repeats on the local executor, 30 %
+// slower from campaign 5 on; and a steady one. The change point, the CI gate before and
+// after the slowdown, campaigns reached as STUDY@CAMPAIGN, and the pages.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/support/cli_test_support.hpp"
+
+using namespace scalestudy::testing;
+using scalestudy::common::ProcessResult;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Prints "throughput X samples/s": 1000 x $PRINTER_FACTOR, wobbling 1 % with the repeat's
+// seed and $PRINTER_CAMPAIGN, as repeated measurements do.
+std::string write_printer(const fs::path& dir) {
+  const fs::path path = dir / "printer.sh";
+  std::ofstream(path) << R"sh(#!/bin/sh
+seed=0
+while [ $# -gt 0 ]; do case "$1" in --seed) seed=$2; shift 2 ;; *) shift ;; esac; done
+awk -v s="$seed" -v c="${PRINTER_CAMPAIGN:-0}" -v f="${PRINTER_FACTOR:-1}" \
+  'BEGIN { printf "throughput %.3f samples/s\n", 1000 * f * (1 + 0.01 * sin(s * 2.3 + c * 1.7)) }'
+)sh";
+  fs::permissions(path, fs::perms::all);
+  return path.string();
+}
+
+std::string write_printing_study(const fs::path& dir, const std::string& name) {
+  const fs::path path = dir / (name + ".yaml");
+  std::ofstream(path) << "study: " << name
+                      << "\nkind: custom\nworkload: {binary: " << write_printer(dir)
+                      << ", seed: \"${repeat}\"}\nrepeats: 3\nmetrics:\n  throughput: "
+                         "{pattern: 'throughput ([0-9.]+)', role: throughput}\n";
+  return path.string();
+}
+
+void run_campaign(const std::string& study, const std::string& results, int campaign,
+                  double factor) {
+  ProcessResult ran = run_cli_with(
+      {"run", study, "--scheduler", "local", "--results-dir", results, "--campaign",
+       "c" + std::to_string(campaign), "--no-plots", "--format", "json"},
+      {{"PRINTER_CAMPAIGN", std::to_string(campaign)}, {"PRINTER_FACTOR", std::to_string(factor)}},
+      300'000);
+  INFO(ran.stdout_text << ran.stderr_text);
+  REQUIRE(ran.exit_code == 0);
+}
+
+nlohmann::json history_json(const std::string& study, const std::string& results) {
+  ProcessResult shown =
+      run_cli({"history", study, "--results-dir", results, "--format", "json"}, 120'000);
+  INFO(shown.stdout_text << shown.stderr_text);
+  REQUIRE(shown.exit_code == 0);
+  return nlohmann::json::parse(shown.stdout_text);
+}
+
+int check_exit(const std::string& study, const std::string& results) {
+  return run_cli({"history", study, "--results-dir", results, "--check"}, 120'000).exit_code;
+}
+
+}  // namespace
+
+TEST_CASE("a slowdown from campaign 5 on is one change point there, and the gate closes") {
+  const fs::path dir = scratch_dir("history_cli");
+  const std::string results = (dir / "results").string();
+  const std::string study = write_printing_study(dir, "printing");
+  for (int campaign = 1; campaign <= 8; ++campaign) {
+    CAPTURE(campaign);
+    run_campaign(study, results, campaign, campaign >= 5 ? 0.7 : 1.0);
+    CHECK(check_exit("printing", results) == (campaign >= 5 ? 1 : 0));
+  }
+  const nlohmann::json history = history_json("printing", results);
+  REQUIRE(history["campaigns"].size() == 8);
+  CHECK(history["campaigns"][0]["name"] == "c1");
+  REQUIRE(history["points"].size() == 1);
+  const nlohmann::json& point = history["points"][0];
+  REQUIRE(point["series"].size() == 8);
+  CHECK(point["series"][0]["ci95_half_width"].is_number());  // 3 repeats a campaign
+  REQUIRE(point["change_points"].size() == 1);
+  const nlohmann::json& change = point["change_points"][0];
+  CHECK(change["campaign"] == "c5");
+  CHECK(change["slower"] == true);
+  CHECK(change["change_pct"].get<double>() == doctest::Approx(-30).epsilon(0.05));
+  CHECK(change["pvalue"].get<double>() < 0.001);
+  REQUIRE(history["open_regressions"].size() == 1);
+  CHECK(history["open_regressions"][0]["campaign"] == "c5");
+
+  // A campaign is reached as STUDY@CAMPAIGN: compare the last two before and after.
+  ProcessResult compared = run_cli(
+      {"compare", "printing@c4", "printing@c5", "--results-dir", results, "--no-ingest"}, 120'000);
+  INFO(compared.stdout_text << compared.stderr_text);
+  CHECK(compared.exit_code == 1);
+  CHECK(compared.stdout_text.find("slower") != std::string::npos);
+  ProcessResult status =
+      run_cli({"status", "printing@c3", "--results-dir", results, "--format", "json"});
+  CHECK(status.exit_code == 0);
+  CHECK(nlohmann::json::parse(status.stdout_text)["runs"].size() == 3);
+  // Each campaign its own runs: the same run ids, measured again.
+  CHECK(fs::exists(fs::path(results) / "printing@c1.sqlite"));
+  CHECK(fs::exists(fs::path(results) / "printing@c8" / "runs"));
+
+  // The page: the series drawn, the change point marked.
+  ProcessResult page =
+      run_cli({"history", "printing", "--results-dir", results, "--format", "html"}, 120'000);
+  REQUIRE(page.exit_code == 0);
+  CHECK(page.stdout_text.find("<svg") != std::string::npos);
+  CHECK(page.stdout_text.find("class=\"change-point\"") != std::string::npos);
+  // --since leaves the older campaigns out: no change left to find.
+  ProcessResult since = run_cli(
+      {"history", "printing", "--results-dir", results, "--since", "2999-01-01", "--check"});
+  CHECK(since.exit_code == 3);
+}
+
+TEST_CASE("a steady study has no change point and passes the gate") {
+  const fs::path dir = scratch_dir("history_cli_steady");
+  const std::string results = (dir / "results").string();
+  const std::string study = write_printing_study(dir, "steady");
+  for (int campaign = 1; campaign <= 8; ++campaign) run_campaign(study, results, campaign, 1.0);
+  const nlohmann::json history = history_json("steady", results);
+  REQUIRE(history["points"].size() == 1);
+  CHECK(history["points"][0]["series"].size() == 8);
+  CHECK(history["points"][0]["change_points"].empty());
+  CHECK(history["open_regressions"].empty());
+  CHECK(check_exit("steady", results) == 0);
+}
