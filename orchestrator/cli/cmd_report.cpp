@@ -5,14 +5,47 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/report_flow.hpp"
+#include "orchestrator/results/ingest/ingest.hpp"
+#include "orchestrator/results/site/results_site.hpp"
 
 namespace scalestudy::cli {
 namespace {
 
+// `report --site DIR`: every study database under the results dir ingested (unless
+// --no-ingest), then the site written.
+int write_site(const std::string& site_dir, const ParsedArgs& parsed) {
+  results::SiteOptions options;
+  options.results_dir = parsed.value_or("--results-dir", campaign::default_results_dir());
+  options.output_dir = site_dir;
+  if (!parsed.has("--no-ingest")) {
+    for (const std::string& database : results::site_databases(options.results_dir)) {
+      if (auto ingested = results::ingest_study(database); !ingested) {
+        std::fprintf(stderr, "scalestudy report: %s: %s\n", database.c_str(),
+                     ingested.status().message().c_str());
+        return kExitFailure;
+      }
+    }
+  }
+  auto site = results::write_results_site(options);
+  if (!site) {
+    std::fprintf(stderr, "scalestudy report: %s\n", site.status().message().c_str());
+    return kExitEnvironment;
+  }
+  for (const std::string& warning : site->warnings) {
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
+  std::printf("wrote %zu pages to %s (open %s/index.html)\n", site->pages.size(), site_dir.c_str(),
+              site_dir.c_str());
+  return kExitOk;
+}
+
 int run_report(const std::vector<std::string>& args) {
   std::set<std::string> value_options = kReportValueOptions;
-  value_options.insert("--results-dir");
+  value_options.insert({"--results-dir", "--site"});
   auto parsed = parse_args(args, {value_options, kReportFlagOptions});
+  if (parsed && parsed->positionals.empty()) {
+    if (auto site = parsed->value("--site")) return write_site(*site, *parsed);
+  }
   if (!parsed || parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy report: %s\n",
                  parsed ? "expected one STUDY argument" : parsed.status().message().c_str());
@@ -24,6 +57,7 @@ int run_report(const std::vector<std::string>& args) {
 
 const char kUsage[] =
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
+    "       scalestudy report --site DIR [--results-dir DIR] [--no-ingest]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model SOURCE]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
     "                         [--target-acc A] [--no-ingest] [--profile] [--check] [--wide]\n"
@@ -36,6 +70,10 @@ const char kUsage[] =
     "shares and bottleneck, GPU-hours per epoch, memory, the communication model's predicted\n"
     "vs measured efficiency (when an all-reduce run was measured), and warnings. A study of\n"
     "all-reduce runs (scalestudy-allreduce) reports its bus bandwidth per message size.\n\n"
+    "  --site DIR       instead of one study: a static site of the whole results dir in DIR\n"
+    "                   (index.html: every study with its newest efficiency, its trend and\n"
+    "                   any open regression; each study's report, history and compare pages),\n"
+    "                   read from the file system with no server\n"
     "  --format         table (default), md, csv, json (docs/report-json.md) or html\n"
     "  --baseline       reference point, e.g. world_size=2 or precision=fp32\n"
     "  --plots DIR      where SVG/PNG plots go (default <results-dir>/<study>/report)\n"

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/results/printing_study.hpp"
 #include "tests/support/cli_test_support.hpp"
 
 using namespace scalestudy::testing;
@@ -16,40 +17,6 @@ using scalestudy::common::ProcessResult;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Prints "throughput X samples/s": 1000 x $PRINTER_FACTOR, wobbling 1 % with the repeat's
-// seed and $PRINTER_CAMPAIGN, as repeated measurements do.
-std::string write_printer(const fs::path& dir) {
-  const fs::path path = dir / "printer.sh";
-  std::ofstream(path) << R"sh(#!/bin/sh
-seed=0
-while [ $# -gt 0 ]; do case "$1" in --seed) seed=$2; shift 2 ;; *) shift ;; esac; done
-awk -v s="$seed" -v c="${PRINTER_CAMPAIGN:-0}" -v f="${PRINTER_FACTOR:-1}" \
-  'BEGIN { printf "throughput %.3f samples/s\n", 1000 * f * (1 + 0.01 * sin(s * 2.3 + c * 1.7)) }'
-)sh";
-  fs::permissions(path, fs::perms::all);
-  return path.string();
-}
-
-std::string write_printing_study(const fs::path& dir, const std::string& name) {
-  const fs::path path = dir / (name + ".yaml");
-  std::ofstream(path) << "study: " << name
-                      << "\nkind: custom\nworkload: {binary: " << write_printer(dir)
-                      << ", seed: \"${repeat}\"}\nrepeats: 3\nmetrics:\n  throughput: "
-                         "{pattern: 'throughput ([0-9.]+)', role: throughput}\n";
-  return path.string();
-}
-
-void run_campaign(const std::string& study, const std::string& results, int campaign,
-                  double factor) {
-  ProcessResult ran = run_cli_with(
-      {"run", study, "--scheduler", "local", "--results-dir", results, "--campaign",
-       "c" + std::to_string(campaign), "--no-plots", "--format", "json"},
-      {{"PRINTER_CAMPAIGN", std::to_string(campaign)}, {"PRINTER_FACTOR", std::to_string(factor)}},
-      300'000);
-  INFO(ran.stdout_text << ran.stderr_text);
-  REQUIRE(ran.exit_code == 0);
-}
 
 nlohmann::json history_json(const std::string& study, const std::string& results) {
   ProcessResult shown =
@@ -71,7 +38,7 @@ TEST_CASE("a slowdown from campaign 5 on is one change point there, and the gate
   const std::string study = write_printing_study(dir, "printing");
   for (int campaign = 1; campaign <= 8; ++campaign) {
     CAPTURE(campaign);
-    run_campaign(study, results, campaign, campaign >= 5 ? 0.7 : 1.0);
+    run_printing_campaign(study, results, campaign, campaign >= 5 ? 0.7 : 1.0);
     CHECK(check_exit("printing", results) == (campaign >= 5 ? 1 : 0));
   }
   const nlohmann::json history = history_json("printing", results);
@@ -120,7 +87,9 @@ TEST_CASE("a steady study has no change point and passes the gate") {
   const fs::path dir = scratch_dir("history_cli_steady");
   const std::string results = (dir / "results").string();
   const std::string study = write_printing_study(dir, "steady");
-  for (int campaign = 1; campaign <= 8; ++campaign) run_campaign(study, results, campaign, 1.0);
+  for (int campaign = 1; campaign <= 8; ++campaign) {
+    run_printing_campaign(study, results, campaign, 1.0);
+  }
   const nlohmann::json history = history_json("steady", results);
   REQUIRE(history["points"].size() == 1);
   CHECK(history["points"][0]["series"].size() == 8);

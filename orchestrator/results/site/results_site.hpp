@@ -1,0 +1,33 @@
+// `scalestudy report --site DIR`: a static site of a whole results directory, browsable
+// from the file system with no server. index.html lists every study: its campaigns, its
+// newest efficiency, its trend (the newest change point, or steady) and any open
+// regression (history --check's), with links to its pages under studies/<study>/:
+// report.html (the newest campaign's report), history.html (each point's series, change
+// points marked) and compare.html (the newest campaign against the one before, when there
+// are two). Every user string is escaped, as the HTML report's are. Reads the study
+// databases as they are (ingest first); writes only under DIR.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "harness/core/status.hpp"
+
+namespace scalestudy::results {
+
+// Every study database directly under `results_dir`, campaigns included (to ingest first).
+std::vector<std::string> site_databases(const std::string& results_dir);
+
+struct SiteOptions {
+  std::string results_dir, output_dir;
+  double regression_pct = 5;  // when a study's report.thresholds set none
+};
+
+struct SiteOutcome {
+  std::vector<std::string> pages;  // written, relative to output_dir
+  std::vector<std::string> warnings;
+};
+
+Result<SiteOutcome> write_results_site(const SiteOptions& options);
+
+}  // namespace scalestudy::results
