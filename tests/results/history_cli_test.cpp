@@ -41,6 +41,12 @@ TEST_CASE("a slowdown from campaign 5 on is one change point there, and the gate
     run_printing_campaign(study, results, campaign, campaign >= 5 ? 0.7 : 1.0);
     CHECK(check_exit("printing", results) == (campaign >= 5 ? 1 : 0));
   }
+  // Within a campaign a submit resumes: nothing is run twice.
+  ProcessResult again = run_cli(
+      {"submit", study, "--scheduler", "local", "--results-dir", results, "--campaign", "c2"});
+  INFO(again.stdout_text << again.stderr_text);
+  CHECK(again.exit_code == 0);
+  CHECK(again.stdout_text.find("0 submitted, 3 completed") != std::string::npos);
   const nlohmann::json history = history_json("printing", results);
   REQUIRE(history["campaigns"].size() == 8);
   CHECK(history["campaigns"][0]["name"] == "c1");
@@ -77,6 +83,18 @@ TEST_CASE("a slowdown from campaign 5 on is one change point there, and the gate
   REQUIRE(page.exit_code == 0);
   CHECK(page.stdout_text.find("<svg") != std::string::npos);
   CHECK(page.stdout_text.find("class=\"change-point\"") != std::string::npos);
+  // Every format; --point selects points by label.
+  for (const char* format : {"table", "md", "csv"}) {
+    ProcessResult shown = run_cli(
+        {"history", "printing", "--results-dir", results, "--format", format, "--point", "N=1"});
+    CAPTURE(format);
+    CHECK(shown.exit_code == 0);
+    CHECK(shown.stdout_text.find("c5") != std::string::npos);
+  }
+  ProcessResult no_point = run_cli(
+      {"history", "printing", "--results-dir", results, "--format", "json", "--point", "N=64"});
+  REQUIRE(no_point.exit_code == 0);
+  CHECK(nlohmann::json::parse(no_point.stdout_text)["points"].empty());
   // --since leaves the older campaigns out: no change left to find.
   ProcessResult since = run_cli(
       {"history", "printing", "--results-dir", results, "--since", "2999-01-01", "--check"});
