@@ -28,11 +28,12 @@ Status check_campaign_name(const std::string& name) {
 
 std::string auto_campaign_name(const std::string& utc_date_yyyymmdd, const std::string& git_commit,
                                const std::string& content_key) {
-  if (!git_commit.empty() && git_commit != "unknown") {
-    return utc_date_yyyymmdd + "-" + git_commit.substr(0, 7);
-  }
-  const std::string digits = content_key.substr(content_key.rfind('-') + 1);
-  return utc_date_yyyymmdd + "-" + (digits.empty() ? "unknown" : digits.substr(0, 8));
+  // The content key tells apart builds of one commit (a dirty tree) and binaries that do not
+  // say their commit; a rebuild of the same sources keeps it.
+  const std::string digits = content_key.substr(content_key.rfind('-') + 1).substr(0, 8);
+  std::string name = utc_date_yyyymmdd;
+  if (!git_commit.empty() && git_commit != "unknown") name += "-" + git_commit.substr(0, 7);
+  return name + "-" + (digits.empty() ? "unknown" : digits);
 }
 
 }  // namespace scalestudy::campaign

@@ -20,9 +20,10 @@ std::string campaign_storage_name(const std::string& study, const std::string& c
 // not "auto" or "default" (which name the others); an error saying so otherwise.
 Status check_campaign_name(const std::string& name);
 
-// `--campaign auto`: the UTC date and the workload's build, "20261127-3cc7183" (the git
-// commit's first 7 digits, else the first 8 of the binary's content key), so measuring one
-// build again the same day resumes its campaign.
+// `--campaign auto`: the UTC date and the workload's build, "20261127-3cc7183-9f8e7d6c"
+// (the git commit's first 7 digits when the binary says it, and the first 8 of the
+// binary's content key), so measuring one build again the same day resumes its campaign
+// and any other build starts one.
 // `git_commit` "unknown" or empty: not said; `content_key` as binary_content_key gives it
 // ("build-id-<hex>", "sha256-<hex>").
 std::string auto_campaign_name(const std::string& utc_date_yyyymmdd, const std::string& git_commit,

@@ -167,21 +167,12 @@ Result<std::optional<StudyRecord>> StudyState::study() {
 }
 
 Status StudyState::save_campaign(const std::string& name) {
-  auto saved =
-      db_.query("INSERT OR IGNORE INTO campaign(only_row, name, created_at) VALUES (1, ?, ?)",
-                {name.empty() ? std::string(kDefaultCampaign) : name, utc_now_iso8601()});
+  // A database from before campaigns was made when its first attempt was submitted.
+  auto saved = db_.query(
+      "INSERT OR IGNORE INTO campaign(only_row, name, created_at) "
+      "VALUES (1, ?, COALESCE((SELECT MIN(submitted_at) FROM attempts), ?))",
+      {name.empty() ? std::string(kDefaultCampaign) : name, utc_now_iso8601()});
   return saved.status();
-}
-
-Result<CampaignRecord> StudyState::campaign() {
-  auto rows = db_.query("SELECT name, created_at FROM campaign");
-  if (!rows) return rows.status();
-  if (!rows->empty()) return CampaignRecord{text_of(rows->front()[0]), text_of(rows->front()[1])};
-  auto first = db_.query("SELECT MIN(submitted_at) FROM attempts");
-  if (!first) return first.status();
-  CampaignRecord record;
-  if (!first->empty()) record.created_at = text_of(first->front()[0]);
-  return record;
 }
 
 Status StudyState::save_submit_choices(const SubmitChoices& choices) {

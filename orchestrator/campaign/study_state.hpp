@@ -41,13 +41,6 @@ struct StudyRecord {
   int max_attempts = 3;
 };
 
-// The campaign a study database holds (campaign_name.hpp) and when its first submit made it;
-// a database from before campaigns holds the default one.
-struct CampaignRecord {
-  std::string name = "default";
-  std::string created_at;  // ISO-8601 UTC; empty when not recorded
-};
-
 // What a submit was told beyond the study, kept for `wait`'s later waves.
 struct SubmitChoices {
   std::string scheduler;
@@ -90,10 +83,10 @@ class StudyState {
 
   Status save_study(const StudyRecord& study);
   Result<std::optional<StudyRecord>> study();
-  // Records the database's campaign the first time; later calls keep the first record.
+  // Records the database's campaign (campaign_name.hpp; "" the default one) the first
+  // time, made now or, for a database from before campaigns, at its first submission;
+  // later calls keep the first record. `history` reads it (docs/study-database.md).
   Status save_campaign(const std::string& name);
-  // The campaign recorded, else the default one made when the first run was submitted.
-  Result<CampaignRecord> campaign();
   // Replaces the recorded choices of the last submit; none before a first submit.
   Status save_submit_choices(const SubmitChoices& choices);
   Result<std::optional<SubmitChoices>> submit_choices();

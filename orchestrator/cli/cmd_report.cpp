@@ -43,8 +43,10 @@ int run_report(const std::vector<std::string>& args) {
   std::set<std::string> value_options = kReportValueOptions;
   value_options.insert({"--results-dir", "--site"});
   auto parsed = parse_args(args, {value_options, kReportFlagOptions});
-  if (parsed && parsed->positionals.empty()) {
-    if (auto site = parsed->value("--site")) return write_site(*site, *parsed);
+  if (parsed && parsed->has("--site")) {
+    if (parsed->positionals.empty()) return write_site(*parsed->value("--site"), *parsed);
+    std::fprintf(stderr, "scalestudy report: --site writes every study: it takes no STUDY\n");
+    return kExitUsage;
   }
   if (!parsed || parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy report: %s\n",
@@ -57,12 +59,12 @@ int run_report(const std::vector<std::string>& args) {
 
 const char kUsage[] =
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
-    "       scalestudy report --site DIR [--results-dir DIR] [--no-ingest]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model SOURCE]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
     "                         [--target-acc A] [--no-ingest] [--profile] [--check] [--wide]\n"
     "                         [--project N[,N...]]\n"
-    "                         [--results-dir DIR]\n\n"
+    "                         [--results-dir DIR]\n"
+    "       scalestudy report --site DIR [--results-dir DIR] [--no-ingest]\n\n"
     "Ingests STUDY's finished runs, then prints per point (configuration × scale, over its\n"
     "repeats) throughput median [min–max] and 95% CI (≥ 3 repeats), time/epoch, speedup and\n"
     "efficiency vs the baseline (strong: X(N)·N_base/(X(base)·N); weak: T_step(base)/T_step(N)),\n"

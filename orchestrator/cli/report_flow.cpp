@@ -116,8 +116,11 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
     return kExitFailure;
   }
 
+  // Beside the campaign's runs: the database's own name is "<study>[@<campaign>]".
   const std::string plot_dir = parsed.value_or(
-      "--plots", (std::filesystem::path(results_dir) / report->study / "report").string());
+      "--plots",
+      (std::filesystem::path(results_dir) / std::filesystem::path(*database).stem() / "report")
+          .string());
   std::vector<std::string> svg_paths;
   if (!parsed.has("--no-plots")) {
     auto plots = results::write_plots(*report, {plot_dir, "gnuplot"});

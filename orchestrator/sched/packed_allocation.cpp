@@ -124,67 +124,60 @@ reap() {
   # Nothing ended and no signal came: do not spin on a wait that returns at once.
   ((freed || status > 128)) || sleep 1
 }
-# True when run $1 was recorded under a later job: its submitter died before recording it
-# here, and a later submit took it.
-taken_later() {
+# Whether run $1 is this job's: 0 when the study database recorded it here (its mark,
+# written by the submitter right after the record, or by any later submit or wait that
+# finds the record); 1 when it is not (its submitter could not record it, or a later
+# submit took it after its submitter died before recording it here); 2 while unknown.
+known_here() {
   local mark job
+  [ -e "${run_dirs[$1]}/packed-${SLURM_JOB_ID}.recorded" ] && return 0
+  [ -e "${run_dirs[$1]}/packed-${SLURM_JOB_ID}.dropped" ] && return 1
   for mark in "${run_dirs[$1]}"/packed-*.recorded; do
     job=${mark##*/packed-}
     job=${job%.recorded}
-    [[ "$job" =~ ^[0-9]+$ ]] && ((job > SLURM_JOB_ID)) && return 0
+    [[ "$job" =~ ^[0-9]+$ ]] && ((job > SLURM_JOB_ID)) && return 1
   done
-  return 1
+  return 2
 }
-# A run starts once the study database has recorded it under this job: its mark, written
-# by the submitter right after the record, or by any later submit or wait that finds the
-# record. No step starts before every run is known, however long a stopped submitter takes.
-unknown=("${!run_scripts[@]}")
+# Recorded runs start as they fit; a run not yet recorded waits for its record however
+# long a stopped submitter takes, and never starts without it.
+waiting=("${!run_scripts[@]}")
 told=0
-while ((${#unknown[@]} > 0)) && [ "$out_of_time" = 0 ]; do
-  left=()
-  for i in "${unknown[@]}"; do
-    if [ -e "${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded" ]; then
-      continue
-    elif taken_later "$i"; then
-      echo "step $i: run ${run_names[i]} is recorded under a later job: not run here"
-    else
-      left+=("$i")
-    fi
-  done
-  unknown=("${left[@]}")
-  ((${#unknown[@]} == 0)) && break
-  ((told)) || echo "waiting for the study database to record ${#unknown[@]} of ${#run_scripts[@]} runs"
-  told=1
-  sleep 1
-done
-waiting=()
-for i in "${!run_scripts[@]}"; do
-  [ -e "${run_dirs[i]}/packed-${SLURM_JOB_ID}.recorded" ] && waiting+=("$i")
-done
 while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
   left=()
   started=0
+  unknown=0
   for i in "${waiting[@]}"; do
-    if [ "$out_of_time" = 0 ] && ((running < max_running)) && pick "$i"; then
-      start "$i"
-      started=1
-    else
-      left+=("$i")
-    fi
+    known_here "$i"
+    case $? in
+      1) echo "step $i: run ${run_names[i]} is not this job's: not run here" ;;
+      2) unknown=$((unknown + 1)); left+=("$i") ;;
+      *)
+        if [ "$out_of_time" = 0 ] && ((running < max_running)) && pick "$i"; then
+          start "$i"
+          started=1
+        else
+          left+=("$i")
+        fi
+        ;;
+    esac
   done
   waiting=("${left[@]}")
+  if ((unknown > 0 && !told)); then
+    echo "waiting for the study database to record $unknown of ${#run_scripts[@]} runs"
+    told=1
+  fi
   if ((running > 0)); then
     ((${#waiting[@]} == 0)) || reap
   elif ((started == 0)); then
-    break  # nothing runs and nothing fits: the allocation is sized for the largest run
+    ((unknown > 0)) || break  # nothing runs and nothing fits: sized for the largest run
+    sleep 1
   fi
 done
 while ((running > 0)); do reap; done
 # The runs the time limit left: never started, so their next allocation costs no attempt.
 if [ "$out_of_time" = 1 ]; then
-  for i in "${waiting[@]}" "${unknown[@]}"; do
-    : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"
-  done
+  for i in "${waiting[@]}"; do : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"; done
 fi
 [ -n "$timer" ] && kill "$timer" 2>/dev/null
 exit 0
@@ -286,7 +279,11 @@ void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
                         const SubmitCallbacks& callbacks, std::vector<Submission>& submissions) {
   for (const PreparedRun* run : job.runs) {
     Submission submission{run->spec.run_id, packed_run_job_id(allocation_id, run->spec.run_id)};
-    if (callbacks.launching && !callbacks.launching(submission)) continue;
+    if (callbacks.launching && !callbacks.launching(submission)) {
+      // Not recorded, so never to run here: the wrapper need not wait for it.
+      std::ofstream(run->out_dir + "/packed-" + allocation_id + ".dropped") << "\n";
+      continue;
+    }
     mark_packed_run_recorded(run->out_dir, submission.job_id);
     if (callbacks.submitted) callbacks.submitted(submission);
     submissions.push_back(std::move(submission));

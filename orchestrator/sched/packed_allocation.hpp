@@ -48,10 +48,11 @@ std::vector<const PreparedRun*> shuffled_runs(std::vector<const PreparedRun*> ru
 
 // Each run of a packed job just submitted as `allocation_id`: recorded first
 // (callbacks.launching), then marked recorded in its folder, then reported
-// (callbacks.submitted). The wrapper starts no step before every run of its job is marked,
-// or recorded under a later job (a later submit took a run whose submitter died before
-// recording it here), so no run executes that the study database does not know, and a
-// stopped submitter only delays the job.
+// (callbacks.submitted); a run that could not be recorded is marked dropped. The wrapper
+// starts a run's step only once it is marked, and leaves a run dropped or recorded under a
+// later job (a later submit took it after its submitter died before recording it here), so
+// no run executes that the study database does not know, and a stopped submitter only
+// delays its runs.
 void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
                         const SubmitCallbacks& callbacks, std::vector<Submission>& submissions);
 

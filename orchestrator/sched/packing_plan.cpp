@@ -16,14 +16,16 @@ int ceil_minutes(int seconds) {
 }
 
 // An allocation's time limit: its steps' minutes and one more for the wrapper's stop lead
-// (at most a minute before the end), within the cap, where the steps alone must fit.
+// (at most a minute before the end), within the cap.
 int allocation_minutes(int makespan, const std::optional<TimeCap>& cap) {
   const int minutes = ceil_minutes(makespan) + 1;
   return cap ? std::min(minutes, cap->minutes) : minutes;
 }
 
-bool fits(int makespan, const std::optional<TimeCap>& cap) {
-  return !cap || ceil_minutes(makespan) <= cap->minutes;
+// Steps of `runs` runs fit the cap with the stop lead's minute to spare, so the wrapper
+// never stops a planned step; a run alone may fill the cap, as it would as a job of its own.
+bool fits(int makespan, size_t runs, const std::optional<TimeCap>& cap) {
+  return !cap || ceil_minutes(makespan) + (runs > 1 ? 1 : 0) <= cap->minutes;
 }
 
 std::string describe_minutes(int minutes) {
@@ -99,7 +101,13 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_allocations(
     some_unknown = true;
     if (cap) seconds[index] = cap->minutes * 60;
   }
-  auto makespan_of = [&](const std::vector<size_t>& members) {
+  // In the order the allocation's wrapper takes them (packed_allocation.hpp): its members
+  // shuffled with their own pack_seed, so the list schedule simulated is the one run.
+  auto makespan_of = [&](std::vector<size_t> members) {
+    std::vector<const RunSpec*> specs;
+    for (size_t member : members) specs.push_back(runs[member]);
+    std::mt19937_64 wrapper_order(pack_seed(specs));
+    std::shuffle(members.begin(), members.end(), wrapper_order);
     std::vector<int> member_nodes, member_seconds;
     for (size_t member : members) {
       member_nodes.push_back(runs[member]->nodes);
@@ -110,7 +118,7 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_allocations(
   std::vector<PackedAllocationPlan> allocations;
   for (size_t index : order) {
     const RunSpec& run = *runs[index];
-    if (!fits(seconds[index], cap)) {
+    if (!fits(seconds[index], 1, cap)) {
       return Status::error("run " + run.run_id + " is estimated at " +
                            describe_minutes(ceil_minutes(seconds[index])) + " (" +
                            estimates[index].source + "), longer than the " +
@@ -122,7 +130,7 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_allocations(
       std::vector<size_t> members = allocation.runs;
       members.push_back(index);
       const int makespan = makespan_of(members);
-      if (!fits(makespan, cap)) continue;
+      if (!fits(makespan, members.size(), cap)) continue;
       allocation.runs = std::move(members);
       allocation.estimated_s = makespan;
       placed = true;

@@ -1,9 +1,10 @@
 // How a packed sweep (`allocation: packed`) is cut into allocations that can start: each
 // run's step time is estimated (from earlier measured runs of its configuration where they
 // exist, else its slurm.time), the runs are placed first-fit, in a seeded shuffled order,
-// into allocations whose planned time (the steps' makespan under the pack policy, plus the
-// wrapper's stop lead) stays within the cap (the partition's MaxTime, the system's
-// limits.max_time), and each allocation asks for its largest run's nodes for that time.
+// into allocations whose planned time (the steps' makespan under the pack policy, in the
+// order the wrapper takes them, plus a minute for the wrapper's stop lead) stays within the
+// cap (the partition's MaxTime, the system's limits.max_time; a run alone may fill it),
+// and each allocation asks for its largest run's nodes for that time.
 // The one estimator behind `plan --packed`, the GPU-hour budget gate and the submit. Pure.
 #pragma once
 

@@ -1,5 +1,6 @@
 #include "orchestrator/sched/slurmrest_limits.hpp"
 
+#include <limits>
 #include <map>
 
 #include "orchestrator/common/job_state.hpp"
@@ -18,8 +19,11 @@ std::optional<int> limit_at(const json& value, std::initializer_list<const char*
     if (!node->is_object() || !node->contains(key)) return std::nullopt;
     node = &(*node)[key];
   }
-  if (!node->is_number_integer() || node->get<long long>() < 0) return std::nullopt;
-  return node->get<int>();
+  if (!node->is_number_integer() || node->get<long long>() < 0 ||
+      node->get<long long>() > std::numeric_limits<int>::max()) {
+    return std::nullopt;  // unlimited (slurmrestd also spells it 4294967295)
+  }
+  return static_cast<int>(node->get<long long>());
 }
 
 void keep_tighter(std::optional<SubmitLimit>& tightest, int jobs, const std::string& source) {

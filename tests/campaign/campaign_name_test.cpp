@@ -24,23 +24,26 @@ TEST_CASE("campaign names are checked, auto and default are reserved") {
 
 TEST_CASE("auto names a campaign from the date and the workload's commit, else its build") {
   CHECK(auto_campaign_name("20261127", "3cc7183a9f00", "build-id-abcdef0123") ==
-        "20261127-3cc7183");
+        "20261127-3cc7183-abcdef01");
   CHECK(auto_campaign_name("20261127", "unknown", "build-id-abcdef0123") == "20261127-abcdef01");
   CHECK(auto_campaign_name("20261127", "", "sha256-99aa") == "20261127-99aa");
   CHECK(auto_campaign_name("20261127", "", "") == "20261127-unknown");
 }
 
-TEST_CASE("a study database records its campaign once; an old one reads as the default") {
+TEST_CASE("a study database records its campaign once") {
   const auto dir = scalestudy::testing::scratch_dir("campaign_record");
-  auto state = StudyState::open((dir / "s@c1.sqlite").string());
-  REQUIRE(state);
-  auto empty = state->campaign();
-  REQUIRE(empty);
-  CHECK(empty->name == "default");
-  REQUIRE(state->save_campaign("c1"));
-  REQUIRE(state->save_campaign("c2"));  // kept: the first record
-  auto recorded = state->campaign();
-  REQUIRE(recorded);
-  CHECK(recorded->name == "c1");
-  CHECK(recorded->created_at.size() >= 19);
+  const std::string path = (dir / "s@c1.sqlite").string();
+  {
+    auto state = StudyState::open(path);
+    REQUIRE(state);
+    REQUIRE(state->save_campaign("c1"));
+    REQUIRE(state->save_campaign("c2"));  // kept: the first record
+  }
+  auto db = scalestudy::sqlite::Database::open(path, scalestudy::sqlite::OpenMode::kReadOnly);
+  REQUIRE(db);
+  auto rows = db->query("SELECT name, created_at FROM campaign");
+  REQUIRE(rows);
+  REQUIRE(rows->size() == 1);
+  CHECK(scalestudy::sqlite::to_string((*rows)[0][0]) == "c1");
+  CHECK(scalestudy::sqlite::to_string((*rows)[0][1]).size() >= 19);
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
 #include "tests/sched/prepared_run_fixture.hpp"
 #include "tests/support/cli_test_support.hpp"
@@ -211,4 +212,26 @@ TEST_CASE("slurmrestd's accounting answer gives the same packed run states") {
   CHECK(states.at("10+a1").placement.queued_at == "2026-01-01T10:00:00Z");
   CHECK(states.at("10+a1").placement.started_at == "2026-01-01T10:00:30Z");
   CHECK(states.at("10+b1").state == JobState::kPending);
+}
+
+TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of steps") {
+  fs::path dir = testing::scratch_dir("packed_plan_order");
+  auto runs = ladder(dir);
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].spec.slurm.time_limit_minutes = 1 + int(i) * 2;
+  std::vector<const RunSpec*> specs;
+  for (const PreparedRun& run : runs) specs.push_back(&run.spec);
+  auto plans = plan_packed_sweep(specs, {}, true, {});
+  REQUIRE(plans);
+  REQUIRE(plans->size() == 1);
+  std::vector<const PreparedRun*> members;
+  for (size_t index : plans->front().runs) members.push_back(&runs[index]);
+  auto job =
+      write_packed_job(members, (dir / "arrays").string(), true, plans->front().time_minutes);
+  REQUIRE(job);
+  std::vector<int> nodes, seconds;
+  for (const PreparedRun* run : job->runs) {
+    nodes.push_back(run->spec.nodes);
+    seconds.push_back(run->spec.slurm.time_limit_minutes * 60);
+  }
+  CHECK(makespan_s(nodes, seconds, true) == plans->front().estimated_s);
 }

@@ -122,6 +122,26 @@ TEST_CASE("the concurrent policy packs by the list schedule, a run's limit may f
   CHECK(alone->time_minutes == 5);
 }
 
+TEST_CASE("runs side by side leave the stop lead's minute free; a run alone may fill the cap") {
+  // Two 2-minute runs and a minute of lead fill 5; 2.5 minutes each would leave no lead.
+  std::vector<RunSpec> runs = {run_of("a", 1, 2), run_of("b", 1, 2)};
+  std::vector<StepEstimate> estimates = from_limits(runs);
+  const TimeCap cap{5, "MaxTime of partition small"};
+  auto together = plan_packed_allocations(pointers(runs), estimates, false, cap);
+  REQUIRE(together);
+  CHECK(together->size() == 1);
+  estimates[0].seconds = estimates[1].seconds = 150;
+  auto apart = plan_packed_allocations(pointers(runs), estimates, false, cap);
+  REQUIRE(apart);
+  CHECK(apart->size() == 2);
+  estimates[0].seconds = 300;
+  auto filled = plan_packed_allocations(pointers(runs), estimates, false, cap);
+  REQUIRE(filled);
+  for (const auto& plan : *filled) {
+    if (plan.runs == std::vector<size_t>{0}) CHECK(plan.time_minutes == 5);
+  }
+}
+
 TEST_CASE("a run that cannot fit the cap alone is refused, naming it and the cap") {
   std::vector<RunSpec> runs = {run_of("short", 1, 2), run_of("long", 1, 8)};
   auto plans = plan_packed_allocations(pointers(runs), from_limits(runs), false,
@@ -186,7 +206,7 @@ TEST_CASE("partitions' MaxTime from scontrol, the default's for runs naming none
 }
 
 TEST_CASE("each partition's runs are packed apart, under their own cap") {
-  std::vector<RunSpec> runs = {run_of("a", 1, 3, "small"), run_of("b", 1, 3, "big"),
+  std::vector<RunSpec> runs = {run_of("a", 1, 2, "small"), run_of("b", 1, 3, "big"),
                                run_of("c", 1, 3, "small"), run_of("d", 1, 3, "big")};
   auto plans =
       plan_packed_sweep(pointers(runs), {{"c", 20.0}}, false, parse_scontrol_partitions(kScontrol));
@@ -197,6 +217,7 @@ TEST_CASE("each partition's runs are packed apart, under their own cap") {
     for (size_t index : plan.runs) partitions.insert(runs[index].slurm.partition);
     CHECK(partitions.size() == 1);
   }
-  // small: a (3 min) and c (measured: 25 + 60 s) fit 5 minutes together; big: b and d.
+  // small: a (2 min) and c (measured: 25 + 60 s) fit 5 minutes with the stop lead's
+  // minute together; big: b and d.
   CHECK(plans->size() == 2);
 }

@@ -20,7 +20,7 @@ namespace scalestudy::results {
 struct ChangePointSettings {
   int window_len = 12;        // points per sliding window of the split pass (>= 2)
   double max_pvalue = 0.001;  // a change point's t-test p must be below this
-  double min_magnitude = 0;   // ... or its relative change above this (0: p alone decides)
+  double min_magnitude = 0;   // ... and its relative change above this (0: p alone decides)
 };
 
 // A change point: the series' segment starts anew at `index` (the first point after the

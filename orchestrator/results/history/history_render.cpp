@@ -88,8 +88,8 @@ std::string change_lines(const StudyHistory& history, const std::vector<OpenRegr
   for (const OpenRegression& regression : open) {
     const HistorySeries& series = history.series[regression.series];
     text +=
-        "open regression: " + series.point + " " + number(regression.change_pct, "%+.1f") +
-        "% since campaign " +
+        "open regression: " + series.point + (series.system.empty() ? "" : " on " + series.system) +
+        " " + number(regression.change_pct, "%+.1f") + "% since campaign " +
         history.campaigns[series.entries[series.changes[regression.change].entry].campaign].name +
         " (threshold " + number(threshold_pct, "%g") + "%)\n";
   }
@@ -239,8 +239,11 @@ std::string history_html(const StudyHistory& history, const std::vector<OpenRegr
       html_escape(number(history.detector.max_pvalue, "%g")) + ").</p>\n";
   for (const OpenRegression& regression : open) {
     html += "<p class=\"regression\">open regression: " +
-            html_escape(history.series[regression.series].point) + " " +
-            html_escape(number(regression.change_pct, "%+.1f")) + "% (threshold " +
+            html_escape(history.series[regression.series].point +
+                        (history.series[regression.series].system.empty()
+                             ? ""
+                             : " on " + history.series[regression.series].system)) +
+            " " + html_escape(number(regression.change_pct, "%+.1f")) + "% (threshold " +
             html_escape(number(threshold_pct, "%g")) + "%)</p>\n";
   }
   for (const HistorySeries& series : history.series) {

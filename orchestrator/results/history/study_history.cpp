@@ -55,8 +55,10 @@ std::vector<CampaignInfo> study_campaigns(const std::string& results_dir, const 
     if (!since.empty() && campaign.created_at < since) continue;
     campaigns.push_back(std::move(campaign));
   }
+  // Campaigns made within one second (their dates' resolution) by name, c9 before c10.
   std::sort(campaigns.begin(), campaigns.end(), [](const CampaignInfo& a, const CampaignInfo& b) {
-    return std::tie(a.created_at, a.name) < std::tie(b.created_at, b.name);
+    return std::make_tuple(a.created_at, a.name.size(), a.name) <
+           std::make_tuple(b.created_at, b.name.size(), b.name);
   });
   return campaigns;
 }
@@ -75,9 +77,10 @@ std::string system_of(sqlite::Database& db, const std::string& run_id) {
   return id.empty() ? "" : id + "#" + hash.substr(0, 8);
 }
 
+// What tells a report's points apart: configuration, ranks, nodes and global batch.
 std::string point_label(const ReportPoint& point) {
   return point.config_label + " N=" + std::to_string(point.world_size) +
-         " nodes=" + std::to_string(point.nodes);
+         " nodes=" + std::to_string(point.nodes) + " batch=" + std::to_string(point.global_batch);
 }
 
 // The point's value of `metric`, when it has one.
@@ -216,7 +219,10 @@ std::vector<OpenRegression> open_regressions(const StudyHistory& history, double
   std::vector<OpenRegression> open;
   for (size_t index = 0; index < history.series.size(); ++index) {
     const HistorySeries& series = history.series[index];
-    if (series.changes.empty()) continue;
+    // Open only while the newest campaign measured the point.
+    if (series.changes.empty() || series.entries.back().campaign + 1 != history.campaigns.size()) {
+      continue;
+    }
     const HistoryChange& last = series.changes.back();
     const double change_pct = last.stats.forward_change() * 100;
     if (last.slower && std::fabs(change_pct) > threshold_pct) {

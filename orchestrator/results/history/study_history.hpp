@@ -80,8 +80,8 @@ std::vector<CampaignInfo> study_campaigns(const std::string& results_dir, const 
 Result<StudyHistory> load_study_history(const std::string& results_dir, const std::string& study,
                                         const HistoryOptions& options);
 
-// A series whose newest campaign lies in a segment that is slower than the one before it
-// by more than `threshold_pct`: the regression is open (`history --check` exits 1).
+// A series measured by the newest campaign whose newest segment is slower than the one
+// before it by more than `threshold_pct`: the regression is open (`history --check` exits 1).
 struct OpenRegression {
   size_t series = 0;
   size_t change = 0;  // index into its changes

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "orchestrator/results/compare/compare.hpp"
@@ -116,12 +117,17 @@ Result<StudyEntry> write_study_pages(const SiteOptions& options, const std::stri
     entry.regression += (entry.regression.empty() ? "" : "; ") + series.point + " " +
                         number(regression.change_pct, "%+.1f") + " %";
   }
+  // The study's newest change point, of whichever point.
+  std::optional<size_t> newest_change;
   for (const HistorySeries& series : history->series) {
     if (series.changes.empty()) continue;
     const HistoryChange& last = series.changes.back();
-    entry.trend = (last.slower ? "slower " : "faster ") +
+    const size_t campaign = series.entries[last.entry].campaign;
+    if (newest_change && campaign <= *newest_change) continue;
+    newest_change = campaign;
+    entry.trend = series.point + ": " + (last.slower ? "slower " : "faster ") +
                   number(last.stats.forward_change() * 100, "%+.1f") + " % from " +
-                  campaigns[series.entries[last.entry].campaign].name;
+                  campaigns[campaign].name;
   }
   const fs::path dir = fs::path(options.output_dir) / "studies" / study;
   auto newest = report_of(campaigns.back().database_path);
@@ -138,8 +144,12 @@ Result<StudyEntry> write_study_pages(const SiteOptions& options, const std::stri
     const CampaignInfo& before = campaigns[campaigns.size() - 2];
     auto older = report_of(before.database_path);
     if (!older) return older.status().with_context(before.database_path);
-    const Comparison comparison = compare_reports(*older, *newest, study + "@" + before.name,
-                                                  study + "@" + campaigns.back().name, threshold);
+    // Each side as compare names it: STUDY for the default campaign, else STUDY@CAMPAIGN.
+    auto side = [&](const CampaignInfo& campaign) {
+      return campaign.name == "default" ? study : study + "@" + campaign.name;
+    };
+    const Comparison comparison =
+        compare_reports(*older, *newest, side(before), side(campaigns.back()), threshold);
     if (Status written =
             write_page(dir / "compare.html", render_comparison(comparison, ReportFormat::kHtml));
         !written) {
