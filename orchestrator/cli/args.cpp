@@ -30,6 +30,18 @@ Result<int> ParsedArgs::int_value_or(const std::string& name, int fallback) cons
   return parse_whole_number(name, *text);
 }
 
+Result<std::optional<double>> ParsedArgs::number_value(const std::string& name) const {
+  auto text = value(name);
+  if (!text) return std::optional<double>();
+  try {
+    size_t used = 0;
+    const double number = std::stod(*text, &used);
+    if (used == text->size()) return std::optional<double>(number);
+  } catch (const std::exception&) {
+  }
+  return Status::error(name + " takes a number, got '" + *text + "'");
+}
+
 Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {
   ParsedArgs parsed;
   std::vector<std::string> known(spec.value_options.begin(), spec.value_options.end());

@@ -26,6 +26,9 @@ class ParsedArgs {
   // Every value of an option that may repeat ("--run A --run B").
   std::vector<std::string> values(const std::string& name) const;
   Result<int> int_value_or(const std::string& name, int fallback) const;
+  // The option's value as a number ("--input-bound-pct 3"), nothing when not given; an
+  // error naming the option when it is no number.
+  Result<std::optional<double>> number_value(const std::string& name) const;
 
  private:
   friend Result<ParsedArgs> parse_args(const std::vector<std::string>&, const ArgSpec&);

@@ -38,20 +38,6 @@ const char kUsage[] =
 
 constexpr double kDefaultRegressionPct = 5;
 
-std::optional<double> number_option(const ParsedArgs& parsed, const std::string& flag) {
-  auto text = parsed.value(flag);
-  if (!text) return std::nullopt;
-  size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(*text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text->size() || value < 0) return -1.0;
-  return value;
-}
-
 int run_history(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--metric", "--point", "--since", "--threshold-pct", "--format",
                                    "--window", "--max-pvalue", "--results-dir"},
@@ -72,24 +58,27 @@ int run_history(const std::vector<std::string>& args) {
   auto format = results::parse_history_format(parsed->value_or("--format", "table"));
   if (!format) return fail_usage(format.status().message());
   options.point = parsed->value_or("--point", "");
-  options.since = parsed->value_or("--since", "");
-  const auto threshold = number_option(*parsed, "--threshold-pct");
-  const auto window = number_option(*parsed, "--window");
-  const auto max_pvalue = number_option(*parsed, "--max-pvalue");
-  if ((threshold && *threshold < 0) ||
-      (window && (*window < 2 || *window != static_cast<int>(*window))) ||
-      (max_pvalue && (*max_pvalue <= 0 || *max_pvalue >= 1))) {
+  const auto threshold = parsed->number_value("--threshold-pct");
+  const auto window = parsed->number_value("--window");
+  const auto max_pvalue = parsed->number_value("--max-pvalue");
+  for (const auto* given : {&threshold, &window, &max_pvalue}) {
+    if (!*given) return fail_usage(given->status().message());
+  }
+  if ((*threshold && **threshold < 0) ||
+      (*window && (**window < 2 || **window != static_cast<int>(**window))) ||
+      (*max_pvalue && (**max_pvalue <= 0 || **max_pvalue >= 1))) {
     return fail_usage(
         "--threshold-pct takes a number >= 0, --window a whole number >= 2, "
         "--max-pvalue a number between 0 and 1");
   }
-  if (window) options.detector.window_len = static_cast<int>(*window);
-  if (max_pvalue) options.detector.max_pvalue = *max_pvalue;
+  if (*window) options.detector.window_len = static_cast<int>(**window);
+  if (*max_pvalue) options.detector.max_pvalue = **max_pvalue;
 
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
   const std::string& study = parsed->positionals[0];
-  const auto campaigns = results::study_campaigns(results_dir, study, options.since);
+  const auto campaigns =
+      results::study_campaigns(results_dir, study, parsed->value_or("--since", ""));
   if (campaigns.empty()) {
     std::fprintf(stderr,
                  "scalestudy history: no campaign of study '%s' under %s (submit it first, or "
@@ -106,13 +95,13 @@ int run_history(const std::vector<std::string>& args) {
       }
     }
   }
-  auto history = results::load_study_history(results_dir, study, options);
+  auto history = results::load_study_history(campaigns, study, options);
   if (!history) {
     std::fprintf(stderr, "scalestudy history: %s\n", history.status().message().c_str());
     return kExitFailure;
   }
   const double threshold_pct =
-      threshold.value_or(history->regression_pct.value_or(kDefaultRegressionPct));
+      threshold->value_or(history->regression_pct.value_or(kDefaultRegressionPct));
   const auto open = results::open_regressions(*history, threshold_pct);
   std::cout << results::render_history(*history, *format, open, threshold_pct);
   for (const std::string& warning : history->warnings) {

@@ -143,12 +143,11 @@ struct PlanTotals {
 };
 
 Result<PlanTotals> plan_totals(const Study& study, const std::string& results_dir, bool packed) {
-  PlanTotals totals{
-      requested_cost(study.runs),
-      results::estimate_cost(study.runs, results::load_measured_run_times(results_dir)),
-      std::nullopt, ""};
+  const auto measured = results::load_measured_run_times(results_dir);
+  PlanTotals totals{requested_cost(study.runs), results::estimate_cost(study.runs, measured),
+                    std::nullopt, ""};
   if (!packed) return totals;
-  const PackingInputs inputs = packing_inputs(study, results_dir);
+  const PackingInputs inputs = packing_inputs(study, measured);
   auto allocations = plan_study_allocations(study, inputs);
   if (!allocations) return allocations.status();
   totals.requested = sched::requested_packed_cost(*allocations);

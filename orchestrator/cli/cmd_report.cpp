@@ -17,16 +17,17 @@ int write_site(const std::string& site_dir, const ParsedArgs& parsed) {
   results::SiteOptions options;
   options.results_dir = parsed.value_or("--results-dir", campaign::default_results_dir());
   options.output_dir = site_dir;
+  const auto databases = results::site_databases(options.results_dir);
   if (!parsed.has("--no-ingest")) {
-    for (const std::string& database : results::site_databases(options.results_dir)) {
-      if (auto ingested = results::ingest_study(database); !ingested) {
-        std::fprintf(stderr, "scalestudy report: %s: %s\n", database.c_str(),
+    for (const results::StudyDatabase& database : databases) {
+      if (auto ingested = results::ingest_study(database.path); !ingested) {
+        std::fprintf(stderr, "scalestudy report: %s: %s\n", database.path.c_str(),
                      ingested.status().message().c_str());
         return kExitFailure;
       }
     }
   }
-  auto site = results::write_results_site(options);
+  auto site = results::write_results_site(options, databases);
   if (!site) {
     std::fprintf(stderr, "scalestudy report: %s\n", site.status().message().c_str());
     return kExitEnvironment;

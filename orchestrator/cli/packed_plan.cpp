@@ -1,7 +1,6 @@
 #include "orchestrator/cli/packed_plan.hpp"
 
 #include "orchestrator/common/process_runner.hpp"
-#include "orchestrator/results/analysis/cost_estimate.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 
 namespace scalestudy::cli {
@@ -15,10 +14,10 @@ std::vector<const RunSpec*> run_pointers(const Study& study) {
 
 }  // namespace
 
-PackingInputs packing_inputs(const Study& study, const std::string& results_dir) {
+PackingInputs packing_inputs(const Study& study,
+                             const std::vector<results::MeasuredRunTime>& measured) {
   PackingInputs inputs;
-  inputs.measured_run_s =
-      results::measured_run_seconds(study.runs, results::load_measured_run_times(results_dir));
+  inputs.measured_run_s = results::measured_run_seconds(study.runs, measured);
   if (common::find_on_path("scontrol")) {
     auto answer = common::run_process({{"scontrol", "show", "partition", "-o"}, {}, 10'000});
     if (answer && answer->succeeded()) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "orchestrator/results/analysis/cost_estimate.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/study/study.hpp"
 
@@ -21,7 +22,9 @@ struct PackingInputs {
   bool partitions_read = false;  // scontrol answered
 };
 
-PackingInputs packing_inputs(const Study& study, const std::string& results_dir);
+// `measured`: results::load_measured_run_times of the results dir.
+PackingInputs packing_inputs(const Study& study,
+                             const std::vector<results::MeasuredRunTime>& measured);
 
 Result<std::vector<sched::PackedAllocationPlan>> plan_study_allocations(
     const Study& study, const PackingInputs& inputs);

@@ -17,19 +17,6 @@
 namespace scalestudy::cli {
 namespace {
 
-// "--input-bound-pct 3" and friends: a number, when given.
-Result<std::optional<double>> number_option(const ParsedArgs& parsed, const std::string& name) {
-  auto text = parsed.value(name);
-  if (!text) return std::optional<double>();
-  try {
-    size_t used = 0;
-    const double value = std::stod(*text, &used);
-    if (used == text->size()) return std::optional<double>(value);
-  } catch (const std::exception&) {
-  }
-  return Status::error(name + " takes a number, got '" + *text + "'");
-}
-
 Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
                                               const std::string& results_dir) {
   results::ReportOptions options;
@@ -44,7 +31,7 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
       {"--target-gain-pct", &results::ReportOptions::target_gain_pct},
       {"--target-acc", &results::ReportOptions::target_acc}};
   for (const auto& [name, member] : numbers) {
-    auto value = number_option(parsed, name);
+    auto value = parsed.number_value(name);
     if (!value) return value.status();
     options.*member = *value;
   }

@@ -291,7 +291,9 @@ std::optional<std::vector<SubmitSession>> make_submit_sessions(const char* comma
                                                                int& exit_code) {
   const sched::SchedulerOptionValues values = scheduler_option_values(parsed);
   std::optional<PackingInputs> packing;
-  if (is_packed(parsed, study)) packing = packing_inputs(study, results_dir);
+  if (is_packed(parsed, study)) {
+    packing = packing_inputs(study, results::load_measured_run_times(results_dir));
+  }
   const PackingInputs* packing_given = packing ? &*packing : nullptr;
   std::string campaign_name;
   auto faults = check_before_scheduling(command, parsed, study, values, packing_given,

@@ -116,6 +116,11 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_allocations(
     return makespan_s(member_nodes, member_seconds, concurrent);
   };
   std::vector<PackedAllocationPlan> allocations;
+  // Without a cap nothing is split: one allocation, its schedule simulated once.
+  if (!cap) {
+    if (!order.empty()) allocations.push_back({order, 1, 0, makespan_of(order), 0});
+    order.clear();
+  }
   for (size_t index : order) {
     const RunSpec& run = *runs[index];
     if (!fits(seconds[index], 1, cap)) {

@@ -79,8 +79,7 @@ double share(int part, int whole) {
 
 std::string otava_python() {
   if (const char* given = std::getenv("SCALESTUDY_OTAVA_PYTHON")) return given;
-  const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
-  return std::string(source != nullptr ? source : ".") + "/.deps/otava-venv/bin/python";
+  return testing::source_dir() + "/.deps/otava-venv/bin/python";
 }
 
 // Equal to 1e-6 relative, or both below 1e-300 (p-values that underflow).
@@ -100,13 +99,11 @@ nlohmann::json otava_change_points(const std::string& python,
                             {"series", nlohmann::json::array()}};
   for (const auto& series : all) request["series"].push_back(series.values);
   std::ofstream(dir / "request.json") << request.dump();
-  const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");
-  auto answered = common::run_process(
-      {{python,
-        std::string(source != nullptr ? source : ".") + "/tests/results/otava_change_points.py",
-        (dir / "request.json").string(), (dir / "answer.json").string()},
-       {},
-       600'000});
+  auto answered =
+      common::run_process({{python, testing::source_dir() + "/tests/results/otava_change_points.py",
+                            (dir / "request.json").string(), (dir / "answer.json").string()},
+                           {},
+                           600'000});
   REQUIRE(answered.is_ok());
   INFO(answered->stderr_text);
   REQUIRE(answered->succeeded());

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -215,9 +216,13 @@ TEST_CASE("slurmrestd's accounting answer gives the same packed run states") {
 }
 
 TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of steps") {
+  // A 2-node run, then 1-node runs two at a time: how long they take depends on which
+  // pairs up, so a plan simulated in another order than the wrapper's would differ.
   fs::path dir = testing::scratch_dir("packed_plan_order");
-  auto runs = ladder(dir);
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].spec.slurm.time_limit_minutes = 1 + int(i) * 2;
+  std::vector<PreparedRun> runs = {prepared(dir, "wide", 2)};
+  for (int i = 0; i < 6; ++i) runs.push_back(prepared(dir, "narrow" + std::to_string(i), 1));
+  const int minutes[] = {1, 2, 13, 3, 21, 5, 8};
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].spec.slurm.time_limit_minutes = minutes[i];
   std::vector<const RunSpec*> specs;
   for (const PreparedRun& run : runs) specs.push_back(&run.spec);
   auto plans = plan_packed_sweep(specs, {}, true, {});
@@ -234,4 +239,8 @@ TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of
     seconds.push_back(run->spec.slurm.time_limit_minutes * 60);
   }
   CHECK(makespan_s(nodes, seconds, true) == plans->front().estimated_s);
+  // The fixture tells orders apart: the 1-node runs the other way round take longer or less.
+  std::reverse(nodes.begin() + 1, nodes.end());
+  std::reverse(seconds.begin() + 1, seconds.end());
+  CHECK(makespan_s(nodes, seconds, true) != plans->front().estimated_s);
 }

@@ -21,6 +21,12 @@ inline std::string binary_dir() {
   return std::string(dir != nullptr ? dir : ".") + "/bin";
 }
 
+// The source tree (CTest's SCALESTUDY_SOURCE_DIR), else the working directory.
+inline std::string source_dir() {
+  const char* dir = std::getenv("SCALESTUDY_SOURCE_DIR");
+  return dir != nullptr ? dir : ".";
+}
+
 inline std::filesystem::path scratch_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("scalestudy_" + name);
   std::filesystem::remove_all(dir);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/results/report/text_table.hpp"
@@ -10,14 +9,8 @@
 namespace scalestudy::results {
 namespace {
 
-std::string number(double value, const char* format = "%.4g") {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-
 std::string percent(double fraction) {
-  return number(fraction * 100, "%+.1f%%");
+  return format_number(fraction * 100, "%+.1f%%");
 }
 
 // The change that starts at entry `entry` of `series`, when one does.
@@ -44,8 +37,8 @@ std::string describe_differences(const HistoryChange& change, size_t most) {
 std::string change_cell(const HistoryChange* change) {
   if (change == nullptr) return "";
   return std::string(change->slower ? "slower " : "faster ") +
-         percent(change->stats.forward_change()) + " (p=" + number(change->stats.pvalue, "%.2g") +
-         ")";
+         percent(change->stats.forward_change()) +
+         " (p=" + format_number(change->stats.pvalue, "%.2g") + ")";
 }
 
 Table history_table(const StudyHistory& history) {
@@ -59,8 +52,8 @@ Table history_table(const StudyHistory& history) {
       const CampaignInfo& campaign = history.campaigns[entry.campaign];
       table.rows.push_back({series.point, series.system, campaign.name,
                             campaign.created_at.substr(0, 10), entry.commit.substr(0, 12),
-                            number(entry.value),
-                            entry.ci95_half_width ? number(*entry.ci95_half_width) : "-",
+                            format_number(entry.value),
+                            entry.ci95_half_width ? format_number(*entry.ci95_half_width) : "-",
                             change_cell(change_at(series, i))});
     }
   }
@@ -76,22 +69,23 @@ std::string change_lines(const StudyHistory& history, const std::vector<OpenRegr
       text +=
           "change point: " + series.point + (series.system.empty() ? "" : " on " + series.system) +
           " from campaign " + history.campaigns[series.entries[change.entry].campaign].name + ": " +
-          number(change.stats.mean_before) + " -> " + number(change.stats.mean_after) + " (" +
-          percent(change.stats.forward_change()) + ", p=" + number(change.stats.pvalue, "%.2g") +
+          format_number(change.stats.mean_before) + " -> " +
+          format_number(change.stats.mean_after) + " (" + percent(change.stats.forward_change()) +
+          ", p=" + format_number(change.stats.pvalue, "%.2g") +
           "); differs: " + describe_differences(change, 3) + "\n";
     }
   }
   if (open.empty()) {
     text += "no open regression (newest segment slower by more than " +
-            number(threshold_pct, "%g") + "%)\n";
+            format_number(threshold_pct, "%g") + "%)\n";
   }
   for (const OpenRegression& regression : open) {
     const HistorySeries& series = history.series[regression.series];
     text +=
         "open regression: " + series.point + (series.system.empty() ? "" : " on " + series.system) +
-        " " + number(regression.change_pct, "%+.1f") + "% since campaign " +
+        " " + format_number(regression.change_pct, "%+.1f") + "% since campaign " +
         history.campaigns[series.entries[series.changes[regression.change].entry].campaign].name +
-        " (threshold " + number(threshold_pct, "%g") + "%)\n";
+        " (threshold " + format_number(threshold_pct, "%g") + "%)\n";
   }
   return text;
 }
@@ -184,39 +178,44 @@ std::string series_svg(const StudyHistory& history, const HistorySeries& series)
   auto y_of = [&](double value) {
     return kTop + (high - value) / (high - low) * (kHeight - kTop - kBottom);
   };
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + number(kWidth, "%g") +
-                    "\" height=\"" + number(kHeight, "%g") + "\" role=\"img\" aria-label=\"" +
-                    html_escape(series.point) + "\">\n";
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    format_number(kWidth, "%g") + "\" height=\"" + format_number(kHeight, "%g") +
+                    "\" role=\"img\" aria-label=\"" + html_escape(series.point) + "\">\n";
   svg += "<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg += "<line x1=\"" + number(kLeft, "%g") + "\" y1=\"" + number(kHeight - kBottom, "%g") +
-         "\" x2=\"" + number(kWidth - kRight, "%g") + "\" y2=\"" + number(kHeight - kBottom, "%g") +
-         "\" stroke=\"#444\"/>\n";
+  svg += "<line x1=\"" + format_number(kLeft, "%g") + "\" y1=\"" +
+         format_number(kHeight - kBottom, "%g") + "\" x2=\"" +
+         format_number(kWidth - kRight, "%g") + "\" y2=\"" +
+         format_number(kHeight - kBottom, "%g") + "\" stroke=\"#444\"/>\n";
   for (double tick : {low + pad, high - pad}) {
-    svg += "<text x=\"" + number(kLeft - 6, "%g") + "\" y=\"" + number(y_of(tick) + 4, "%.1f") +
-           "\" font-size=\"11\" text-anchor=\"end\">" + number(tick) + "</text>\n";
+    svg += "<text x=\"" + format_number(kLeft - 6, "%g") + "\" y=\"" +
+           format_number(y_of(tick) + 4, "%.1f") + "\" font-size=\"11\" text-anchor=\"end\">" +
+           format_number(tick) + "</text>\n";
   }
   for (const HistoryChange& change : series.changes) {
     const double x = (x_of(change.entry - 1) + x_of(change.entry)) / 2;
-    svg += "<line class=\"change-point\" x1=\"" + number(x, "%.1f") + "\" y1=\"" +
-           number(kTop, "%g") + "\" x2=\"" + number(x, "%.1f") + "\" y2=\"" +
-           number(kHeight - kBottom, "%g") + "\" stroke=\"#c00\" stroke-dasharray=\"5,3\"/>\n";
+    svg += "<line class=\"change-point\" x1=\"" + format_number(x, "%.1f") + "\" y1=\"" +
+           format_number(kTop, "%g") + "\" x2=\"" + format_number(x, "%.1f") + "\" y2=\"" +
+           format_number(kHeight - kBottom, "%g") +
+           "\" stroke=\"#c00\" stroke-dasharray=\"5,3\"/>\n";
   }
   std::string path;
   for (size_t i = 0; i < count; ++i) {
     const HistoryEntry& entry = series.entries[i];
     const double x = x_of(i), y = y_of(entry.value);
-    path += (i == 0 ? "M" : " L") + number(x, "%.1f") + "," + number(y, "%.1f");
+    path += (i == 0 ? "M" : " L") + format_number(x, "%.1f") + "," + format_number(y, "%.1f");
     if (entry.ci95_half_width) {
-      svg += "<line x1=\"" + number(x, "%.1f") + "\" y1=\"" +
-             number(y_of(entry.value - *entry.ci95_half_width), "%.1f") + "\" x2=\"" +
-             number(x, "%.1f") + "\" y2=\"" +
-             number(y_of(entry.value + *entry.ci95_half_width), "%.1f") + "\" stroke=\"#555\"/>\n";
+      svg += "<line x1=\"" + format_number(x, "%.1f") + "\" y1=\"" +
+             format_number(y_of(entry.value - *entry.ci95_half_width), "%.1f") + "\" x2=\"" +
+             format_number(x, "%.1f") + "\" y2=\"" +
+             format_number(y_of(entry.value + *entry.ci95_half_width), "%.1f") +
+             "\" stroke=\"#555\"/>\n";
     }
-    svg += "<circle cx=\"" + number(x, "%.1f") + "\" cy=\"" + number(y, "%.1f") +
+    svg += "<circle cx=\"" + format_number(x, "%.1f") + "\" cy=\"" + format_number(y, "%.1f") +
            "\" r=\"4\" fill=\"#1f5fa8\"><title>" +
-           html_escape(history.campaigns[entry.campaign].name + ": " + number(entry.value)) +
+           html_escape(history.campaigns[entry.campaign].name + ": " + format_number(entry.value)) +
            "</title></circle>\n";
-    svg += "<text x=\"" + number(x, "%.1f") + "\" y=\"" + number(kHeight - kBottom + 16, "%g") +
+    svg += "<text x=\"" + format_number(x, "%.1f") + "\" y=\"" +
+           format_number(kHeight - kBottom + 16, "%g") +
            "\" font-size=\"10\" text-anchor=\"middle\">" +
            html_escape(history.campaigns[entry.campaign].name.substr(0, 14)) + "</text>\n";
   }
@@ -236,15 +235,15 @@ std::string history_html(const StudyHistory& history, const std::vector<OpenRegr
       " over " + std::to_string(history.campaigns.size()) +
       " campaigns; change points by E-Divisive means with Student's t (window " +
       std::to_string(history.detector.window_len) + ", p &lt; " +
-      html_escape(number(history.detector.max_pvalue, "%g")) + ").</p>\n";
+      html_escape(format_number(history.detector.max_pvalue, "%g")) + ").</p>\n";
   for (const OpenRegression& regression : open) {
     html += "<p class=\"regression\">open regression: " +
             html_escape(history.series[regression.series].point +
                         (history.series[regression.series].system.empty()
                              ? ""
                              : " on " + history.series[regression.series].system)) +
-            " " + html_escape(number(regression.change_pct, "%+.1f")) + "% (threshold " +
-            html_escape(number(threshold_pct, "%g")) + "%)</p>\n";
+            " " + html_escape(format_number(regression.change_pct, "%+.1f")) + "% (threshold " +
+            html_escape(format_number(threshold_pct, "%g")) + "%)</p>\n";
   }
   for (const HistorySeries& series : history.series) {
     html += "<h2>" + html_escape(series.point) +

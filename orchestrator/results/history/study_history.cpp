@@ -39,12 +39,17 @@ CampaignInfo campaign_of(sqlite::Database& db, const std::string& path) {
 
 }  // namespace
 
+std::optional<std::string> database_study(const std::string& path) {
+  auto db = open_study_database_for_reading(path);
+  if (!db) return std::nullopt;
+  return single_text(*db, "SELECT name FROM study");
+}
+
 std::vector<CampaignInfo> study_campaigns(const std::string& results_dir, const std::string& study,
                                           const std::string& since) {
   std::vector<CampaignInfo> campaigns;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(results_dir, error)) {
-    const std::string file = entry.path().filename().string();
     if (entry.path().extension() != ".sqlite") continue;
     const std::string stem = entry.path().stem().string();
     if (stem != study && stem.rfind(study + "@", 0) != 0) continue;
@@ -164,18 +169,14 @@ bool higher_is_better(HistoryMetric metric) {
   return metric != HistoryMetric::kTimeToTarget;
 }
 
-Result<StudyHistory> load_study_history(const std::string& results_dir, const std::string& study,
-                                        const HistoryOptions& options) {
+Result<StudyHistory> load_study_history(std::vector<CampaignInfo> campaigns,
+                                        const std::string& study, const HistoryOptions& options) {
+  if (campaigns.empty()) return Status::error("no campaign of study '" + study + "'");
   StudyHistory history;
   history.study = study;
   history.metric = options.metric;
   history.detector = options.detector;
-  history.campaigns = study_campaigns(results_dir, study, options.since);
-  if (history.campaigns.empty()) {
-    return Status::error("no campaign of study '" + study + "' under " + results_dir +
-                         (options.since.empty() ? "" : " since " + options.since) +
-                         " (submit it first, or pass --results-dir)");
-  }
+  history.campaigns = std::move(campaigns);
   // Series by point and system, in label order; each entry's provenance beside it.
   std::map<std::pair<std::string, std::string>, std::pair<HistorySeries, EntryProvenance>> found;
   for (size_t index = 0; index < history.campaigns.size(); ++index) {

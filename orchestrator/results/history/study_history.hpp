@@ -25,7 +25,6 @@ bool higher_is_better(HistoryMetric metric);
 struct HistoryOptions {
   HistoryMetric metric = HistoryMetric::kThroughput;
   std::string point;  // only points whose label contains this; empty: all
-  std::string since;  // only campaigns made on or after this ISO date; empty: all
   ChangePointSettings detector;
 };
 
@@ -72,13 +71,18 @@ struct StudyHistory {
   std::vector<std::string> warnings;
 };
 
+// The study a database holds (its study row's name); nothing for a file that is not a
+// study database.
+std::optional<std::string> database_study(const std::string& path);
+
 // The study's databases under `results_dir`: <study>.sqlite and <study>@*.sqlite whose study
 // row names it, oldest campaign first, none made before `since` (an ISO date; "" for all).
 std::vector<CampaignInfo> study_campaigns(const std::string& results_dir, const std::string& study,
                                           const std::string& since = "");
 
-Result<StudyHistory> load_study_history(const std::string& results_dir, const std::string& study,
-                                        const HistoryOptions& options);
+// The history over `campaigns` (study_campaigns', at least one).
+Result<StudyHistory> load_study_history(std::vector<CampaignInfo> campaigns,
+                                        const std::string& study, const HistoryOptions& options);
 
 // A series measured by the newest campaign whose newest segment is slower than the one
 // before it by more than `threshold_pct`: the regression is open (`history --check` exits 1).

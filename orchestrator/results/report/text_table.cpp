@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace scalestudy::results {
 namespace {
@@ -150,6 +151,12 @@ std::string csv_line(const std::vector<std::string>& cells) {
   std::string text;
   for (size_t c = 0; c < cells.size(); ++c) text += (c ? "," : "") + csv_field(cells[c]);
   return text + "\n";
+}
+
+std::string format_number(double value, const char* format) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
 }
 
 }  // namespace scalestudy::results

@@ -1,7 +1,6 @@
 #include "orchestrator/results/site/results_site.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -20,15 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The name in a study database's study row; nothing for other files.
-std::optional<std::string> study_name_of(const std::string& path) {
-  auto db = open_study_database_for_reading(path);
-  if (!db) return std::nullopt;
-  auto rows = db->query("SELECT name FROM study");
-  if (!rows || rows->empty()) return std::nullopt;
-  return sqlite::to_string(rows->front()[0]);
-}
-
 Status write_page(const fs::path& path, const std::string& text) {
   std::error_code error;
   fs::create_directories(path.parent_path(), error);
@@ -42,12 +32,6 @@ Result<Report> report_of(const std::string& database_path) {
   auto db = open_study_database_for_reading(database_path);
   if (!db) return db.status();
   return build_report(*db);
-}
-
-std::string number(double value, const char* format) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
 }
 
 // What the index says of one study.
@@ -69,7 +53,7 @@ std::string efficiency_at_largest_scale(const Report& report) {
     }
   }
   return largest == nullptr ? "-"
-                            : number(*largest->efficiency * 100, "%.1f") +
+                            : format_number(*largest->efficiency * 100, "%.1f") +
                                   " % at N=" + std::to_string(largest->world_size);
 }
 
@@ -105,7 +89,7 @@ Result<StudyEntry> write_study_pages(const SiteOptions& options, const std::stri
                                      SiteOutcome& outcome) {
   StudyEntry entry;
   entry.name = study;
-  auto history = load_study_history(options.results_dir, study, {});
+  auto history = load_study_history(study_campaigns(options.results_dir, study), study, {});
   if (!history) return history.status();
   const std::vector<CampaignInfo>& campaigns = history->campaigns;
   entry.campaigns = campaigns.size();
@@ -115,7 +99,7 @@ Result<StudyEntry> write_study_pages(const SiteOptions& options, const std::stri
   for (const OpenRegression& regression : open) {
     const HistorySeries& series = history->series[regression.series];
     entry.regression += (entry.regression.empty() ? "" : "; ") + series.point + " " +
-                        number(regression.change_pct, "%+.1f") + " %";
+                        format_number(regression.change_pct, "%+.1f") + " %";
   }
   // The study's newest change point, of whichever point.
   std::optional<size_t> newest_change;
@@ -126,7 +110,7 @@ Result<StudyEntry> write_study_pages(const SiteOptions& options, const std::stri
     if (newest_change && campaign <= *newest_change) continue;
     newest_change = campaign;
     entry.trend = series.point + ": " + (last.slower ? "slower " : "faster ") +
-                  number(last.stats.forward_change() * 100, "%+.1f") + " % from " +
+                  format_number(last.stats.forward_change() * 100, "%+.1f") + " % from " +
                   campaigns[campaign].name;
   }
   const fs::path dir = fs::path(options.output_dir) / "studies" / study;
@@ -166,22 +150,24 @@ Result<StudyEntry> write_study_pages(const SiteOptions& options, const std::stri
 
 }  // namespace
 
-std::vector<std::string> site_databases(const std::string& results_dir) {
-  std::vector<std::string> paths;
+std::vector<StudyDatabase> site_databases(const std::string& results_dir) {
+  std::vector<StudyDatabase> databases;
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(results_dir, error)) {
     if (entry.path().extension() != ".sqlite") continue;
-    if (study_name_of(entry.path().string())) paths.push_back(entry.path().string());
+    if (auto study = database_study(entry.path().string())) {
+      databases.push_back({entry.path().string(), *study});
+    }
   }
-  std::sort(paths.begin(), paths.end());
-  return paths;
+  std::sort(databases.begin(), databases.end(),
+            [](const StudyDatabase& a, const StudyDatabase& b) { return a.path < b.path; });
+  return databases;
 }
 
-Result<SiteOutcome> write_results_site(const SiteOptions& options) {
+Result<SiteOutcome> write_results_site(const SiteOptions& options,
+                                       const std::vector<StudyDatabase>& databases) {
   std::set<std::string> studies;
-  for (const std::string& path : site_databases(options.results_dir)) {
-    if (auto name = study_name_of(path)) studies.insert(*name);
-  }
+  for (const StudyDatabase& database : databases) studies.insert(database.study);
   if (studies.empty()) {
     return Status::error("no study database under " + options.results_dir);
   }

@@ -15,8 +15,11 @@
 
 namespace scalestudy::results {
 
-// Every study database directly under `results_dir`, campaigns included (to ingest first).
-std::vector<std::string> site_databases(const std::string& results_dir);
+// A study database directly under the results dir, campaigns included, and its study.
+struct StudyDatabase {
+  std::string path, study;
+};
+std::vector<StudyDatabase> site_databases(const std::string& results_dir);
 
 struct SiteOptions {
   std::string results_dir, output_dir;
@@ -28,6 +31,8 @@ struct SiteOutcome {
   std::vector<std::string> warnings;
 };
 
-Result<SiteOutcome> write_results_site(const SiteOptions& options);
+// The site of the studies `databases` hold (site_databases', ingested).
+Result<SiteOutcome> write_results_site(const SiteOptions& options,
+                                       const std::vector<StudyDatabase>& databases);
 
 }  // namespace scalestudy::results
