@@ -28,13 +28,8 @@ missing() {
 [ -x "$cuda_home/bin/nvcc" ] ||
   missing "no CUDA toolkit at $cuda_home: install CUDA 13's nvcc and headers, or set CUDA_HOME"
 python=$venv/bin/python
-if ! "$python" -c "import torch, sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" \
-  2>/dev/null; then
-  /usr/bin/python3 -m venv "$venv" ||
-    missing "cannot create a virtual environment at $venv (apt-get install python3-venv)"
-  "$python" -m pip install --quiet "torch==$torch_version" ||
-    missing "cannot install torch==$torch_version from PyPI into $venv"
-fi
+SCALESTUDY_TORCH_VERSION=$torch_version SCALESTUDY_TORCH_VENV=$venv bash scripts/torch-venv.sh ||
+  missing "no torch==$torch_version in $venv (scripts/torch-venv.sh)"
 
 torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
 torch_root=$("$python" -c 'import os, torch; print(os.path.dirname(torch.__file__))')

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format git
   libtorch-dev libyaml-cpp-dev libsqlite3-dev sqlite3 libcurl4-openssl-dev
   libre2-dev libgloo-dev doctest-dev nlohmann-json3-dev libssl-dev zlib1g-dev libturbojpeg0-dev libpng-dev
-  libopenblas0-openmp dataset-fashion-mnist gnuplot-nox python3 python3-torch
+  libopenblas0-openmp dataset-fashion-mnist fortunes gnuplot-nox python3 python3-torch
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
   curl jq procps time chromium
   python3-venv python3-pip shellcheck patchelf

@@ -6,6 +6,8 @@ load_state_dict(strict=True):
 - ResNet18Cifar: harness/models/resnet.cpp (CIFAR stem: 3x3 stride-1, no max-pool)
 - UNet: workloads/ddpm/unet.cpp + unet_blocks.cpp, with its noise schedule
   (noise_schedule.cpp, linear betas)
+- Gpt: scalestudy-lm's decoder-only language model (GPT-2 layout: pre-norm blocks, causal
+  self-attention, tanh-GELU MLP, learned positions, head tied to the token embedding)
 
 Modules register their children in the C++ order, so parameters() (and DDP's buckets) come
 in the same order on both sides.
@@ -223,3 +225,107 @@ class LinearNoiseSchedule:
         signal = self.sqrt_alpha_bars.index_select(0, timesteps).view(shape)
         spread = self.sqrt_one_minus_alpha_bars.index_select(0, timesteps).view(shape)
         return signal * clean + spread * noise
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention: one c_attn projection to q, k, v; c_proj after."""
+
+    def __init__(self, d_model, n_head):
+        super().__init__()
+        if d_model % n_head != 0:
+            raise ValueError(f"d_model {d_model} is not a multiple of n_head {n_head}")
+        self.n_head, self.d_model = n_head, d_model
+        self.c_attn = nn.Linear(d_model, 3 * d_model)
+        self.c_proj = nn.Linear(d_model, d_model)
+        # The causal mask (the lower triangle, cached) is no buffer: the C++ model has none,
+        # so none is in its state, and gloo cannot broadcast a bool buffer when DDP syncs
+        # the module.
+        self.mask = None
+
+    def causal_mask(self, length, device):
+        if self.mask is None or self.mask.size(0) != length or self.mask.device != device:
+            self.mask = torch.ones(length, length, dtype=torch.bool, device=device).tril()
+        return self.mask
+
+    def forward(self, x):
+        batch, length, d_model = x.shape
+        head_dim = d_model // self.n_head
+        q, k, v = self.c_attn(x).split(d_model, dim=2)
+        q = q.view(batch, length, self.n_head, head_dim).transpose(1, 2)
+        k = k.view(batch, length, self.n_head, head_dim).transpose(1, 2)
+        v = v.view(batch, length, self.n_head, head_dim).transpose(1, 2)
+        if hasattr(F, "scaled_dot_product_attention"):  # torch >= 2.0
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(head_dim))
+            att = att.masked_fill(self.causal_mask(length, x.device).logical_not(),
+                                  float("-inf"))
+            y = torch.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(batch, length, d_model))
+
+
+class Mlp(nn.Module):
+    def __init__(self, d_model):
+        super().__init__()
+        self.c_fc = nn.Linear(d_model, 4 * d_model)
+        self.c_proj = nn.Linear(4 * d_model, d_model)
+
+    def forward(self, x):
+        return self.c_proj(F.gelu(self.c_fc(x), approximate="tanh"))
+
+
+class GptBlock(nn.Module):
+    def __init__(self, d_model, n_head):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d_model, eps=1e-5)
+        self.attn = CausalSelfAttention(d_model, n_head)
+        self.ln_2 = nn.LayerNorm(d_model, eps=1e-5)
+        self.mlp = Mlp(d_model)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class Gpt(nn.Module):
+    """scalestudy-lm's decoder-only language model; defaults are its tiny preset on bytes.
+
+    forward(idx [B, T] int64) returns logits [B, T, vocab]; loss(logits, targets) is the
+    mean cross entropy in fp32. No head parameter: the logits use wte.weight (tied). The
+    initialisation (normal 0.02, biases 0, both c_proj weights 0.02 / sqrt(2 n_layer)) only
+    matters when Python runs alone; the side by side loads the C++ side's initial state.
+    """
+
+    def __init__(self, n_layer=4, n_head=4, d_model=128, seq_len=128, vocab=256):
+        super().__init__()
+        self.seq_len, self.vocab = seq_len, vocab
+        self.wte = nn.Embedding(vocab, d_model)
+        self.wpe = nn.Embedding(seq_len, d_model)
+        self.h = nn.ModuleList(GptBlock(d_model, n_head) for _ in range(n_layer))
+        self.ln_f = nn.LayerNorm(d_model, eps=1e-5)
+        for module in self.modules():
+            if isinstance(module, (nn.Linear, nn.Embedding)):
+                nn.init.normal_(module.weight, 0.0, 0.02)
+            if isinstance(module, nn.Linear):
+                nn.init.zeros_(module.bias)
+        for name, parameter in self.named_parameters():
+            if name.endswith("c_proj.weight"):
+                nn.init.normal_(parameter, 0.0, 0.02 / math.sqrt(2 * n_layer))
+
+    def forward(self, idx):
+        length = idx.size(1)
+        if length > self.seq_len:
+            raise ValueError(f"sequence of {length} tokens exceeds seq_len {self.seq_len}")
+        positions = torch.arange(length, dtype=torch.long, device=idx.device)
+        x = self.wte(idx) + self.wpe(positions)
+        for block in self.h:
+            x = block(x)
+        return F.linear(self.ln_f(x), self.wte.weight)
+
+    def loss(self, logits, targets):
+        return F.cross_entropy(logits.float().view(-1, self.vocab), targets.reshape(-1))
+
+
+def gpt(n_layer, n_head, d_model, seq_len, vocab):
+    """The factory of scalestudy-lm's explicit sizes (--n-layer ... --vocab)."""
+    return Gpt(n_layer=n_layer, n_head=n_head, d_model=d_model, seq_len=seq_len, vocab=vocab)

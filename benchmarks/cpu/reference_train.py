@@ -2,12 +2,16 @@
 """PyTorch-Python reference of scalestudy's CPU training step, for side-by-side throughput.
 
 The same step as `scalestudy-train --data-on-device true` (small-cnn on Fashion-MNIST,
-resnet18 on synthetic CIFAR shapes) and `scalestudy-ddpm` (small preset on Fashion-MNIST):
+resnet18 on synthetic CIFAR shapes), `scalestudy-ddpm` (small preset on Fashion-MNIST) and
+`scalestudy-lm` (gpt-tiny: the tiny preset on the bytes of Debian's fortunes):
 the twin models of reference_models.py, the resident data path of
 harness/gpu/device_loader.cpp (uint8 split in memory; per epoch a permutation from the
-same seeded generator; per step index_select, float, scale, shift), the same seeded DDPM
-noise streams, the workloads' default optimizers (SGD lr 0.1 momentum 0.9; for DDPM AdamW lr
-2e-4, betas 0.9/0.999, eps 1e-8; no weight decay; gradients set to none), the
+same seeded generator; per step index_select, float, scale, shift; for gpt-tiny the split
+is the corpus's windows of seq_len + 1 bytes as one-row images whose scale and shift give
+the bytes back, rounded to tokens), the same seeded DDPM noise streams, the workloads' optimizers (SGD lr 0.1
+momentum 0.9; for DDPM AdamW lr 2e-4, betas 0.9/0.999, eps 1e-8, no weight decay; for
+gpt-tiny AdamW lr 3e-4, betas 0.9/0.999, eps 1e-8, weight decay 0.1, the flags
+side_by_side.py gives scalestudy-lm; gradients set to none), the
 loss and correct-count sums the C++ loop keeps, one loss.item() per step, and DDP over gloo
 (25 MB buckets, gradients as bucket views, no per-step buffer broadcast) for several ranks.
 Launched by scalestudy-launch like the C++ side; intra-op threads = cores / local ranks
@@ -19,12 +23,15 @@ device, fp32 without TF32, cuDNN autotuning off): benchmarks/gpu/side_by_side.py
 cross-check the C++ GPU path's first losses from shared weights.
 
 Prints one JSON line on rank 0: images_per_s (all ranks' samples over the slowest rank's
-wall-clock time of the measured steps), losses (rank 0's, every step), threads.
+wall-clock time of the measured steps; for gpt-tiny a sample is one window), losses (rank
+0's, every step), threads, and for gpt-tiny tokens_per_s (images_per_s x seq_len).
 """
 import argparse
 import gzip
 import json
+import math
 import os
+import stat
 import sys
 import time
 
@@ -36,6 +43,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reference_models  # noqa: E402
 
 FASHION_MNIST_ROOT = "/usr/share/datasets/fashion-mnist"
+FORTUNES_ROOT = "/usr/share/games/fortunes"  # Debian's fortunes package
+# scalestudy-lm's tiny preset on bytes.
+GPT_TINY = {"n_layer": 4, "n_head": 4, "d_model": 128, "seq_len": 128, "vocab": 256}
 MASK64 = (1 << 64) - 1
 
 
@@ -77,6 +87,36 @@ def synthetic_train(seed, size=10000, classes=10, shape=(3, 32, 32), noise_stdde
     return images.to(torch.uint8).contiguous(), labels
 
 
+def fortunes_train(root, seq_len, train_samples=0):
+    """scalestudy-lm's `--dataset fortunes` training split as a one-channel image split.
+
+    Every regular file (not a symlink) directly in `root` whose name has no '.', in byte
+    order of the names; the first floor(0.9 * size) bytes of each go to training, in name
+    order. Window i is bytes[i*T : i*T + T + 1] for i < (length - 1) // T (stride T, T + 1
+    bytes each); train_samples > 0 keeps the first that many. Returns uint8 [N, 1, 1, T + 1]
+    and labels (all zero), as workloads/lm/token_corpus.cpp hands them to the image batch
+    loader (with mean 0 and standard deviation 1/255, so the loader's floats are the bytes).
+    """
+    parts = []
+    for name in sorted(os.listdir(os.fsencode(root))):
+        path = os.path.join(os.fsencode(root), name)
+        if b"." in name or not stat.S_ISREG(os.lstat(path).st_mode):
+            continue
+        with open(path, "rb") as stream:
+            data = stream.read()
+        parts.append(data[:math.floor(0.9 * len(data))])
+    corpus = b"".join(parts)
+    windows = (len(corpus) - 1) // seq_len
+    if windows < 1:
+        raise RuntimeError(f"{root}: {len(corpus)} training bytes make no window of {seq_len}")
+    tokens = torch.frombuffer(bytearray(corpus), dtype=torch.uint8)
+    images = tokens.unfold(0, seq_len + 1, seq_len)[:windows]
+    if train_samples > 0:
+        images = images[:train_samples]
+    images = images.contiguous().view(-1, 1, 1, seq_len + 1)
+    return images, torch.zeros(images.size(0), dtype=torch.long)
+
+
 def channel_stats(images):
     """harness/data/image_dataset.cpp: compute_channel_stats."""
     per_channel = images.transpose(0, 1).reshape(images.size(1), -1).double() / 255.0
@@ -114,7 +154,8 @@ class ResidentBatches:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=["small-cnn", "resnet18", "ddpm"], required=True)
+    parser.add_argument("--model", choices=["small-cnn", "resnet18", "ddpm", "gpt-tiny"],
+                        required=True)
     parser.add_argument("--batch-size", type=int, required=True, help="samples per rank per step")
     parser.add_argument("--warmup-steps", type=int, default=5)
     parser.add_argument("--steps", type=int, default=20, help="measured steps after warm-up")
@@ -124,12 +165,19 @@ def main():
     parser.add_argument("--initial-state", default="",
                         help="the C++ side's --dump-initial-state file")
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--lr", type=float, default=0.1,
-                        help="SGD's learning rate (momentum 0.9), as the C++ side's --lr")
+    parser.add_argument("--lr", type=float, default=None,
+                        help="as the C++ side's --lr: SGD's (momentum 0.9; default 0.1), "
+                        "gpt-tiny's AdamW's (default 3e-4); ddpm keeps its 2e-4")
+    parser.add_argument("--weight-decay", type=float, default=0.1,
+                        help="gpt-tiny's AdamW weight decay, as scalestudy-lm's --weight-decay")
+    parser.add_argument("--data-root", default=FORTUNES_ROOT,
+                        help="gpt-tiny: the fortunes folder, as scalestudy-lm's --data-root")
+    parser.add_argument("--train-samples", type=int, default=0,
+                        help="gpt-tiny: keep the first N training windows; 0: all")
     args = parser.parse_args()
     device = torch.device(args.device)
     if device.type == "cuda":
-        if int(os.environ.get("WORLD_SIZE", "1")) > 1 or args.model == "ddpm":
+        if int(os.environ.get("WORLD_SIZE", "1")) > 1 or args.model in ("ddpm", "gpt-tiny"):
             parser.error("--device cuda takes one rank and small-cnn or resnet18")
         torch.backends.cudnn.benchmark = False
         torch.backends.cudnn.allow_tf32 = False
@@ -148,6 +196,10 @@ def main():
         images, labels = synthetic_train(args.seed)
         mean, stddev = channel_stats(images)
         model = reference_models.ResNet18Cifar()
+    elif args.model == "gpt-tiny":
+        images, labels = fortunes_train(args.data_root, GPT_TINY["seq_len"], args.train_samples)
+        mean, stddev = [0.0], [1.0 / 255.0]  # token_plane_stats: the loader gives the bytes
+        model = reference_models.gpt(**GPT_TINY)
     else:
         images, labels = fashion_mnist_train()
         if args.model == "small-cnn":
@@ -168,8 +220,14 @@ def main():
     if args.model == "ddpm":
         optimizer = torch.optim.AdamW(model.parameters(), lr=2e-4, betas=(0.9, 0.999), eps=1e-8,
                                       weight_decay=0)
+    elif args.model == "gpt-tiny":  # the torch::optim::AdamW loop of the C++ CPU path
+        optimizer = torch.optim.AdamW(model.parameters(),
+                                      lr=3e-4 if args.lr is None else args.lr,
+                                      betas=(0.9, 0.999), eps=1e-8,
+                                      weight_decay=args.weight_decay, foreach=False)
     else:
-        optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1 if args.lr is None else args.lr,
+                                    momentum=0.9)
 
     batches = ResidentBatches(images, labels, mean, stddev, args.batch_size * world, rank, world,
                               args.seed)
@@ -178,6 +236,7 @@ def main():
         parser.error(f"{total_steps} steps exceed the epoch's {batches.batches_per_epoch} batches")
     batches.start_epoch(0)
     schedule = reference_models.LinearNoiseSchedule() if args.model == "ddpm" else None
+    language_model = model.module if world > 1 else model
     noise_generator = torch.Generator()
     noise_generator.manual_seed(ddpm_stream_seed(args.seed, 0, rank))
 
@@ -189,7 +248,12 @@ def main():
         if step == args.warmup_steps:
             started = time.perf_counter()
         x, y = batches.batch(step)
-        if schedule is None:
+        if args.model == "gpt-tiny":  # token_corpus.cpp's window_tokens: [B, 1, 1, T+1] -> [B, T+1]
+            tokens = x.round().long().squeeze(2).select(1, 0)
+            logits = model(tokens[:, :-1])
+            loss = language_model.loss(logits, tokens[:, 1:])
+            correct = None
+        elif schedule is None:
             logits = model(x)
             loss = F.cross_entropy(logits, y)
             correct = logits.argmax(1).eq(y).sum()
@@ -216,13 +280,16 @@ def main():
         dist.all_reduce(elapsed, op=dist.ReduceOp.MAX)
         dist.destroy_process_group()
     if rank == 0:
-        print(json.dumps({
-            "images_per_s": args.steps * args.batch_size * world / elapsed.item()
-            if args.steps else 0.0,
+        samples_per_s = args.steps * args.batch_size * world / elapsed.item() if args.steps else 0.0
+        record = {
+            "images_per_s": samples_per_s,
             "losses": losses,
             "threads": threads,
             "torch_version": torch.__version__,
-        }), flush=True)
+        }
+        if args.model == "gpt-tiny":
+            record["tokens_per_s"] = samples_per_s * GPT_TINY["seq_len"]
+        print(json.dumps(record), flush=True)
 
 
 if __name__ == "__main__":

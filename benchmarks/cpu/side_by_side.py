@@ -2,7 +2,10 @@
 """Runs scalestudy's C++ training step and its PyTorch-Python twin (reference_train.py) side by
 side on the CPU, on the same LibTorch, and prints one table: images/s per side, their ratio,
 the C++ side's instrumentation overhead (--instrument true vs false) and the share of its
-wall-clock time its step timers do not see.
+wall-clock time its step timers do not see. Models: small-cnn and resnet18 (scalestudy-train),
+ddpm (scalestudy-ddpm) and gpt-tiny (scalestudy-lm: a decoder-only language model on the bytes
+of Debian's fortunes; a sample is one window of 128 tokens, and a line under the table gives
+its tokens/s = samples/s x 128).
 
 Both sides are launched by scalestudy-launch (DDP over gloo for 2 ranks), use cores / local
 ranks intra-op threads, train from the same weights on the same resident data, and exclude
@@ -16,6 +19,7 @@ cross-check misses; timings are never asserted.
 
 Usage (from the repository root, after building):
   /usr/bin/python3 benchmarks/cpu/side_by_side.py --build-dir build [--repeats 5] [--quick]
+      [--models small-cnn,resnet18,ddpm,gpt-tiny]
 """
 import argparse
 import json
@@ -29,11 +33,24 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CROSS_CHECK_STEPS = 10
-CROSS_CHECK_BATCH = {"small-cnn": 32, "resnet18": 2, "ddpm": 2}  # per rank
+CROSS_CHECK_BATCH = {"small-cnn": 32, "resnet18": 2, "ddpm": 2, "gpt-tiny": 8}  # per rank
 
 # (model, per-rank batch, warm-up steps, measured steps) of the full table and of --quick.
-FULL_CONFIGS = [("small-cnn", 32, 5, 40), ("resnet18", 16, 1, 2), ("ddpm", 8, 1, 2)]
-QUICK_CONFIGS = [("small-cnn", 32, 5, 10), ("resnet18", 2, 1, 1), ("ddpm", 2, 1, 1)]
+FULL_CONFIGS = [("small-cnn", 32, 5, 40), ("resnet18", 16, 1, 2), ("ddpm", 8, 1, 2),
+                ("gpt-tiny", 16, 3, 20)]
+QUICK_CONFIGS = [("small-cnn", 32, 5, 10), ("resnet18", 2, 1, 1), ("ddpm", 2, 1, 1),
+                 ("gpt-tiny", 16, 1, 3)]
+MODELS = [config[0] for config in FULL_CONFIGS]
+BINARY = {"small-cnn": "scalestudy-train", "resnet18": "scalestudy-train",
+          "ddpm": "scalestudy-ddpm", "gpt-tiny": "scalestudy-lm"}
+
+# gpt-tiny: scalestudy-lm's tiny preset (4 layers, 4 heads, d_model 128) on bytes, and the
+# optimizer both sides get (AdamW's betas 0.9/0.999 and eps 1e-8 have no flags: the C++
+# defaults, which reference_train.py passes explicitly).
+FORTUNES_ROOT = "/usr/share/games/fortunes"
+LM_SEQ_LEN = 128
+LM_LR = "3e-4"
+LM_WEIGHT_DECAY = "0.1"
 
 
 def run(command, what):
@@ -45,9 +62,9 @@ def run(command, what):
 
 
 class Sides:
-    def __init__(self, build_dir):
+    def __init__(self, build_dir, models):
         self.bin_dir = os.path.join(build_dir, "bin")
-        for name in ("scalestudy-launch", "scalestudy-train", "scalestudy-ddpm"):
+        for name in ["scalestudy-launch"] + sorted({BINARY[model] for model in models}):
             if not os.access(os.path.join(self.bin_dir, name), os.X_OK):
                 raise RuntimeError(f"{name} is not built in {self.bin_dir}")
 
@@ -59,6 +76,11 @@ class Sides:
         if model == "ddpm":
             workload = [os.path.join(self.bin_dir, "scalestudy-ddpm"), "--preset", "small",
                         "--dataset", "fashion-mnist"]
+        elif model == "gpt-tiny":
+            workload = [os.path.join(self.bin_dir, "scalestudy-lm"), "--preset", "tiny",
+                        "--seq-len", str(LM_SEQ_LEN), "--vocab", "256", "--dataset", "fortunes",
+                        "--data-root", FORTUNES_ROOT, "--optimizer", "adamw", "--lr", LM_LR,
+                        "--weight-decay", LM_WEIGHT_DECAY]
         else:
             dataset = "fashion-mnist" if model == "small-cnn" else "synthetic"
             workload = [os.path.join(self.bin_dir, "scalestudy-train"), "--model", model,
@@ -87,6 +109,9 @@ class Sides:
             sys.executable, os.path.join(HERE, "reference_train.py"), "--model", model,
             "--batch-size", str(batch), "--warmup-steps", str(warmup), "--steps", str(steps),
             "--seed", "0", "--threads", str(threads)]
+        if model == "gpt-tiny":
+            command += ["--data-root", FORTUNES_ROOT, "--lr", LM_LR,
+                        "--weight-decay", LM_WEIGHT_DECAY]
         if initial_state:
             command += ["--initial-state", initial_state]
         output = run(command, f"Python {model}")
@@ -140,6 +165,15 @@ def measure(sides, model, ranks, batch, warmup, steps, repeats, work_dir):
     print(f"| {model} | {ranks} | {batch} | {threads} | {spread(python)} | {spread(cpp)} | "
           f"{ratio(cpp, python)} | {spread(same)} | {ratio(cpp, same)} | {spread(bare)} | "
           f"{spread(overheads, 1)} | {spread(untimed, 1)} |", flush=True)
+    if model != "gpt-tiny":
+        return None
+
+    def tokens(rates):
+        return spread([LM_SEQ_LEN * rate for rate in rates])
+
+    return (f"{model}, {ranks} rank(s), batch {batch}: tokens/s (samples/s x {LM_SEQ_LEN}) "
+            f"Python {tokens(python)}, C++ {tokens(cpp)}, Python at C++'s threads "
+            f"{tokens(same)}, C++ --instrument false {tokens(bare)}")
 
 
 def ratio(numerators, denominators):
@@ -154,7 +188,8 @@ def main():
     parser.add_argument("--build-dir", default="build")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--ranks", default="1,2")
-    parser.add_argument("--models", default="small-cnn,resnet18,ddpm")
+    parser.add_argument("--models", default=",".join(MODELS),
+                        help="comma-separated subset of " + ", ".join(MODELS))
     parser.add_argument("--quick", action="store_true",
                         help="one repeat of short runs at small batches (the ctest entry)")
     parser.add_argument("--loss-tolerance", type=float, default=1e-3)
@@ -162,8 +197,11 @@ def main():
                         help="timing only (when a --quick run of the same build checked)")
     args = parser.parse_args()
 
-    sides = Sides(os.path.abspath(args.build_dir))
     models = args.models.split(",")
+    unknown = [model for model in models if model not in MODELS]
+    if unknown:
+        parser.error(f"--models: unknown {', '.join(unknown)}; valid: {', '.join(MODELS)}")
+    sides = Sides(os.path.abspath(args.build_dir), models)
     configs = [c for c in (QUICK_CONFIGS if args.quick else FULL_CONFIGS) if c[0] in models]
     ranks_list = [int(r) for r in args.ranks.split(",")]
     repeats = 1 if args.quick else args.repeats
@@ -176,18 +214,25 @@ def main():
                 all_ok &= cross_check(sides, model, ranks, CROSS_CHECK_BATCH[model], check_dir,
                                       args.loss_tolerance)
         started = time.time()
+        lm_unit = (f"; gpt-tiny's img/s are windows of {LM_SEQ_LEN} tokens per s (tokens/s "
+                   "below the table)" if "gpt-tiny" in models else "")
         print(f"\n{os.cpu_count()} cores; {repeats} interleaved repeat(s); median [min-max]; "
               "threads = intra-op threads per rank, C++ (its --threads 0 choice)/Python "
-              "(cores / local ranks)")
+              f"(cores / local ranks){lm_unit}")
         print("| model | ranks | batch | threads | Python img/s | C++ img/s | C++/Python | "
               "Python at C++'s threads img/s | C++/Python same threads | "
               "C++ --instrument false img/s | instrumentation overhead % | untimed wall % |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        notes = []
         for ranks in ranks_list:
             for model, batch, warmup, steps in configs:
                 run_dir = os.path.join(work_dir, f"{model}-{ranks}-{batch}")
                 os.makedirs(run_dir)
-                measure(sides, model, ranks, batch, warmup, steps, repeats, run_dir)
+                note = measure(sides, model, ranks, batch, warmup, steps, repeats, run_dir)
+                if note:
+                    notes.append(note)
+        for note in notes:
+            print(note)
         print(f"measured in {time.time() - started:.0f} s")
     if not args.no_cross_check:
         print("cross-check: " + ("passed" if all_ok else "FAILED"))

@@ -12,6 +12,12 @@
 #                        fp32, bf16, fp16, bf16 + CUDA graph, and bf16 through the NCCL
 #                        process group and the bucketer with a world of one; each must
 #                        learn (benchmarks/gpu/check_run.py)
+#   smoke-lm (60 s)      studies/lm-gpt2-small-4xh100.yaml's workload on one GPU: GPT-2
+#                        small on synthetic tokens, bf16, 3 x 20 steps of 16 x 1024 tokens,
+#                        through the NCCL process group of one rank, without and with
+#                        ZeRO-1: both must record tokens/s and finite losses (random tokens
+#                        teach nothing), and every step's loss must be the same in both
+#                        (check_run.py --lm --same-losses-as)
 #   instrument-ab (40 s) --instrument true against false
 #   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
 #                        cross-check (benchmarks/gpu/side_by_side.py)
@@ -33,7 +39,7 @@
 #     --bundle DIR       the prebuilt bundle (default .gpu-bundle)
 #     --build-dir DIR    instead, the binaries of an existing CUDA build folder (bin/)
 #     --build-on-device  first configure and build, Release, into --build-dir (default
-#                        build-cuda-device) the two workloads only: no orchestrator
+#                        build-cuda-device) the three workloads only: no orchestrator
 #                        (-DSCALESTUDY_ORCHESTRATOR=OFF), no suites (doctest is test-only);
 #                        needs SQLite, zlib, libpng and libturbojpeg (pkg-config) headers;
 #                        bounded by 420 s, the rest gets what is left (a second call on the
@@ -108,6 +114,9 @@ if [ "$rehearse" = 1 ]; then
   ab_sizes="--model small-cnn --batch-size 32 --epochs 1 --steps-per-epoch 8 --measure-warmup-steps 2 \
 --val-samples 100"
   ab_label="small-cnn-bf16-b32"
+  lm_sizes="--preset tiny --train-samples 256 --val-samples 16 --batch-size 8 --epochs 2 \
+--steps-per-epoch 4 --measure-warmup-steps 1"
+  lm_label="lm-tiny-bf16 (CPU rehearsal)"
   side_by_side_sizes="--batches 8 --precisions bf16 --repeats 1 --steps 2 --warmup-steps 1 \
 --cross-check-batch 4"
   allreduce_sizes="--max-bytes 1M --iters 5"
@@ -124,6 +133,9 @@ else
   ab_sizes="--model resnet18 --batch-size 128 --epochs 1 --steps-per-epoch 70 \
 --measure-warmup-steps 20"
   ab_label="resnet18-bf16-b128"
+  lm_sizes="--preset small --train-samples 2048 --val-samples 32 --batch-size 16 --epochs 3 \
+--steps-per-epoch 20 --measure-warmup-steps 5 --eval-batch-size 16"
+  lm_label="lm-gpt2-small-bf16-b16"
   side_by_side_sizes="--batches 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15"
   allreduce_sizes="--max-bytes 256M --iters 20 $world_of_one_flag true"
   accuracy_run="--model resnet18 --batch-size 256 --epochs 10 --eval-batch-size 1024 \
@@ -215,7 +227,7 @@ if [ "$build_on_device" = 1 ]; then
 -DNCCL_ROOT=\"\$($python -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])')\" \
 -DCMAKE_CUDA_COMPILER=\${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" || true
   step build 420 "cmake --build $build_dir -j \"\$(nproc)\" --target scalestudy-train \
-scalestudy-allreduce" || true
+scalestudy-lm scalestudy-allreduce" || true
   skip gpu-suites 30 "a build on the device has no suites"
 elif [ -n "$build_dir" ]; then
   step gpu-suites 30 "ctest --test-dir $build_dir -L gpu --output-on-failure" || true
@@ -226,6 +238,15 @@ else
 fi
 smoke fp32 --precision fp32
 smoke bf16 --precision bf16
+# On the GPU through the NCCL process group of one rank, so ZeRO-1's reduce-scatter and
+# all-gather run; a bundle has no gloo process group for the CPU.
+lm_group=""
+[ "$device" = cpu ] || lm_group=" $world_of_one_flag true"
+lm_run="$bin/scalestudy-lm --dataset synthetic $lm_sizes --device $device --data-on-device \
+true --precision bf16$lm_group"
+step smoke-lm 60 "$lm_run --optimizer-sharding none --out-dir $work/runs/lm-none && $lm_run \
+--optimizer-sharding zero1 --out-dir $work/runs/lm && $python $kit/check_run.py $work/runs/lm \
+--label \"$lm_label\" --lm --same-losses-as $work/runs/lm-none >>$work/smoke.md" || true
 if [ "$device" = cuda ]; then
   require_key="--require-key loss_scale_skipped_steps" smoke fp16 --precision fp16
   smoke bf16-graph --precision bf16 --cuda-graph true

@@ -261,3 +261,24 @@ class WarningCollector : public c10::WarningHandler {
 
 }  // namespace scalestudy::compat
 // ---- end collecting warnings -------------------------------------------------------------
+
+// ---- fused attention (owned by workloads/lm) ----------------------------------------------
+// PyTorch 2.0 added scaled_dot_product_attention (flash and memory-efficient kernels on
+// CUDA); LibTorch 1.13 has none, and callers test kHasFusedAttention and take the explicit
+// softmax(QK^T)V path there (the wrapper fails loudly if called).
+namespace scalestudy::compat {
+
+inline constexpr bool kHasFusedAttention = SCALESTUDY_TORCH_AT_LEAST(2, 0);
+
+// Causal attention of q, k, v [B, heads, T, d_head], scaled by 1/sqrt(d_head).
+inline at::Tensor causal_attention(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+#if SCALESTUDY_TORCH_AT_LEAST(2, 0)
+  return at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
+                                          /*is_causal=*/true);
+#else
+  TORCH_CHECK(false, "fused attention needs LibTorch 2.0 or newer");
+#endif
+}
+
+}  // namespace scalestudy::compat
+// ---- end fused attention -----------------------------------------------------------------

@@ -31,6 +31,16 @@ std::unique_ptr<CollectiveWork> SelfCommunicator::allreduce_sum_async(const torc
   return finished_work();
 }
 
+std::unique_ptr<CollectiveWork> Communicator::reduce_scatter_sum_async(const torch::Tensor&,
+                                                                       const torch::Tensor&) {
+  return finished_work(Status::error("the " + backend() + " communicator has no reduce-scatter"));
+}
+
+std::unique_ptr<CollectiveWork> Communicator::all_gather_async(const torch::Tensor&,
+                                                               const torch::Tensor&) {
+  return finished_work(Status::error("the " + backend() + " communicator has no all-gather"));
+}
+
 Status SelfCommunicator::broadcast(const torch::Tensor&, int root_rank) {
   if (root_rank != 0)
     return Status::error("broadcast root " + std::to_string(root_rank) + " outside world of 1");

@@ -54,6 +54,21 @@ class Communicator {
   virtual std::unique_ptr<CollectiveWork> allreduce_sum_async(const torch::Tensor& tensor) = 0;
   // Overwrites `tensor` with root's copy on every rank.
   virtual Status broadcast(const torch::Tensor& tensor, int root_rank) = 0;
+
+  // ZeRO's collectives, for a communicator with a process group (the others fail them).
+  // reduce_scatter_sum_async starts the sum across ranks of `input` (world_size · n
+  // elements), of which this rank receives its n-element slice (rank · n onwards) in
+  // `output`. all_gather_async starts gathering every rank's `input` (n elements) into
+  // `output` (world_size · n) in rank order on every rank; `input` may be output's own slice
+  // at rank · n (in place). Tensors stay alive and untouched until the work's wait().
+  virtual std::unique_ptr<CollectiveWork> reduce_scatter_sum_async(const torch::Tensor& input,
+                                                                   const torch::Tensor& output);
+  virtual std::unique_ptr<CollectiveWork> all_gather_async(const torch::Tensor& output,
+                                                           const torch::Tensor& input);
+  // Whether reduce_scatter_sum_async works: NCCL's does; gloo's from some LibTorch release
+  // on. The first call asks the backend with a collective, so every rank calls it at the
+  // same point; a failure of that collective (a peer) is an error, not a "no".
+  virtual Result<bool> supports_reduce_scatter() { return false; }
   virtual Status barrier() = 0;
 
   // Reduces a few doubles (losses, counts, times) element-wise across ranks, in place.

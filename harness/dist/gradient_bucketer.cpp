@@ -15,6 +15,15 @@ int64_t tensor_bytes(const torch::Tensor& tensor) {
   return tensor.numel() * static_cast<int64_t>(tensor.element_size());
 }
 
+// `parameter`'s place in a flat buffer at `offset`, with the parameter's own strides
+// (channels_last included), so autograd's accumulation and the optimizer see the layout
+// they would without the bucket.
+torch::Tensor view_at(const torch::Tensor& parameter, const torch::Tensor& flat, int64_t offset) {
+  return parameter.is_non_overlapping_and_dense()
+             ? flat.as_strided(parameter.sizes(), parameter.strides(), offset)
+             : flat.narrow(0, offset, parameter.numel()).view(parameter.sizes());
+}
+
 }  // namespace
 
 std::vector<BucketLayout> plan_buckets(const std::vector<torch::Tensor>& parameters,
@@ -60,21 +69,22 @@ void GradientBucketer::allocate_buckets() {
     const std::vector<size_t>& indices = layouts_[b].parameter_indices;
     int64_t elements = 0;
     for (size_t index : indices) elements += parameters_[index].numel();
+    const int64_t shards = options_.shard_gradients ? communicator_.world_size() : 1;
+    elements = (elements + shards - 1) / shards * shards;
     bucket.flat =
         torch::zeros({elements}, parameters_[indices.front()].options().requires_grad(false));
-    int64_t offset = 0;
+    if (options_.shard_gradients) {
+      const int64_t slice = elements / shards;
+      bucket.shard = options_.reduce_scatter
+                         ? torch::zeros({slice}, bucket.flat.options())
+                         : bucket.flat.narrow(0, communicator_.rank() * slice, slice);
+    }
+    bucket.views = views_into(b, bucket.flat);
     for (size_t slot = 0; slot < indices.size(); ++slot) {
       torch::Tensor& parameter = parameters_[indices[slot]];
-      // The parameter's own strides (channels_last included), so autograd's accumulation
-      // and the optimizer see the layout they would without the bucket.
-      torch::Tensor view =
-          parameter.is_non_overlapping_and_dense()
-              ? bucket.flat.as_strided(parameter.sizes(), parameter.strides(), offset)
-              : bucket.flat.narrow(0, offset, parameter.numel()).view(parameter.sizes());
-      offset += parameter.numel();
+      const torch::Tensor& view = bucket.views[slot];
       if (parameter.grad().defined()) view.copy_(parameter.grad());
       parameter.mutable_grad() = view;
-      bucket.views.push_back(std::move(view));
       std::shared_ptr<torch::autograd::Node> accumulator =
           torch::autograd::impl::grad_accumulator(parameter);
       uintptr_t key =
@@ -89,6 +99,16 @@ void GradientBucketer::allocate_buckets() {
     bucket.ready.assign(indices.size(), false);
     bucket.pending = bucket.ready.size();
   }
+}
+
+std::vector<torch::Tensor> GradientBucketer::views_into(size_t b, const torch::Tensor& flat) const {
+  std::vector<torch::Tensor> views;
+  int64_t offset = 0;
+  for (size_t index : layouts_[b].parameter_indices) {
+    views.push_back(view_at(parameters_[index], flat, offset));
+    offset += parameters_[index].numel();
+  }
+  return views;
 }
 
 GradientBucketer::~GradientBucketer() {
@@ -129,9 +149,12 @@ void GradientBucketer::launch_ready_buckets() {
     first_launch_ = std::chrono::steady_clock::now();
   }
   while (next_to_launch_ < buckets_.size() && buckets_[next_to_launch_].pending == 0) {
-    metrics::NvtxRange range(nvtx_, "allreduce", layouts_[next_to_launch_].bytes);
+    const bool scatter = options_.reduce_scatter;
+    metrics::NvtxRange range(nvtx_, scatter ? "reduce_scatter" : "allreduce",
+                             layouts_[next_to_launch_].bytes);
     Bucket& bucket = buckets_[next_to_launch_++];
-    bucket.work = communicator_.allreduce_sum_async(bucket.flat);
+    bucket.work = scatter ? communicator_.reduce_scatter_sum_async(bucket.flat, bucket.shard)
+                          : communicator_.allreduce_sum_async(bucket.flat);
   }
 }
 
@@ -154,7 +177,7 @@ Status GradientBucketer::finish() {
   for (Bucket& bucket : buckets_) {
     if (Status waited = bucket.work->wait(); !waited) return waited;
     bucket.work.reset();
-    bucket.flat.div_(world_size);
+    (options_.reduce_scatter ? bucket.shard : bucket.flat).div_(world_size);
   }
   last_arrival_.span_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_launch_)

@@ -15,8 +15,9 @@
 // (reduces() is false). One rank with a process group (Communicator::communicates()) runs
 // the buckets as many ranks do.
 // With `overlap` false all gradients form one bucket, reduced in finish() after backward.
-// Each bucket's launch is an NVTX range `allreduce` (payload: the bucket's bytes) when a
-// domain is given: on CPU the hooks run on the training thread, so it nests in `backward`,
+// Each bucket's launch is an NVTX range `allreduce` (`reduce_scatter` under ZeRO's
+// reduce-scatter; payload: the bucket's bytes) when a domain is given: on CPU the hooks
+// run on the training thread, so it nests in `backward`,
 // or in `comm_exposed` for the buckets finish() launches; on GPU, on autograd's device thread.
 //
 // Each step's arrival at the all-reduce — when its first bucket launches, every gradient of
@@ -44,6 +45,12 @@ struct BucketerOptions {
   double bucket_cap_mb = 25.0;
   double first_bucket_cap_mb = 1.0;
   bool overlap = true;
+  // ZeRO: every bucket is padded to a multiple of the world size, and finish() leaves this
+  // rank's slice of it averaged (gradient_shard): by reduce-scatter when `reduce_scatter`
+  // (the rest of the bucket then keeps this rank's own, unreduced gradients), else by the
+  // all-reduce (every slice averaged).
+  bool shard_gradients = false;
+  bool reduce_scatter = false;
 };
 
 // One step's all-reduce as this rank saw it (zeros before the first finish()).
@@ -80,7 +87,9 @@ class GradientBucketer {
   // backward instead of the optimizer's zero_grad.
   void start_step();
   // Waits for every bucket's all-reduce (launching those backward did not complete; a
-  // gradient it never produced stays zero) and leaves the averages in .grad.
+  // gradient it never produced stays zero) and leaves the averages in .grad. Under
+  // reduce_scatter only gradient_shard() holds averages: .grad keeps this rank's own
+  // gradients, which nothing may read as the model's.
   Status finish();
 
   // False with the self communicator: the gradients are left to autograd and the optimizer.
@@ -91,9 +100,18 @@ class GradientBucketer {
   // The last finish()'s step; read by the training thread after finish().
   const StepArrival& last_arrival() const { return last_arrival_; }
 
+  // With shard_gradients, where the bucketer reduces: bucket b's padded length, this
+  // rank's averaged slice of it after finish() (a tensor whose storage never changes), and
+  // views of the bucket's parameters (in layout order) into `flat`, a tensor of that length
+  // laid out like the bucket.
+  int64_t bucket_elements(size_t b) const { return buckets_[b].flat.numel(); }
+  const torch::Tensor& gradient_shard(size_t b) const { return buckets_[b].shard; }
+  std::vector<torch::Tensor> views_into(size_t b, const torch::Tensor& flat) const;
+
  private:
   struct Bucket {
     torch::Tensor flat;                // the bucket's contiguous buffer
+    torch::Tensor shard;               // shard_gradients: this rank's slice, averaged
     std::vector<torch::Tensor> views;  // each parameter's gradient in `flat`
     std::vector<bool> ready;
     size_t pending = 0;  // gradients still missing this step

@@ -36,6 +36,13 @@ Status check_layout(const std::string& operation, const torch::Tensor& tensor) {
   return Status::error(operation + " needs a tensor dense in its memory format");
 }
 
+Status check_layouts(const std::string& operation, std::initializer_list<torch::Tensor> tensors) {
+  for (const torch::Tensor& tensor : tensors) {
+    if (Status dense = check_layout(operation, tensor); !dense) return dense;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 class ProcessGroupCommunicator::AsyncWork : public CollectiveWork {
@@ -115,6 +122,59 @@ Status ProcessGroupCommunicator::broadcast(const torch::Tensor& tensor, int root
                         options.rootRank = root_rank;
                         return group_.backend->broadcast(tensors, options);
                       }));
+}
+
+std::unique_ptr<CollectiveWork> ProcessGroupCommunicator::reduce_scatter_sum_async(
+    const torch::Tensor& input, const torch::Tensor& output) {
+  const std::string what = "reduce-scatter";
+  if (Status dense = check_layouts(group_.name + " " + what, {input, output}); !dense) {
+    return finished_work(dense);
+  }
+  auto work = start(what, [&] {
+    at::Tensor in = input, out = output;
+    return group_.backend->_reduce_scatter_base(out, in);
+  });
+  if (!work) return finished_work(work.status());
+  return std::make_unique<AsyncWork>(*this, std::move(*work), what);
+}
+
+// NCCL gathers into one flat buffer (in place when `input` is output's own slice); gloo
+// has only the list form, whose outputs are views of the flat buffer here.
+std::unique_ptr<CollectiveWork> ProcessGroupCommunicator::all_gather_async(
+    const torch::Tensor& output, const torch::Tensor& input) {
+  const std::string what = "all-gather";
+  if (Status dense = check_layouts(group_.name + " " + what, {input, output}); !dense) {
+    return finished_work(dense);
+  }
+  auto work = start(what, [&] {
+    at::Tensor in = input, out = output;
+    if (group_.name == "nccl") return group_.backend->_allgather_base(out, in);
+    const int64_t n = in.numel();
+    std::vector<std::vector<at::Tensor>> outputs(1);
+    for (int r = 0; r < world_size(); ++r) outputs[0].push_back(out.narrow(0, r * n, n));
+    std::vector<at::Tensor> inputs{in};
+    return group_.backend->allgather(outputs, inputs);
+  });
+  if (!work) return finished_work(work.status());
+  return std::make_unique<AsyncWork>(*this, std::move(*work), what);
+}
+
+// A backend without one throws from the call itself, before anything is sent, alike on
+// every rank; one with it runs a two-element collective, whose failure is a peer's.
+Result<bool> ProcessGroupCommunicator::supports_reduce_scatter() {
+  if (reduce_scatter_) return *reduce_scatter_;
+  if (group_.name == "nccl") return *(reduce_scatter_ = true);
+  if (Status failed_before = failure(); !failed_before) return failed_before;
+  at::Tensor in = torch::zeros({world_size()}, torch::TensorOptions().device(group_.device));
+  at::Tensor out = torch::zeros({1}, in.options());
+  c10::intrusive_ptr<c10d::Work> work;
+  try {
+    work = group_.backend->_reduce_scatter_base(out, in);
+  } catch (const std::exception&) {
+    return *(reduce_scatter_ = false);
+  }
+  if (Status waited = wait_bounded("reduce-scatter probe", work); !waited) return waited;
+  return *(reduce_scatter_ = true);
 }
 
 Status ProcessGroupCommunicator::barrier() {

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
@@ -60,6 +61,11 @@ class ProcessGroupCommunicator : public Communicator {
 
   std::unique_ptr<CollectiveWork> allreduce_sum_async(const torch::Tensor& tensor) override;
   Status broadcast(const torch::Tensor& tensor, int root_rank) override;
+  std::unique_ptr<CollectiveWork> reduce_scatter_sum_async(const torch::Tensor& input,
+                                                           const torch::Tensor& output) override;
+  std::unique_ptr<CollectiveWork> all_gather_async(const torch::Tensor& output,
+                                                   const torch::Tensor& input) override;
+  Result<bool> supports_reduce_scatter() override;
   Status barrier() override;
 
   // The c10d backend and its device, for code that drives it directly (the raw NCCL
@@ -85,7 +91,8 @@ class ProcessGroupCommunicator : public Communicator {
   std::string store_kind_;
   std::chrono::milliseconds timeout_;
   mutable std::mutex mutex_;
-  Status failure_;  // the first peer failure; guarded by mutex_
+  Status failure_;                      // the first peer failure; guarded by mutex_
+  std::optional<bool> reduce_scatter_;  // supports_reduce_scatter(), once asked
 };
 
 }  // namespace scalestudy::dist

@@ -33,6 +33,9 @@ class ForeachAdamW : public MultiTensorOptimizer {
   void step_unless(const torch::Tensor& found_inf) override;
   void save(torch::serialize::OutputArchive& archive) const override;
   void load(torch::serialize::InputArchive& archive) override;
+  int64_t state_bytes() const override {
+    return bytes_of(exp_avgs_) + bytes_of(exp_avg_sqs_) + bytes_of(step_tensors_);
+  }
 
  private:
   // The parameters that have a gradient this step, with their state.

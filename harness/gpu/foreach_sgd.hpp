@@ -31,6 +31,7 @@ class ForeachSgd : public MultiTensorOptimizer {
   void step_unless(const torch::Tensor& found_inf) override;
   void save(torch::serialize::OutputArchive& archive) const override;
   void load(torch::serialize::InputArchive& archive) override;
+  int64_t state_bytes() const override { return bytes_of(momentum_buffers_); }
 
  private:
   void fused_step(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,

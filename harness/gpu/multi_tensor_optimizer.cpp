@@ -56,4 +56,12 @@ void MultiTensorOptimizer::load_state(torch::serialize::InputArchive& archive,
   }
 }
 
+int64_t MultiTensorOptimizer::bytes_of(const std::vector<torch::Tensor>& state) {
+  int64_t bytes = 0;
+  for (const torch::Tensor& tensor : state) {
+    if (tensor.defined()) bytes += tensor.numel() * static_cast<int64_t>(tensor.element_size());
+  }
+  return bytes;
+}
+
 }  // namespace scalestudy::gpu

@@ -29,6 +29,8 @@ class MultiTensorOptimizer {
   // exist (their addresses stay, for a captured graph) and creates the others.
   virtual void save(torch::serialize::OutputArchive& archive) const = 0;
   virtual void load(torch::serialize::InputArchive& archive) = 0;
+  // Bytes of the optimizer's state tensors (moments, momentum, step counts).
+  virtual int64_t state_bytes() const = 0;
   double lr() const { return lr_; }
   // The rate the kernels read; its storage never changes.
   const torch::Tensor& lr_tensor() const { return lr_tensor_; }
@@ -38,6 +40,8 @@ class MultiTensorOptimizer {
   const std::vector<torch::Tensor>& parameters() const { return parameters_; }
   // Fails (a c10::Error) for a defined `found_inf` without the fused kernels.
   static void check_device_skip_supported(const torch::Tensor& found_inf);
+  // Bytes of the defined tensors of `state`.
+  static int64_t bytes_of(const std::vector<torch::Tensor>& state);
   // State tensors parallel to parameters(), as "<name>_<i>" (undefined ones are skipped);
   // loading copies into defined tensors and creates the others on the parameter's device.
   static void save_state(torch::serialize::OutputArchive& archive, const std::string& name,

@@ -33,9 +33,21 @@ std::optional<size_t> reduced_operand(const std::string& name) {
   return std::nullopt;
 }
 
+// q [..., T, hd], k [..., S, hd]: QK^T and the weighted sum of V are T·S·hd MACs each per
+// head, 2·S per element of the output [..., T, hd].
+std::unique_ptr<at::ObserverContext> attention_context(const at::RecordFunction& fn) {
+  const auto inputs = fn.inputs();
+  if (inputs.size() < 2 || !inputs[1].isTensor()) return nullptr;
+  auto context = std::make_unique<MacsPerOutput>();
+  context->macs_per_output = 2 * inputs[1].toTensor().size(-2);
+  ++counted_depth;
+  return context;
+}
+
 std::unique_ptr<at::ObserverContext> on_op_start(const at::RecordFunction& fn) {
   if (active_cost == nullptr || counted_depth > 0) return nullptr;
   const std::string name = compat::recorded_op_name(fn);
+  if (name == "aten::scaled_dot_product_attention") return attention_context(fn);
   const bool is_conv = name == "aten::convolution";
   const std::optional<size_t> operand = is_conv ? std::nullopt : reduced_operand(name);
   if (!is_conv && !operand) return nullptr;
@@ -99,21 +111,23 @@ Result<ForwardCost> forward_cost_per_sample(torch::nn::AnyModule& module,
   if (sample_shape.size() != 3) {
     return Status::error("forward cost: sample shape must be {C, H, W}");
   }
+  std::vector<int64_t> batch_shape = {1};
+  batch_shape.insert(batch_shape.end(), sample_shape.begin(), sample_shape.end());
+  return forward_cost_of(module, torch::zeros(batch_shape));
+}
+
+Result<ForwardCost> forward_cost_of(torch::nn::AnyModule& module, const torch::Tensor& input) {
   std::shared_ptr<torch::nn::Module> root = module.ptr();
   const std::vector<torch::Tensor> parameters = root->parameters();
   const torch::Device device =
       parameters.empty() ? torch::Device(torch::kCPU) : parameters.front().device();
-  std::vector<int64_t> batch_shape = {1};
-  batch_shape.insert(batch_shape.end(), sample_shape.begin(), sample_shape.end());
-  const torch::Tensor input = torch::zeros(batch_shape, torch::TensorOptions().device(device));
-
   const bool was_training = root->is_training();
   root->eval();
   ForwardCost cost;
   try {
     torch::NoGradGuard no_grad;
     CostObserver observer(&cost);
-    module.forward(input);
+    module.forward(input.to(device));
   } catch (const c10::Error& error) {
     root->train(was_training);
     return Status::error(std::string("forward cost: the forward pass failed: ") +

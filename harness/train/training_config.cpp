@@ -58,6 +58,10 @@ void declare_training_flags(Flags& flags) {
   flags.declare("bucket-cap-mb", "25", "gradient bucket size for the all-reduce").number(0);
   flags.declare("overlap", "true", "all-reduce buckets during backward (false: one after)")
       .boolean();
+  flags
+      .declare("optimizer-sharding", "none",
+               "none | zero1 (each rank keeps 1/N of the optimizer state, ZeRO stage 1)")
+      .one_of({"none", "zero1"});
   flags.declare("instrument", "true", "per-phase timing and NVTX ranges").boolean();
   flags.declare("profile-steps", "",
                 "FROM:TO: cudaProfilerStart before global step FROM, Stop before TO; empty: none");
@@ -141,6 +145,7 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.schedule.gamma, [&] { return flags.get_double("gamma"); });
   read(status, config.bucket_cap_mb, [&] { return flags.get_double("bucket-cap-mb"); });
   read(status, config.overlap, [&] { return flags.get_bool("overlap"); });
+  config.zero1 = flags.get("optimizer-sharding") == "zero1";
   read(status, config.instrument, [&] { return flags.get_bool("instrument"); });
   read(status, config.profile_steps,
        [&] { return profiling::parse_step_window(flags.get("profile-steps")); });
@@ -184,6 +189,12 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
                    "--cuda-graph needs --optimizer-impl foreach (torch::optim is not "
                    "capture-safe)"),
            require(!(config.cuda_graph && !sgd), "--cuda-graph needs --optimizer sgd (foreach)"),
+           require(!(config.zero1 && config.cuda_graph),
+                   "--optimizer-sharding zero1 cannot be captured (--cuda-graph): its all-gather "
+                   "waits on the host"),
+           require(!(config.zero1 && gpu::needs_loss_scaling(config.precision)),
+                   "--optimizer-sharding zero1 with fp16: the loss scaler reads every parameter's "
+                   ".grad, which a reduce-scatter leaves unreduced; use bf16 or fp32"),
        }) {
     if (!check) return check;
   }

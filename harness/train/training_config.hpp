@@ -38,6 +38,9 @@ struct TrainingConfig {
   optim::LrSchedule schedule;
   double bucket_cap_mb = 25;
   bool overlap = true;
+  // --optimizer-sharding zero1: ZeRO stage 1 (dist::ParameterShards) where gradients are
+  // reduced across ranks; "none": every rank keeps the whole optimizer state.
+  bool zero1 = false;
   bool instrument = true;
   bool calibrate = true;                // measure the GEMM and all-reduce ceilings before training
   profiling::StepWindow profile_steps;  // empty: no cudaProfilerStart/Stop calls

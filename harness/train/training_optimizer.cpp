@@ -28,6 +28,22 @@ class LoopOptimizer : public TrainingOptimizer {
   }
   void save(torch::serialize::OutputArchive& archive) const override { optimizer_->save(archive); }
   void load(torch::serialize::InputArchive& archive) override { optimizer_->load(archive); }
+  int64_t state_bytes() const override {
+    int64_t bytes = 0;
+    auto add = [&bytes](const torch::Tensor& tensor) {
+      if (tensor.defined()) bytes += tensor.numel() * static_cast<int64_t>(tensor.element_size());
+    };
+    for (const auto& [key, state] : optimizer_->state()) {
+      if (const auto* adamw = dynamic_cast<const torch::optim::AdamWParamState*>(state.get())) {
+        add(adamw->exp_avg());
+        add(adamw->exp_avg_sq());
+        add(adamw->max_exp_avg_sq());
+      } else if (const auto* sgd = dynamic_cast<const torch::optim::SGDParamState*>(state.get())) {
+        add(sgd->momentum_buffer());
+      }
+    }
+    return bytes;
+  }
 
  private:
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
@@ -44,6 +60,7 @@ class ForeachOptimizer : public TrainingOptimizer {
   void step_unless(const torch::Tensor& found_inf) override { optimizer_->step_unless(found_inf); }
   void save(torch::serialize::OutputArchive& archive) const override { optimizer_->save(archive); }
   void load(torch::serialize::InputArchive& archive) override { optimizer_->load(archive); }
+  int64_t state_bytes() const override { return optimizer_->state_bytes(); }
 
  private:
   std::unique_ptr<gpu::MultiTensorOptimizer> optimizer_;

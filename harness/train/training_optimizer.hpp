@@ -43,6 +43,8 @@ class TrainingOptimizer {
   // load() copies into existing buffers where they exist (a captured CUDA graph reads them).
   virtual void save(torch::serialize::OutputArchive& archive) const = 0;
   virtual void load(torch::serialize::InputArchive& archive) = 0;
+  // Bytes of that state on this rank (0 before the first step creates it).
+  virtual int64_t state_bytes() const = 0;
 };
 
 // `impl` is resolved (foreach or loop).

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "harness/dist/gradient_bucketer.hpp"
+#include "harness/dist/parameter_shards.hpp"
 #include "harness/dist/parameter_sync.hpp"
 #include "harness/metrics/cpu_usage.hpp"
 #include "harness/metrics/phase_timer.hpp"
@@ -129,14 +130,16 @@ class TrainingRun {
       archive.save_to(config_.dump_initial_state_path);
     }
     parameters_ = module.parameters();
-    const OptimizerImpl optimizer_impl =
-        resolve_optimizer_impl(config_.optimizer_impl, config_.cuda_graph, device_);
-    auto optimizer = make_training_optimizer(parameters_, config_.optimizer, optimizer_impl);
-    if (!optimizer) return optimizer.status();
-    optimizer_ = std::move(*optimizer);
+    dist::Communicator& communicator = context_.communicator;
     dist::BucketerOptions bucket_options;
     bucket_options.bucket_cap_mb = config_.bucket_cap_mb;
     bucket_options.overlap = config_.overlap;
+    bucket_options.shard_gradients = config_.zero1;
+    if (config_.zero1 && communicator.communicates()) {
+      auto scatter = communicator.supports_reduce_scatter();  // every rank asks, here
+      if (!scatter) return scatter.status();
+      bucket_options.reduce_scatter = *scatter;
+    }
     // A captured step's backward runs on the device's step stream, and the bucketer keeps
     // the gradient accumulators it hooks: they must be made on that stream (PyTorch builds
     // DDP on the capture stream).
@@ -149,6 +152,18 @@ class TrainingRun {
     } else {
       build_bucketer();
     }
+    if (config_.zero1 && bucketer_->reduces()) {
+      shards_ = std::make_unique<dist::ParameterShards>(parameters_, *bucketer_, communicator);
+    }
+    gradient_reduction_ = !bucketer_->reduces()           ? "none"
+                          : bucket_options.reduce_scatter ? "reduce_scatter"
+                                                          : "allreduce";
+    const OptimizerImpl optimizer_impl =
+        resolve_optimizer_impl(config_.optimizer_impl, config_.cuda_graph, device_);
+    auto optimizer = make_training_optimizer(shards_ ? shards_->shards() : parameters_,
+                                             config_.optimizer, optimizer_impl);
+    if (!optimizer) return optimizer.status();
+    optimizer_ = std::move(*optimizer);
     if (Status placed = place_training_split(); !placed) return placed;
     if (config_.cuda_graph) {
       auto graph = context_.device.capture_step([this] { graph_body(); }, kGraphWarmupSteps);
@@ -161,7 +176,9 @@ class TrainingRun {
     if (Status recorded =
             context_.writer.add_provenance({{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
                                             {"data_on_device", resident_split_ ? "true" : "false"},
-                                            {"buffer_sync", "before_validation"}});
+                                            {"buffer_sync", "before_validation"},
+                                            {"optimizer_sharding", shards_ ? "zero1" : "none"},
+                                            {"gradient_reduction", gradient_reduction_}});
         !recorded) {
       return recorded;
     }
@@ -638,6 +655,12 @@ class TrainingRun {
     } else {
       precision_.step(parameters_, [this] { optimizer_->step(); });
     }
+    // ZeRO-1: each rank updated its slice; the all-gather is part of the optimizer phase.
+    if (shards_) {
+      if (Status gathered = shards_->gather(); !gathered) {
+        return gathered.with_context("step " + std::to_string(global_step_));
+      }
+    }
     return Status::ok();
   }
 
@@ -725,8 +748,14 @@ class TrainingRun {
     auto& summary = context_.summary;
     summary["samples_per_s"] = *rate;
     summary["samples_per_s_step_sum"] = *step_rate;
+    // A task whose samples are token sequences: the same rate in tokens, globally and per rank.
+    if (auto tokens = summary.find("tokens_per_sample"); tokens != summary.end()) {
+      summary["tokens_per_s"] = *rate * tokens->second;
+      summary["tokens_per_s_per_rank"] = *rate * tokens->second / context_.rank_info.world_size;
+    }
     summary["step_ms_median"] = meter_.median_step_ms();
     summary["attempts"] = attempt_;
+    summary["optimizer_state_bytes"] = static_cast<double>(optimizer_->state_bytes());
     if (checkpoints_written_ > 0) summary["checkpoints_written"] = checkpoints_written_;
     // This attempt's training: what the host's cores did beside it (the report's stragglers).
     if (auto cpu_now = metrics::read_cpu_usage(); cpu_now && cpu_at_start_) {
@@ -734,7 +763,9 @@ class TrainingRun {
     }
     summary.merge(precision_.summary());
     // Where the communicator's wait blocks the host (gloo) the span is the whole all-reduce.
-    if (!allreduce_spans_ms_.empty() && context_.communicator.backend() == "gloo") {
+    // A reduce-scatter's span is no all-reduce's: the report's bus bandwidth would be wrong.
+    if (!allreduce_spans_ms_.empty() && context_.communicator.backend() == "gloo" &&
+        gradient_reduction_ == "allreduce") {
       summary["allreduce_span_ms_median"] = metrics::median_of(allreduce_spans_ms_);
     }
     if (last_validation) {
@@ -761,6 +792,10 @@ class TrainingRun {
   std::vector<torch::Tensor> parameters_;
   std::unique_ptr<TrainingOptimizer> optimizer_;
   std::unique_ptr<dist::GradientBucketer> bucketer_;
+  // --optimizer-sharding zero1 where the bucketer reduces (several ranks, or a process group).
+  std::unique_ptr<dist::ParameterShards> shards_;
+  // The collective that averages gradients: allreduce | reduce_scatter | none (self).
+  std::string gradient_reduction_;
   std::optional<gpu::DeviceBatchLoader> resident_split_;  // --data-on-device
   std::unique_ptr<gpu::StepGraph> graph_;                 // --cuda-graph
   std::optional<data::Batch> graph_batch_;                // the graph's static inputs

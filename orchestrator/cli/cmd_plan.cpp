@@ -244,6 +244,9 @@ void print_json(const Study& study, const PlanTotals& totals) {
   nlohmann::json report = nlohmann::json::object();
   if (study.report.target_gain_pct) report["target_gain_pct"] = *study.report.target_gain_pct;
   if (!study.report.thresholds.empty()) report["thresholds"] = study.report.thresholds;
+  if (!study.report.throughput_unit.empty()) {
+    report["throughput_unit"] = study.report.throughput_unit;
+  }
   out["report"] = std::move(report);
   if (study.budget_gpu_hours) out["budget_gpu_hours"] = *study.budget_gpu_hours;
   for (auto field = out.begin(); field != out.end(); ++field) {

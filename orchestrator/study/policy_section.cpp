@@ -1,12 +1,15 @@
 #include "orchestrator/study/policy_section.hpp"
 
+#include <algorithm>
+
 #include "orchestrator/study/schema_values.hpp"
 
 namespace scalestudy {
 namespace {
 
 const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
-const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds"};
+const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds", "throughput_unit"};
+const std::vector<std::string> kThroughputUnits = {"samples", "tokens"};
 // The thresholds the report reads (docs/study-database.md, "Report settings").
 const std::vector<std::string> kThresholdKeys = {"efficiency_pct", "input_bound_pct",
                                                  "comm_bound_pct", "cv_warn_pct",
@@ -26,6 +29,16 @@ void read_report(const ConfigNode& report, StudyReportSettings& settings,
   if (const ConfigNode* gain = report.find("target_gain_pct")) {
     settings.target_gain_pct =
         read_non_negative_number(*gain, "report.target_gain_pct", diagnostics);
+  }
+  if (const ConfigNode* unit = report.find("throughput_unit")) {
+    auto text = read_scalar(*unit, "report.throughput_unit", diagnostics);
+    if (text && std::find(kThroughputUnits.begin(), kThroughputUnits.end(), *text) ==
+                    kThroughputUnits.end()) {
+      diagnostics.add(unit->location, "report.throughput_unit",
+                      "'" + *text + "' is not one of samples, tokens");
+    } else if (text) {
+      settings.throughput_unit = *text;
+    }
   }
   const ConfigNode* thresholds = report.find("thresholds");
   if (!thresholds || !expect_map(*thresholds, "report.thresholds", diagnostics)) return;

@@ -22,6 +22,9 @@ namespace scalestudy {
 struct StudyReportSettings {
   std::optional<double> target_gain_pct;     // sensitivity: the gain a setting must reach
   std::map<std::string, double> thresholds;  // named thresholds for the report
+  // What throughput counts: "samples" (unset) or "tokens" (samples × the runs'
+  // tokens_per_sample: a language model's figures).
+  std::string throughput_unit;
 };
 
 struct Study {

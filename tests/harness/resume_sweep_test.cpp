@@ -55,31 +55,16 @@ std::vector<std::string> command_of(const Setting& setting, const std::string& d
   return setting.ranks == 2 ? testing::on_two_ranks(command) : command;
 }
 
-// What a run leaves behind that the comparison needs: every rank's loss per global step.
-using StepLosses = std::map<int64_t, double>;
-
-StepLosses losses_of(const std::string& db_path) {
-  auto db = sqlite::Database::open(db_path, sqlite::OpenMode::kReadOnly);
-  REQUIRE_MESSAGE(db, db.status().message());
-  auto rows = db->query("SELECT global_step, loss FROM steps ORDER BY global_step");
-  REQUIRE_MESSAGE(rows, rows.status().message());
-  StepLosses losses;
-  for (const auto& row : *rows) {
-    REQUIRE(std::holds_alternative<double>(row[1]));
-    losses[std::get<int64_t>(row[0])] = std::get<double>(row[1]);
-  }
-  return losses;
-}
-
 struct Outcome {
   std::vector<torch::Tensor> params;
-  std::vector<StepLosses> losses;  // per rank
+  std::vector<testing::StepLosses> losses;  // per rank
 };
 
 Outcome outcome_of(const Setting& setting, const std::string& dir) {
   Outcome outcome{load_params(dir + "/params.pt"), {}};
   for (int rank = 0; rank < setting.ranks; ++rank) {
-    outcome.losses.push_back(losses_of(dir + "/rank" + std::to_string(rank) + ".sqlite"));
+    outcome.losses.push_back(
+        testing::step_losses(dir + "/rank" + std::to_string(rank) + ".sqlite"));
   }
   return outcome;
 }

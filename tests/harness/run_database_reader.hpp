@@ -1,10 +1,12 @@
-// Test helper: reads single values from a rank's run database, and waits for a running
-// workload's first finished epoch. Header-only.
+// Test helper: reads single values and every step's loss from a rank's run database, and
+// waits for a running workload's first finished epoch. Header-only.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -29,6 +31,22 @@ inline double db_number(const std::string& path, const std::string& sql) {
   if (const auto* integer = std::get_if<int64_t>(&**value)) return static_cast<double>(*integer);
   REQUIRE_MESSAGE(std::holds_alternative<double>(**value), sql);
   return std::get<double>(**value);
+}
+
+// Every step's loss (global step -> loss) of one rank.
+using StepLosses = std::map<int64_t, double>;
+
+inline StepLosses step_losses(const std::string& path) {
+  auto db = sqlite::Database::open(path, sqlite::OpenMode::kReadOnly);
+  REQUIRE_MESSAGE(db, db.status().message());
+  auto rows = db->query("SELECT global_step, loss FROM steps ORDER BY global_step");
+  REQUIRE_MESSAGE(rows, rows.status().message());
+  StepLosses losses;
+  for (const auto& row : *rows) {
+    REQUIRE(std::holds_alternative<double>(row[1]));
+    losses[std::get<int64_t>(row[0])] = std::get<double>(row[1]);
+  }
+  return losses;
 }
 
 // Whether the run database at `path` holds a finished epoch. A database that does not exist

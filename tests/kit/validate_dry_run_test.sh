@@ -30,7 +30,7 @@ expect() {
 }
 
 printed=$(bash "$script" --dry-run --bundle "$bundle" --out "$out" --work "$work")
-[ "$(wc -l <<<"$printed")" -eq 13 ] || fail "expected 13 lines"
+[ "$(wc -l <<<"$printed")" -eq 14 ] || fail "expected 14 lines"
 expect "# skipped time-to-accuracy: no --data-root (Fashion-MNIST's idx files)"
 train="$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
 --steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
@@ -46,6 +46,13 @@ expect "$train --out-dir $work/runs/fp16 --precision fp16 && python3 $kit/check_
 $work/runs/fp16 --label fp16 --require-key loss_scale_skipped_steps >>$work/smoke.md"
 expect "$train --out-dir $work/runs/bf16-graph --precision bf16 --cuda-graph true && python3 \
 $kit/check_run.py $work/runs/bf16-graph --label bf16-graph >>$work/smoke.md"
+lm_run="$bundle/scalestudy-lm --dataset synthetic --preset small --train-samples 2048 \
+--val-samples 32 --batch-size 16 --epochs 3 --steps-per-epoch 20 --measure-warmup-steps 5 \
+--eval-batch-size 16 --device cuda --data-on-device true --precision bf16 \
+--one-rank-process-group true"
+expect "$lm_run --optimizer-sharding none --out-dir $work/runs/lm-none && $lm_run \
+--optimizer-sharding zero1 --out-dir $work/runs/lm && python3 $kit/check_run.py $work/runs/lm \
+--label \"lm-gpt2-small-bf16-b16\" --lm --same-losses-as $work/runs/lm-none >>$work/smoke.md"
 grep -q -- "--out-dir $work/runs/bf16-one-rank-pg --precision bf16 --one-rank-process-group true " \
   <<<"$printed" || fail "no one-rank process-group smoke run"
 grep -q -- "--instrument \$instrument --out-dir $work/runs/instrument-\$instrument; done && python3 \
@@ -73,7 +80,7 @@ expect "py $kit/preflight.py --bundle $bundle --out $work/preflight.md --allow-n
 expect "# skipped smoke-fp16: fp16 runs on CUDA only"
 expect "# skipped smoke-bf16-graph: CUDA graphs run on CUDA only"
 expect "# skipped smoke-bf16-one-rank-pg: a bundle has no gloo process group for the CPU"
-[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 5 ] || fail "not every run on the CPU"
+[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 6 ] || fail "not every run on the CPU"
 ! grep -q -- '--device cuda' <<<"$printed" || fail "a rehearsal asks for CUDA"
 
 printed=$(bash "$script" --dry-run --build-on-device --out "$out" --work "$work")
@@ -81,7 +88,7 @@ expect "python3 $kit/preflight.py --out $work/preflight.md"
 grep -q -- "^cmake -S . -B build-cuda-device -G Ninja -DCMAKE_BUILD_TYPE=Release \
 -DSCALESTUDY_CUDA=ON -DSCALESTUDY_ORCHESTRATOR=OFF -DSCALESTUDY_TESTS=OFF " <<<"$printed" ||
   fail "no Release configure without the orchestrator"
-expect "cmake --build build-cuda-device -j \"\$(nproc)\" --target scalestudy-train scalestudy-allreduce"
+expect "cmake --build build-cuda-device -j \"\$(nproc)\" --target scalestudy-train scalestudy-lm scalestudy-allreduce"
 grep -q -- "^build-cuda-device/bin/scalestudy-train " <<<"$printed" || fail "not the device build's"
 
 if [ -e "$out" ] || [ -e "$work" ]; then

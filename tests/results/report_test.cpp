@@ -301,7 +301,8 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                             "systems_side_by_side", "time_to_result", "warnings"});
   CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
                                                         "target_gain_pct", "target_acc",
-                                                        "efficiency_pct"});
+                                                        "efficiency_pct", "throughput_unit"});
+  CHECK(json["settings"]["throughput_unit"] == "samples");
   REQUIRE(json["points"].size() == 3);
   const auto& point = json["points"][1];
   CHECK(keys(point) == std::set<std::string>{"config_label",

@@ -45,6 +45,10 @@ const std::map<std::string, size_t> kExpectedRuns = {
     {"resnet18-cifar10-sensitivity.yaml", 54},
     {"tinyimagenet-resnet50.yaml", 7},
     {"ddpm-emnist.yaml", 12},
+    {"lm-fortunes-strong.yaml", 2},
+    {"lm-fortunes-weak.yaml", 9},
+    {"lm-seq-len-sharding.yaml", 18},
+    {"lm-gpt2-small-4xh100.yaml", 18},
 };
 
 // tests/study/example_run_ids.txt: study file -> its run ids in plan order.
@@ -157,6 +161,14 @@ TEST_CASE("the python-ddp example studies validate: 2 runs each") {
   CAPTURE(ok.text);
   CHECK(ok.exit_code == 0);
   CHECK(ok.text.find("patterns.yaml: ok (2 runs)") != std::string::npos);
+  CHECK(ok.text.find("recorded.yaml: ok (2 runs)") != std::string::npos);
+}
+
+TEST_CASE("the python-gpt example study validates: 2 runs") {
+  std::string examples = env("SCALESTUDY_SOURCE_DIR") + "/examples/python-gpt";
+  ShellOutput ok = run("validate '" + examples + "/recorded.yaml'");
+  CAPTURE(ok.text);
+  CHECK(ok.exit_code == 0);
   CHECK(ok.text.find("recorded.yaml: ok (2 runs)") != std::string::npos);
 }
 

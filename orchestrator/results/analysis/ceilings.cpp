@@ -31,8 +31,12 @@ std::optional<double> ratio(const std::optional<double>& part, const std::option
 }
 
 std::optional<double> achieved_tflops(const RunCeilings& run) {
-  if (!run.forward_flops || run.samples_per_s <= 0 || run.world_size < 1) return std::nullopt;
-  return kTrainingFlopsPerForward * *run.forward_flops * run.samples_per_s / run.world_size / kTera;
+  const std::optional<double> per_sample =
+      run.train_flops_per_sample ? run.train_flops_per_sample
+      : run.forward_flops ? std::optional<double>(kTrainingFlopsPerForward * *run.forward_flops)
+                          : std::nullopt;
+  if (!per_sample || run.samples_per_s <= 0 || run.world_size < 1) return std::nullopt;
+  return *per_sample * run.samples_per_s / run.world_size / kTera;
 }
 
 std::optional<double> achieved_busbw(const RunCeilings& run) {

@@ -1,8 +1,9 @@
 // Efficiency against ceilings: a point's training throughput set against the datasheet
 // dense peak of its device (MFU) and against what the run's own calibration measured on
 // the same allocation (the GEMM ceiling, the all-reduce bus bandwidth at the gradient
-// size; harness/train/ceiling_calibration.hpp). Training FLOPs are 3 × the forward FLOPs
-// (backward costs two forwards), the usual MFU convention. Pure functions; thread-safe.
+// size; harness/train/ceiling_calibration.hpp). Training FLOPs are the workload's own rule
+// where it records one (train_flops_per_sample), else 3 × the forward FLOPs (backward costs
+// two forwards), the usual MFU convention. Pure functions; thread-safe.
 #pragma once
 
 #include <optional>
@@ -16,8 +17,11 @@ struct RunCeilings {
   std::string gpu_model;  // provenance gpu_model; empty on a CPU run
   std::string precision;  // --precision: fp32 | tf32 | fp16 | bf16
   int world_size = 1;
-  double samples_per_s = 0;                    // global
-  std::optional<double> forward_flops;         // per sample
+  double samples_per_s = 0;             // global
+  std::optional<double> forward_flops;  // per sample
+  // Per trained sample by the workload's own rule (a language model's 6N + attention), which
+  // replaces 3 × forward_flops.
+  std::optional<double> train_flops_per_sample;
   std::optional<double> gemm_tflops;           // ceiling, the slowest rank's
   std::optional<double> allreduce_busbw_gbps;  // ceiling at the gradient size
   std::optional<double> allreduce_span_ms;     // training's all-reduce, the least-waiting rank

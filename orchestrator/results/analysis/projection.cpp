@@ -42,7 +42,8 @@ ProjectedPoint project(const ProjectionModel& model, int world_size) {
   point.exposed_comm_ms = (1 - model.overlap_fraction) * point.allreduce_ms;
   point.step_ms = point.compute_ms + point.exposed_comm_ms;
   if (point.step_ms <= 0) return point;
-  point.throughput_samples_per_s = point.per_rank_batch * world_size / (point.step_ms / 1e3);
+  point.throughput_samples_per_s =
+      model.units_per_sample * point.per_rank_batch * world_size / (point.step_ms / 1e3);
   if (model.strong && model.base_throughput_samples_per_s > 0) {
     point.efficiency = point.throughput_samples_per_s * model.base_world_size /
                        (model.base_throughput_samples_per_s * world_size);

@@ -33,6 +33,9 @@ struct ProjectionModel {
   // The series' baseline, for efficiency.
   int base_world_size = 1;
   double base_throughput_samples_per_s = 0, base_step_ms = 0;
+  // What one sample counts in the report's throughput unit: 1, or the tokens of a sample
+  // in a study that reports tokens/s (the base's throughput is in that unit too).
+  double units_per_sample = 1;
 };
 
 struct ProjectedPoint {

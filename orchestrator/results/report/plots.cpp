@@ -68,8 +68,9 @@ std::string common_style() {
 PlotScript throughput_vs_scale(const Report& report, const fs::path& dir) {
   PlotScript plot{"throughput", {}, common_style()};
   plot.commands += "set title " + quote(report.study + ": throughput") + "\n" + "set xlabel " +
-                   quote(scale_label(report)) + "\n" + "set ylabel 'samples/s'\n" +
-                   scale_axis(report) + "set yrange [0:*]\nplot ";
+                   quote(scale_label(report)) + "\n" + "set ylabel " +
+                   quote(report.throughput_unit + "/s") + "\n" + scale_axis(report) +
+                   "set yrange [0:*]\nplot ";
   int index = 0;
   for (const auto& [label, points] : series(report)) {
     const std::string file = "throughput_" + std::to_string(index) + ".dat";
@@ -110,7 +111,8 @@ PlotScript throughput_bars(const Report& report, const fs::path& dir) {
   }
   plot.data_files["throughput.dat"] = data.str();
   plot.commands += "set title " + quote(report.study + ": throughput per configuration") +
-                   "\nset ylabel 'samples/s'\nset yrange [0:*]\nset style fill solid 0.6\n"
+                   "\nset ylabel " + quote(report.throughput_unit + "/s") +
+                   "\nset yrange [0:*]\nset style fill solid 0.6\n"
                    "set boxwidth 0.6\nset xtics rotate by -30\nunset key\nplot " +
                    quote((dir / "throughput.dat").string()) +
                    " using 0:2:xtic(1) with boxes, '' using 0:2:3:4 with yerrorbars lc black\n";

@@ -53,6 +53,26 @@ std::map<std::string, std::string> parse_object(const std::string& text, const s
   return values;
 }
 
+// report.throughput_unit tokens: every measured run's rate in tokens. A run that recorded
+// no tokens_per_sample (not a language model) keeps its samples, and the report says so.
+void count_tokens(std::vector<RunMeasurement>& runs, std::vector<std::string>& warnings) {
+  std::vector<std::string> untokenised;
+  for (RunMeasurement& run : runs) {
+    if (!run.measured) continue;
+    if (run.tokens_per_sample) {
+      run.samples_per_s *= *run.tokens_per_sample;
+    } else {
+      untokenised.push_back(run.run_id);
+    }
+  }
+  if (!untokenised.empty()) {
+    warnings.push_back(std::to_string(untokenised.size()) +
+                       " run(s) recorded no tokens_per_sample; their throughput below is in "
+                       "samples/s, not tokens/s (first: " +
+                       untokenised.front() + ")");
+  }
+}
+
 // The study's systems in its order (the report settings' "systems"); none recorded by
 // studies without systems and by databases older than them.
 std::vector<std::string> recorded_systems(const std::string& report_json) {
@@ -224,6 +244,9 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
   report.baseline = options.baseline_override.empty()
                         ? parse_object(info->baseline_json, "baseline", report.warnings)
                         : options.baseline_override;
+  if (auto unit = settings.find("throughput_unit"); unit != settings.end()) {
+    report.throughput_unit = unit->second;
+  }
   report.thresholds.input_bound_pct = options.input_bound_pct.value_or(
       number_setting(settings, "input_bound_pct", report.warnings).value_or(5));
   report.thresholds.comm_bound_pct = options.comm_bound_pct.value_or(
@@ -256,6 +279,7 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
     report.runs_failed += !run.measured && finished_unsuccessfully(run.state);
     runs.push_back(std::move(run));
   }
+  if (report.throughput_unit == "tokens") count_tokens(runs, report.warnings);
 
   auto own_curves = load_bandwidth_curves(study_db);
   if (!own_curves) return own_curves.status();

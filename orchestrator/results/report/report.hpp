@@ -48,6 +48,8 @@ struct ReportOptions {
 
 struct MemoryUse {
   std::optional<double> gpu_peak_bytes, gpu_avg_bytes, gpu_mode_bytes, cpu_rss_peak_bytes;
+  // The optimizer's state on the rank that holds the most: 1/N of it under ZeRO-1.
+  std::optional<double> optimizer_state_bytes;
 };
 
 struct EpochAccuracy {
@@ -155,7 +157,10 @@ struct TimeToResult {
 struct Report {
   std::string schema = kReportSchema;
   std::string study;
-  std::string kind;                             // strong | weak | sensitivity | custom
+  std::string kind;  // strong | weak | sensitivity | custom
+  // What every throughput figure counts: "samples", or "tokens" (the study's
+  // report.throughput_unit; samples × each run's tokens_per_sample).
+  std::string throughput_unit = "samples";
   bool gpu = false;                             // any GPU runs: "GPU-hours", else "rank-hours"
   std::map<std::string, std::string> baseline;  // the selector used
   BottleneckThresholds thresholds;

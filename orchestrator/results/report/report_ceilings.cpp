@@ -47,7 +47,7 @@ Result<RunCeilings> load_run(PreparedQueries& queries, const std::string& run_id
   Status read = queries.for_each_row(
       "SELECT name, value FROM m_summary WHERE run_id = ? AND name IN ('ceiling_gemm_tflops', "
       "'ceiling_allreduce_busbw_gbps', 'allreduce_span_ms_median', 'calibration_s', "
-      "'gradient_bytes', 'forward_flops', 'samples_per_s')",
+      "'gradient_bytes', 'forward_flops', 'train_flops_per_sample', 'samples_per_s')",
       {run_id}, [&](const sqlite::Statement& row) {
         values[sqlite::to_string(row.column_value(0))].push_back(as_double(row.column_value(1)));
       });
@@ -56,6 +56,7 @@ Result<RunCeilings> load_run(PreparedQueries& queries, const std::string& run_id
   run.world_size = world_size;
   run.samples_per_s = reduced(values, "samples_per_s", true).value_or(0);
   run.forward_flops = reduced(values, "forward_flops", true);
+  run.train_flops_per_sample = reduced(values, "train_flops_per_sample", true);
   run.gemm_tflops = reduced(values, "ceiling_gemm_tflops", false);  // the slowest device
   run.allreduce_busbw_gbps = reduced(values, "ceiling_allreduce_busbw_gbps", false);
   run.allreduce_span_ms = reduced(values, "allreduce_span_ms_median", false);  // least waiting

@@ -50,7 +50,8 @@ Json memory_json(const MemoryUse& memory) {
   return Json{{"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
               {"gpu_avg_bytes", optional_number(memory.gpu_avg_bytes)},
               {"gpu_mode_bytes", optional_number(memory.gpu_mode_bytes)},
-              {"cpu_rss_peak_bytes", optional_number(memory.cpu_rss_peak_bytes)}};
+              {"cpu_rss_peak_bytes", optional_number(memory.cpu_rss_peak_bytes)},
+              {"optimizer_state_bytes", optional_number(memory.optimizer_state_bytes)}};
 }
 
 Json rank_memory_json(const ReportPoint& point) {
@@ -311,6 +312,7 @@ std::string render_report_json(const Report& report) {
       {"settings", Json{{"input_bound_pct", report.thresholds.input_bound_pct},
                         {"comm_bound_pct", report.thresholds.comm_bound_pct},
                         {"target_gain_pct", optional_number(report.target_gain_pct)},
+                        {"throughput_unit", report.throughput_unit},
                         {"target_acc", optional_number(report.target_acc)},
                         {"efficiency_pct", optional_number(report.efficiency_threshold_pct)}}},
       {"runs", Json{{"planned", report.runs_planned},

@@ -78,6 +78,8 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
       median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_mode_bytes; });
   point.memory.cpu_rss_peak_bytes =
       largest([](const RunMeasurement& r) { return r.cpu_rss_peak_bytes; });
+  point.memory.optimizer_state_bytes =
+      median_of(runs, [](const RunMeasurement& r) { return r.optimizer_state_bytes; });
   work.gradient_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gradient_bytes; });
   work.bucket_cap_mb = median_of(runs, [](const RunMeasurement& r) { return r.bucket_cap_mb; });
 

@@ -15,7 +15,7 @@ namespace {
 std::optional<SeriesProjection> project_series(const std::vector<const PointWork*>& series,
                                                const BandwidthCurve& curve,
                                                const BandwidthCurve* inter_node_curve, bool strong,
-                                               const std::vector<int>& targets) {
+                                               const std::vector<int>& targets, bool in_tokens) {
   const PointWork* anchor = nullptr;
   const PointWork* base = nullptr;
   for (const auto* work : series) {
@@ -51,6 +51,9 @@ std::optional<SeriesProjection> project_series(const std::vector<const PointWork
   model.base_world_size = base->point.world_size;
   model.base_throughput_samples_per_s = base->point.throughput_samples_per_s.median;
   model.base_step_ms = base->point.step_ms.median;
+  if (in_tokens && !base->measured.empty() && base->measured.front()->tokens_per_sample) {
+    model.units_per_sample = *base->measured.front()->tokens_per_sample;
+  }
   std::set<int> world_sizes(targets.begin(), targets.end());
   for (const auto* work : series) world_sizes.insert(work->point.world_size);
   for (int world_size : world_sizes) {
@@ -91,8 +94,8 @@ void add_projections(const std::vector<PointWork>& points,
     if (!work.point.run_ids.empty()) series[work.point.config_label].push_back(&work);
   }
   for (const auto& [label, members] : series) {
-    auto projection =
-        project_series(members, *curve, inter_node_curve, report.kind == "strong", targets);
+    auto projection = project_series(members, *curve, inter_node_curve, report.kind == "strong",
+                                     targets, report.throughput_unit == "tokens");
     if (projection && !several_hosts && projection->model.ranks_per_node > 0 &&
         largest_target > projection->model.ranks_per_node) {
       report.warnings.push_back(

@@ -104,9 +104,14 @@ std::vector<Column> leading_columns(const Report& report, bool with_batches) {
   return columns;
 }
 
-std::vector<Column> throughput_columns() {
+// "throughput [samples/s]", or tokens/s for a study that counts tokens.
+std::string throughput_header(const Report& report) {
+  return "throughput [" + report.throughput_unit + "/s]";
+}
+
+std::vector<Column> throughput_columns(const Report& report) {
   return {
-      {"throughput [samples/s]",
+      {throughput_header(report),
        [](const ReportPoint& p) {
          return p.run_ids.empty() ? "-" : magnitude(p.throughput_samples_per_s.median);
        }},
@@ -153,7 +158,7 @@ void append(std::vector<Column>& to, std::vector<Column> more) {
 
 Table main_table(const Report& report) {
   std::vector<Column> columns = leading_columns(report, true);
-  append(columns, throughput_columns());
+  append(columns, throughput_columns(report));
   Column epoch{"time/epoch [s]", [](const ReportPoint& p) {
                  return p.run_ids.empty() ? "-" : magnitude(p.epoch_s.median);
                }};
@@ -222,7 +227,7 @@ Table systems_table(const Report& report) {
   });
   if (several_configs) table.headers.push_back("config");
   table.headers.insert(table.headers.end(),
-                       {scale_header(report), "nodes", "system", "throughput [samples/s]", "vs",
+                       {scale_header(report), "nodes", "system", throughput_header(report), "vs",
                         "ratio", "95% CI", "Welch t", "efficiency [%]", "vs [%]"});
   if (to_target) {
     table.headers.push_back("to target [s]");
@@ -323,6 +328,16 @@ Table memory_table(const Report& report) {
                       {"CPU RSS peak [" + unit_name + "]", bytes(&MemoryUse::cpu_rss_peak_bytes)},
                       {"RSS vs base", times(&MemoryUse::cpu_rss_peak_bytes)},
                   });
+  // In MiB whatever the other columns' unit: a small model's state is a few MiB.
+  const bool has_optimizer_state =
+      std::any_of(report.points.begin(), report.points.end(),
+                  [](const ReportPoint& p) { return p.memory.optimizer_state_bytes.has_value(); });
+  if (has_optimizer_state) {
+    columns.push_back({"Optimizer state/rank [MiB]", [](const ReportPoint& p) {
+                         const auto& value = p.memory.optimizer_state_bytes;
+                         return value ? fixed(*value / kMiB, 2) : std::string("-");
+                       }});
+  }
   return make_table("Memory", columns, report,
                     [](const ReportPoint& p) { return !p.run_ids.empty(); });
 }
@@ -415,9 +430,9 @@ Table projection_table(const Report& report, const SeriesProjection& projection)
                 (projection.config_label == "default" ? "" : ": " + projection.config_label) +
                 " — anchor N=" + std::to_string(model.anchor_world_size) + ", overlap " +
                 fixed(model.overlap_fraction * 100, 1) + "%, busbw from " + projection.curve_source;
-  table.headers = {scale_header(report),     per_rank_header(report), "compute [ms]",
-                   "all-reduce [ms]",        "exposed [ms]",          "step [ms]",
-                   "throughput [samples/s]", "efficiency [%]",        "measured step [ms]",
+  table.headers = {scale_header(report),      per_rank_header(report), "compute [ms]",
+                   "all-reduce [ms]",         "exposed [ms]",          "step [ms]",
+                   throughput_header(report), "efficiency [%]",        "measured step [ms]",
                    "model error [%]"};
   for (const auto& point : projection.points) {
     table.rows.push_back({std::to_string(point.world_size), magnitude(point.per_rank_batch),

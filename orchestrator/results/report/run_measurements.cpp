@@ -70,6 +70,8 @@ Status load_summary(PreparedQueries& queries, RunMeasurement& run) {
   run.gpu_mem_avg_bytes = average("gpu_mem_avg_bytes");
   run.gpu_mem_mode_bytes = largest("gpu_mem_mode_bytes");
   run.cpu_rss_peak_bytes = largest("cpu_rss_peak_bytes");
+  run.optimizer_state_bytes = largest("optimizer_state_bytes");
+  run.tokens_per_sample = first("tokens_per_sample");
   run.gradient_bytes = first("gradient_bytes");
   run.bucket_cap_mb = first("bucket_cap_mb");
   for (const char* metric : {"val_accuracy", "val_loss"}) {

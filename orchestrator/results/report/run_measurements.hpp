@@ -61,6 +61,8 @@ struct RunMeasurement {
   std::vector<std::optional<double>> val_acc_per_epoch;
   std::optional<double> gpu_mem_peak_bytes, gpu_mem_avg_bytes, gpu_mem_mode_bytes;
   std::optional<double> cpu_rss_peak_bytes;
+  std::optional<double> optimizer_state_bytes;  // the largest rank's
+  std::optional<double> tokens_per_sample;      // a language model's seq_len
   std::optional<double> gradient_bytes, bucket_cap_mb;
   // The batch the workload recorded it trained with (summary per_rank_batch, global_batch);
   // absent for workloads without one and for runs recorded before they were written.
