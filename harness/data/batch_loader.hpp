@@ -40,6 +40,17 @@ struct TrainEpochOptions {
   int64_t first_batch = 0;
 };
 
+// What a training task's train_batches() hands on: no augmentation, default prefetch.
+inline TrainEpochOptions epoch_options(int64_t epoch, int64_t global_batch, int64_t first_batch,
+                                       uint64_t seed) {
+  TrainEpochOptions options;
+  options.global_batch = global_batch;
+  options.seed = seed;
+  options.epoch = epoch;
+  options.first_batch = first_batch;
+  return options;
+}
+
 class BatchLoader {
  public:
   static Result<std::unique_ptr<BatchLoader>> for_training(const ImageSplit& split,

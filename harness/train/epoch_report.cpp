@@ -20,13 +20,20 @@ std::optional<double> percent(const std::optional<double>& fraction) {
 
 }  // namespace
 
-std::string format_epoch_line(const record::EpochRow& epoch, int64_t total_epochs) {
+std::string format_epoch_line(const record::EpochRow& epoch, int64_t total_epochs,
+                              int64_t tokens_per_sample) {
+  const std::string throughput =
+      tokens_per_sample > 0
+          ? fixed(epoch.samples_per_s, "%.0f") + " seq/s, " +
+                fixed(epoch.samples_per_s * static_cast<double>(tokens_per_sample), "%.0f") +
+                " tokens/s"
+          : fixed(epoch.samples_per_s, "%.0f") + " img/s";
   return "Epoch [" + std::to_string(epoch.epoch) + "/" + std::to_string(total_epochs) + "] LR " +
          fixed(epoch.lr, "%.4f") + " | Loss (train, val) " + fixed(epoch.train_loss, "%.3f") +
          ", " + fixed(epoch.val_loss, "%.3f") + " | Accuracy (train, val) " +
          fixed(percent(epoch.train_acc), "%.1f%%") + ", " +
-         fixed(percent(epoch.val_acc), "%.1f%%") + " | Throughput " +
-         fixed(epoch.samples_per_s, "%.0f") + " img/s | " + fixed(epoch.epoch_s, "%.1f") + " s";
+         fixed(percent(epoch.val_acc), "%.1f%%") + " | Throughput " + throughput + " | " +
+         fixed(epoch.epoch_s, "%.1f") + " s";
 }
 
 ProgressIndicator::ProgressIndicator(bool enabled, int64_t interval_steps)

@@ -77,6 +77,9 @@ class TrainingTask {
 
   // Run-level numbers for the summary table ("forward_flops", ...); called after setup.
   virtual std::map<std::string, double> summary() { return {}; }
+  // Tokens a sample predicts when samples are token sequences (a language model's
+  // context), else 0; called after setup. The loop then reports tokens/s beside samples/s.
+  virtual int64_t tokens_per_sample() const { return 0; }
 
   // State of the task's own beyond its module (random generators of its own) in a training
   // checkpoint; the loop saves the module, the optimizer and the default generators.

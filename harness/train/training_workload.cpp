@@ -372,7 +372,8 @@ class TrainingRun {
     row.epoch_s = epoch_s;
     if (Status written = context_.writer.add_epoch(row); !written) return written;
     if (context_.is_rank0()) {
-      std::printf("%s\n", format_epoch_line(row, config_.epochs).c_str());
+      std::printf("%s\n",
+                  format_epoch_line(row, config_.epochs, task_.tokens_per_sample()).c_str());
       std::fflush(stdout);
     }
     if (*validation) note_target(epoch, **validation);
@@ -749,9 +750,10 @@ class TrainingRun {
     summary["samples_per_s"] = *rate;
     summary["samples_per_s_step_sum"] = *step_rate;
     // A task whose samples are token sequences: the same rate in tokens, globally and per rank.
-    if (auto tokens = summary.find("tokens_per_sample"); tokens != summary.end()) {
-      summary["tokens_per_s"] = *rate * tokens->second;
-      summary["tokens_per_s_per_rank"] = *rate * tokens->second / context_.rank_info.world_size;
+    if (const double tokens = static_cast<double>(task_.tokens_per_sample()); tokens > 0) {
+      summary["tokens_per_sample"] = tokens;
+      summary["tokens_per_s"] = *rate * tokens;
+      summary["tokens_per_s_per_rank"] = *rate * tokens / context_.rank_info.world_size;
     }
     summary["step_ms_median"] = meter_.median_step_ms();
     summary["attempts"] = attempt_;

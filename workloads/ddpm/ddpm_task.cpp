@@ -105,12 +105,9 @@ Status DdpmTask::setup(const train::TaskSetup& setup) {
 Result<std::unique_ptr<data::BatchLoader>> DdpmTask::train_batches(int64_t epoch,
                                                                    int64_t global_batch,
                                                                    int64_t first_batch) {
-  data::TrainEpochOptions options;
-  options.first_batch = first_batch;
-  options.global_batch = global_batch;
-  options.seed = seed_;
-  options.epoch = epoch;
-  return data::BatchLoader::for_training(dataset_->train, kToSymmetricRange, where_, options);
+  return data::BatchLoader::for_training(
+      dataset_->train, kToSymmetricRange, where_,
+      data::epoch_options(epoch, global_batch, first_batch, seed_));
 }
 
 std::optional<train::ResidentData> DdpmTask::resident_training_data() const {

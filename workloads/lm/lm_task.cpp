@@ -57,12 +57,9 @@ const data::ChannelStats& LmTask::stats() const {
 Result<std::unique_ptr<data::BatchLoader>> LmTask::train_batches(int64_t epoch,
                                                                  int64_t global_batch,
                                                                  int64_t first_batch) {
-  data::TrainEpochOptions options;
-  options.first_batch = first_batch;
-  options.global_batch = global_batch;
-  options.seed = seed_;
-  options.epoch = epoch;
-  return data::BatchLoader::for_training(train_windows_, stats(), where_, options);
+  return data::BatchLoader::for_training(
+      train_windows_, stats(), where_,
+      data::epoch_options(epoch, global_batch, first_batch, seed_));
 }
 
 std::optional<train::ResidentData> LmTask::resident_training_data() const {
@@ -87,7 +84,6 @@ std::map<std::string, double> LmTask::summary() {
   int64_t parameters = 0;
   for (const torch::Tensor& parameter : gpt_->parameters()) parameters += parameter.numel();
   std::map<std::string, double> values = {
-      {"tokens_per_sample", static_cast<double>(model.seq_len)},
       {"train_flops_per_sample",
        training_flops_per_token(model, parameters) * static_cast<double>(model.seq_len)},
       {"n_layer", static_cast<double>(model.n_layer)},

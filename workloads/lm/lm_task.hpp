@@ -2,9 +2,10 @@
 // corpus (token_corpus.hpp), the GPT, and next-token prediction: loss = cross-entropy of
 // the logits at every position against the following token, mean over the batch's tokens
 // (in float32 even under autocast). Validation is the same loss over the validation
-// windows; there is no accuracy. Summary figures: tokens_per_sample (seq_len), the FLOP
-// rule's train_flops_per_sample (gpt_config.hpp) beside the counted forward_flops, and the
-// shape. Used by the training thread only.
+// windows; there is no accuracy. A sample is seq_len tokens (tokens_per_sample: the loop
+// records tokens/s). Summary figures: the FLOP rule's train_flops_per_sample
+// (gpt_config.hpp) beside the counted forward_flops, and the shape. Used by the training
+// thread only.
 #pragma once
 
 #include <optional>
@@ -29,6 +30,7 @@ class LmTask : public train::TrainingTask {
   Result<std::unique_ptr<data::BatchLoader>> eval_batches(int64_t per_rank_batch) override;
   train::TaskOutput forward(const data::Batch& batch) override;
   std::map<std::string, double> summary() override;
+  int64_t tokens_per_sample() const override { return config_.model.seq_len; }
 
  private:
   const data::ChannelStats& stats() const;

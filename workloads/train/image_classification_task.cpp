@@ -85,11 +85,7 @@ Status ImageClassificationTask::setup(const train::TaskSetup& setup) {
 
 Result<std::unique_ptr<data::BatchLoader>> ImageClassificationTask::train_batches(
     int64_t epoch, int64_t global_batch, int64_t first_batch) {
-  data::TrainEpochOptions options;
-  options.first_batch = first_batch;
-  options.global_batch = global_batch;
-  options.seed = seed_;
-  options.epoch = epoch;
+  data::TrainEpochOptions options = data::epoch_options(epoch, global_batch, first_batch, seed_);
   options.augment = augment_;
   return data::BatchLoader::for_training(dataset_->train, dataset_->normalization, where_, options);
 }
