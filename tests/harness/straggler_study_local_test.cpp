@@ -57,8 +57,7 @@ TEST_CASE("the report names the slowed rank in >= 9 of 10 runs and shows the CPU
   const std::string results = dir + "/results";
   std::ofstream(study) << kStudy;
   const testing::Finished run = testing::run_study_locally(study, results, 280, dir + "/run.txt");
-  INFO(run.output);
-  REQUIRE(run.exit_code == 0);
+  if (run.exit_code != 0) FAIL(run.output);
 
   const nlohmann::json document = testing::json_report(study, results, dir + "/report.json");
   REQUIRE(document["points"].size() == 2);
@@ -111,9 +110,12 @@ TEST_CASE("the report names the slowed rank in >= 9 of 10 runs and shows the CPU
 }
 
 // The same runs, unslowed: nobody to name. Five seeds without and five beside a CPU hog (one
-// busy process sharing the ranks' cores): no run may stand out, however the steps' last
-// arrivals happen to fall. Beside the hog a rank can be late for real (it shares its core
-// with the hog); the report sees the host's other work and names no straggler for it.
+// busy process sharing the ranks' cores). Beside the hog a rank can be late for real (it
+// shares its core with the hog); the report sees the host's other work and names no
+// straggler for it, in any run. Quiet, a run is named only by chance: at most at the
+// test's level (1%) per run, so one of five may be (a 5% chance), two (0.1%) may not. 40
+// quiet runs here (2026-11-27) had p < 0.01 in 4, by waits of 2-16% of an 8 ms step, all
+// below the 2 ms that matter: none stood out.
 TEST_CASE("unslowed runs name no straggler, quiet and beside a CPU hog, which the report sees") {
   const std::string dir = testing::fresh_dir("straggler-study-unslowed");
   std::string unslowed = kStudy;
@@ -142,24 +144,24 @@ TEST_CASE("unslowed runs name no straggler, quiet and beside a CPU hog, which th
       kill(busy, SIGKILL);
       waitpid(busy, nullptr, 0);
     }
-    INFO(run.output);
-    REQUIRE(run.exit_code == 0);
+    if (run.exit_code != 0) FAIL(run.output);
     const nlohmann::json document =
         testing::json_report(study, results, dir + "/" + name + ".json");
     REQUIRE(document["points"].size() == 1);
-    int runs = 0;
+    int runs = 0, named = 0;
     for (const nlohmann::json& straggler : document["points"][0]["stragglers"]) {
       ++runs;
+      named += straggler["stands_out"] == true;
       MESSAGE(name << ": rank " << straggler["rank"] << " last in " << straggler["last_share"]
-                   << " of the steps, wait median " << straggler["wait_median_ms"] << " ms, p "
-                   << straggler["p_value"] << ", host's other work "
-                   << straggler["host_other_work_cores"] << " cores");
-      CHECK(straggler["stands_out"] == false);
+                   << " of the steps, wait median " << straggler["wait_median_ms"] << " ms of a "
+                   << straggler["step_ms_median"] << " ms step, p " << straggler["p_value"]
+                   << ", host's other work " << straggler["host_other_work_cores"] << " cores");
       // The hog is up to a core of work beside the run (less where other tests share the
       // cores too); "quiet" only means no hog of ours, so nothing is asserted there.
       if (hog) CHECK(straggler["host_other_work_cores"].get<double>() > results::kOtherWorkCores);
     }
     CHECK(runs == 5);
+    CHECK(named <= (hog ? 0 : 1));
   }
   fs::remove_all(dir);
 }

@@ -167,6 +167,32 @@ TEST_CASE("a late rank on a host that ran other work is not named, and the repor
         std::string::npos);
 }
 
+TEST_CASE(
+    "a host is busy from a quarter core, or from as much of a core as the wait is of a step") {
+  RunStraggler run;
+  run.p_value = 0;
+  run.wait_median_ms = 2.4;
+  run.step_ms_median = 15;  // the wait is 16% of a step
+  run.host_other_work_cores = 0.2;
+  CHECK(run.late_beyond_chance());
+  CHECK(run.host_busy());  // 0.2 cores on the late rank's core account for 16%
+  CHECK_FALSE(run.stands_out());
+  run.host_other_work_cores = 0.1;
+  CHECK_FALSE(run.host_busy());
+  CHECK(run.stands_out());
+  run.wait_median_ms = 40;  // 267% of a step: a quarter core is enough to doubt it
+  run.host_other_work_cores = 0.2;
+  CHECK_FALSE(run.host_busy());
+  run.host_other_work_cores = kOtherWorkCores;
+  CHECK(run.host_busy());
+  run.step_ms_median.reset();  // no step recorded: the quarter core alone
+  run.wait_median_ms = 2.4;
+  run.host_other_work_cores = 0.2;
+  CHECK_FALSE(run.host_busy());
+  run.host_other_work_cores.reset();  // nothing recorded: never busy
+  CHECK_FALSE(run.host_busy());
+}
+
 TEST_CASE("other work on a host: its busy CPU time less the run's ranks there, per second") {
   const std::vector<RankCpu> ranks = {{"a", 30, 9, 10}, {"a", 31, 9, 12}, {"b", 5, 4, 10}};
   CHECK(*other_work_cores(ranks, "a") == doctest::Approx((31 - 18) / 12.0));

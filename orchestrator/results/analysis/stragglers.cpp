@@ -24,7 +24,13 @@ bool RunStraggler::late_beyond_chance() const {
 }
 
 bool RunStraggler::host_busy() const {
-  return host_other_work_cores && *host_other_work_cores >= kOtherWorkCores;
+  if (!host_other_work_cores) return false;
+  // Other work all on the late rank's core delays it by that share of its time: enough to
+  // account for a wait of the same share of a step, however far below kOtherWorkCores.
+  const double explained = step_ms_median && *step_ms_median > 0
+                               ? std::min(kOtherWorkCores, wait_median_ms / *step_ms_median)
+                               : kOtherWorkCores;
+  return *host_other_work_cores >= explained;
 }
 
 bool RunStraggler::stands_out() const {

@@ -54,7 +54,8 @@ struct RunStraggler {
   std::optional<double> step_ms_median;
   // Cores of `host` busy with work outside the run while it trained (the host's busy CPU
   // time less its ranks', over the span), when the ranks recorded it: at kOtherWorkCores or
-  // more the cause of a late rank may lie outside the training (a shared node, a CPU hog).
+  // more, or as large a share of a core as the wait is of a step, the cause of a late rank
+  // may lie outside the training (a shared node, a CPU hog, a hypervisor taking a core).
   std::optional<double> host_other_work_cores;
   // Last beyond chance (p_value < kStragglerAlpha) by a wait that matters.
   bool late_beyond_chance() const;
