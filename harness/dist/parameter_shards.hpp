@@ -25,8 +25,9 @@ namespace scalestudy::dist {
 class ParameterShards {
  public:
   // `bucketer` reduces (several ranks, or a process group) with shard_gradients; its
-  // parameters are `parameters`. Both outlive the shards.
-  ParameterShards(std::vector<torch::Tensor> parameters, const GradientBucketer& bucketer,
+  // parameters are `parameters` (moved into the buffers here). It and `communicator`
+  // outlive the shards: each shard's .grad is the bucketer's gradient slice.
+  ParameterShards(const std::vector<torch::Tensor>& parameters, const GradientBucketer& bucketer,
                   Communicator& communicator);
 
   // This rank's slices, one per bucket, for the optimizer.
@@ -36,8 +37,6 @@ class ParameterShards {
   Status gather();
 
  private:
-  std::vector<torch::Tensor> parameters_;
-  const GradientBucketer& bucketer_;
   Communicator& communicator_;
   std::vector<torch::Tensor> flats_;   // one per bucket
   std::vector<torch::Tensor> shards_;  // leaf views of this rank's slice of each
