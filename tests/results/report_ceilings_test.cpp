@@ -163,7 +163,7 @@ TEST_CASE("a late rank on a host that ran other work is not named, and the repor
                     "it, but its host node-b also ran 1.20 cores of other work while it trained: "
                     "the cause may lie outside the training, so no straggler is named"));
   CHECK(report.straggler_hosts.front().runs_named == 0);
-  CHECK(render_report(report, ReportFormat::kTable).find("no (host busy: 1.2 cores)") !=
+  CHECK(render_report(report, ReportFormat::kTable).find("no (host busy: 1.20 cores)") !=
         std::string::npos);
 }
 

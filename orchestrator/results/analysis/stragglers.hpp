@@ -59,7 +59,8 @@ struct RunStraggler {
   std::optional<double> host_other_work_cores;
   // Last beyond chance (p_value < kStragglerAlpha) by a wait that matters.
   bool late_beyond_chance() const;
-  // ... and on a host that ran no other work: a straggler of the run's own.
+  // ... and on a host whose other work cannot account for the wait: a straggler of the
+  // run's own.
   bool stands_out() const;
   bool host_busy() const;
   double wait_median_ms = 0, wait_p95_ms = 0;  // per step, over all `steps`

@@ -532,13 +532,13 @@ Table ceilings_table(const Report& report) {
       columns, report, [](const ReportPoint& p) { return p.ceilings.has_value(); });
 }
 
-// "yes (p=0.001)", "no (p=0.31)", "no (wait 3% of a step)" or "no (host busy: 0.8 cores)":
+// "yes (p=0.001)", "no (p=0.31)", "no (wait 3% of a step)" or "no (host busy: 0.16 cores)":
 // is the rank last more often than chance would make it, by a wait that matters, on a host
-// that ran nothing else.
+// whose other work cannot account for the wait.
 std::string straggler_verdict(const RunStraggler& run) {
   char text[64];
   if (run.late_beyond_chance() && run.host_busy()) {
-    std::snprintf(text, sizeof text, "no (host busy: %.1f cores)", *run.host_other_work_cores);
+    std::snprintf(text, sizeof text, "no (host busy: %.2f cores)", *run.host_other_work_cores);
   } else if (run.p_value < kStragglerAlpha && !run.late_beyond_chance()) {
     if (run.wait_median_ms < kMinWaitMs || !run.step_ms_median) {
       std::snprintf(text, sizeof text, "no (wait %.2f ms)", run.wait_median_ms);
