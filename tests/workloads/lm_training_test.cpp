@@ -33,6 +33,7 @@
 #include "harness/core/exit_codes.hpp"
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/dumped_params.hpp"
+#include "tests/harness/local_study.hpp"
 #include "tests/harness/run_database_reader.hpp"
 #include "tests/support/skip.hpp"
 #include "workloads/lm/token_corpus.hpp"
@@ -274,19 +275,13 @@ slurm:
   time: "10"
 )";
   const std::string results = dir + "/results";
-  auto run = testing::run_to_end({testing::binary("scalestudy"), "run", study, "--scheduler",
-                                  "local", "--results-dir", results},
-                                 {}, dir + "/output.txt", 300);
+  const testing::Finished run =
+      testing::run_study_locally(study, results, 300, dir + "/output.txt");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK(run.output.find("throughput [tokens/s]") != std::string::npos);
   CHECK(run.output.find("Optimizer state/rank [MiB]") != std::string::npos);
-  auto json_report =
-      testing::run_to_end({testing::binary("scalestudy"), "report", "lm-cpu", "--format", "json",
-                           "--no-plots", "--results-dir", results},
-                          {}, dir + "/report.json", 120);
-  REQUIRE(json_report.exit_code == 0);
-  const nlohmann::json report = nlohmann::json::parse(json_report.output);
+  const nlohmann::json report = testing::json_report(study, results, dir + "/report.json");
   CHECK(report["settings"]["throughput_unit"] == "tokens");
   std::map<std::string, nlohmann::json> points;
   for (const nlohmann::json& point : report["points"]) {
