@@ -7,7 +7,9 @@
 # wheel's LibTorch (scripts/build-cuda.sh: compile and link, no GPU needed) and runs the
 # GPU path's CPU suites from that build, then the GPU validation kit's checks on it
 # (label kit: its bundle, the bundle's libraries, validate.sh's dry run and its CPU
-# rehearsal, about 2 minutes); SCALESTUDY_CUDA_BUILD=0 leaves that out. Fails
+# rehearsal, about 2 minutes), and the suites and the rehearsal again with the CPU kernels
+# capped at AVX2 (ONEDNN_MAX_CPU_ISA, ATEN_CPU_CAPABILITY); SCALESTUDY_CUDA_BUILD=0 leaves
+# that out. Fails
 # when a test fails, none ran, or the CUDA build fails or cannot run (no toolkit, no wheel).
 # Ends by listing every test that skipped anything, with the reasons: where every
 # prerequisite must be present (CI=true, or root on Debian) only what this machine cannot
@@ -55,6 +57,12 @@ if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
     # The kit as the GPU machine gets it: scripts/gpu-bundle.sh --from-build on this build,
     # its libraries resolved without the build's paths, and the kit rehearsed on the CPU.
     ctest_run "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" kit -L kit || cuda_status=$?
+    # Once more with the CPU kernels an AVX2-only machine runs: oneDNN and ATen dispatch by
+    # ISA, and bf16 differs most (AVX-512 BF16 and AMX compute it, AVX2 emulates it). The
+    # GPU path's suites (CPU bf16 autocast among them) and the kit's rehearsal, about 3 min.
+    ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 ctest_run \
+      "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" avx2 -L 'unit|kit' -R '^gpu_|^kit_rehearsal_test$' ||
+      cuda_status=$?
   fi
   [ "$tests_status" != 0 ] || tests_status=$cuda_status
 fi

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #if __has_include(<gloo/config.h>)
 #include <gloo/config.h>
 #endif
 
+#include "harness/core/cpu_isa.hpp"
 #include "harness/core/elf_build_id.hpp"
 #include "harness/record/build_info.hpp"
 
@@ -67,6 +69,13 @@ std::string cpu_model() {
   return "unknown";
 }
 
+std::string cpu_isa() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::ostringstream text;
+  text << cpuinfo.rdbuf();
+  return cpu_isa_of_cpuinfo(text.str());
+}
+
 ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& environment) {
   BuildInfo build = build_info();
   ProvenanceEntries entries = {
@@ -80,6 +89,7 @@ ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& e
       {"hostname", host_name()},
       {"cpu_model", cpu_model()},
       {"cpu_cores", std::to_string(std::thread::hardware_concurrency())},
+      {"cpu_isa", cpu_isa()},
   };
   // The binary's content: two runs of one commit built twice (other flags, another
   // compiler) still differ here.
@@ -95,7 +105,8 @@ ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& e
     if (found != environment.end()) entries[key] = found->second;
   }
   for (const auto& [name, value] : environment) {
-    for (const char* prefix : {"NCCL_", "GLOO_", "OMP_", "GOMP_", "OPENBLAS_", "CUDA_", "TORCH_"}) {
+    for (const char* prefix : {"NCCL_", "GLOO_", "OMP_", "GOMP_", "OPENBLAS_", "CUDA_", "TORCH_",
+                               "ATEN_", "ONEDNN_", "DNNL_"}) {
       if (starts_with(name, prefix)) entries["env." + name] = value;
     }
   }

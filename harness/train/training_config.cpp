@@ -32,6 +32,11 @@ void declare_training_flags(Flags& flags) {
   flags.declare("cudnn-benchmark", "false", "let cuDNN pick the fastest convolution per shape")
       .boolean();
   flags
+      .declare("deterministic", "false",
+               "deterministic kernels only (torch.use_deterministic_algorithms, cuDNN "
+               "deterministic, CUBLAS_WORKSPACE_CONFIG): runs bit-comparable, maybe slower")
+      .boolean();
+  flags
       .declare("data-on-device", "auto",
                "keep the training split in device memory: auto (a GPU and it fits) | true | false")
       .one_of({"auto", "true", "false"});
@@ -126,6 +131,7 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
   read(status, config.precision, [&] { return gpu::parse_precision(flags.get("precision")); });
   read(status, config.channels_last, [&] { return flags.get_bool("channels-last"); });
   read(status, config.cudnn_benchmark, [&] { return flags.get_bool("cudnn-benchmark"); });
+  read(status, config.deterministic, [&] { return flags.get_bool("deterministic"); });
   read(status, config.data_on_device,
        [&] { return parse_data_placement(flags.get("data-on-device")); });
   read(status, config.cuda_graph, [&] { return flags.get_bool("cuda-graph"); });
@@ -189,6 +195,9 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
                    "--cuda-graph needs --optimizer-impl foreach (torch::optim is not "
                    "capture-safe)"),
            require(!(config.cuda_graph && !sgd), "--cuda-graph needs --optimizer sgd (foreach)"),
+           require(!(config.deterministic && config.cudnn_benchmark),
+                   "--deterministic excludes --cudnn-benchmark true: the autotuner picks "
+                   "convolution algorithms by timing them"),
            require(!(config.zero1 && config.cuda_graph),
                    "--optimizer-sharding zero1 cannot be captured (--cuda-graph): its all-gather "
                    "waits on the host"),

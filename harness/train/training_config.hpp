@@ -30,6 +30,7 @@ struct TrainingConfig {
   gpu::Precision precision = gpu::Precision::kFp32;
   bool channels_last = false;    // model weights and batches in NHWC
   bool cudnn_benchmark = false;  // cuDNN autotuning per convolution shape
+  bool deterministic = false;    // deterministic kernels only (gpu::enable_deterministic_kernels)
   DataPlacement data_on_device = DataPlacement::kAuto;
   bool cuda_graph = false;  // capture the step once, replay it
   OptimizerImpl optimizer_impl = OptimizerImpl::kAuto;

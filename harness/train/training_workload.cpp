@@ -8,6 +8,7 @@
 #include "harness/dist/gradient_bucketer.hpp"
 #include "harness/dist/parameter_shards.hpp"
 #include "harness/dist/parameter_sync.hpp"
+#include "harness/gpu/deterministic_kernels.hpp"
 #include "harness/metrics/cpu_usage.hpp"
 #include "harness/metrics/phase_timer.hpp"
 #include "harness/metrics/throughput_meter.hpp"
@@ -114,6 +115,7 @@ class TrainingRun {
       return supported;
     }
     gpu::apply_math_modes(config_.precision, config_.cudnn_benchmark);
+    if (config_.deterministic) gpu::enable_deterministic_kernels();
     torch::manual_seed(config_.seed);
     TaskSetup setup{context_.flags, context_.rank_info, config_.seed,
                     device_,        config_.precision,  memory_format()};
@@ -173,12 +175,13 @@ class TrainingRun {
     record_model_summary(parameters_);
     if (Status calibrated = calibrate(); !calibrated) return calibrated;
     if (Status threaded = settle_intra_op_threads(); !threaded) return threaded;
-    if (Status recorded =
-            context_.writer.add_provenance({{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
-                                            {"data_on_device", resident_split_ ? "true" : "false"},
-                                            {"buffer_sync", "before_validation"},
-                                            {"optimizer_sharding", shards_ ? "zero1" : "none"},
-                                            {"gradient_reduction", gradient_reduction_}});
+    if (Status recorded = context_.writer.add_provenance(
+            {{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
+             {"data_on_device", resident_split_ ? "true" : "false"},
+             {"buffer_sync", "before_validation"},
+             {"optimizer_sharding", shards_ ? "zero1" : "none"},
+             {"gradient_reduction", gradient_reduction_},
+             {"deterministic", config_.deterministic ? "true" : "false"}});
         !recorded) {
       return recorded;
     }

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <utility>
 
+#include "harness/core/cpu_isa.hpp"
 #include "orchestrator/common/human_bytes.hpp"
 #include "orchestrator/sysinfo/sections.hpp"
 #include "orchestrator/sysinfo/text.hpp"
@@ -169,6 +170,10 @@ Section probe_cpu(const Probe& probe) {
   add_numa(probe, section);
   add_caches_and_clock(probe, first, section);
   section.add("cpu_flags", "Notable ISA extensions", notable_flags(first), "/proc/cpuinfo flags");
+  // The level the kernels dispatch on; runs record it as provenance cpu_isa.
+  auto flags = first.find("flags");
+  section.add("cpu_isa", "Vector ISA level (kernels)",
+              cpu_isa_level(flags == first.end() ? "" : flags->second), "/proc/cpuinfo flags");
   return section;
 }
 

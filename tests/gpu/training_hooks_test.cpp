@@ -200,10 +200,11 @@ TEST_CASE("the GPU path's flags parse into the training config") {
   CHECK(defaults->data_on_device == DataPlacement::kAuto);
   CHECK_FALSE(defaults->cuda_graph);
   CHECK(defaults->optimizer_impl == OptimizerImpl::kAuto);
+  CHECK_FALSE(defaults->deterministic);
 
   auto set = config_from({"--precision", "bf16", "--channels-last", "true", "--cudnn-benchmark",
                           "true", "--data-on-device", "false", "--cuda-graph", "true",
-                          "--optimizer-impl", "foreach"});
+                          "--optimizer-impl", "foreach", "--deterministic", "false"});
   REQUIRE_MESSAGE(set.is_ok(), set.status().message());
   CHECK(set->precision == gpu::Precision::kBf16);
   CHECK(set->channels_last);
@@ -231,6 +232,8 @@ TEST_CASE("bad values and impossible combinations of the GPU path's flags name t
                 "--cuda-graph needs --optimizer-impl foreach"},
            Case{{"--cuda-graph", "true", "--optimizer", "adamw"},
                 "--cuda-graph needs --optimizer sgd"},
+           Case{{"--deterministic", "true", "--cudnn-benchmark", "true"},
+                "--deterministic excludes --cudnn-benchmark true"},
        }) {
     auto config = config_from(bad.arguments);
     REQUIRE_FALSE(config.is_ok());

@@ -231,15 +231,23 @@ TEST_CASE("provenance: build, host and the runtime environment") {
                                                   {"OMP_NUM_THREADS", "2"},
                                                   {"HOME", "/root"},
                                                   {"SLURM_JOB_ID", "77"},
-                                                  {"SLURM_JOB_NODELIST", "n[1-2]"}});
-  for (const char* key : {"git_commit", "git_dirty", "compiler", "build_type", "libtorch_version",
-                          "gloo", "hostname", "cpu_model", "cpu_cores", "scalestudy_version"}) {
+                                                  {"SLURM_JOB_NODELIST", "n[1-2]"},
+                                                  {"ATEN_CPU_CAPABILITY", "avx2"},
+                                                  {"ONEDNN_MAX_CPU_ISA", "AVX2"}});
+  for (const char* key :
+       {"git_commit", "git_dirty", "compiler", "build_type", "libtorch_version", "gloo", "hostname",
+        "cpu_model", "cpu_cores", "cpu_isa", "scalestudy_version"}) {
     INFO(key);
     REQUIRE(entries.count(key));
     CHECK(!entries[key].empty());
   }
   CHECK(entries["env.NCCL_DEBUG"] == "INFO");
   CHECK(entries["env.OMP_NUM_THREADS"] == "2");
+  // The caps on the CPU kernels' ISA beside the level the CPU offers.
+  CHECK(entries["env.ATEN_CPU_CAPABILITY"] == "avx2");
+  CHECK(entries["env.ONEDNN_MAX_CPU_ISA"] == "AVX2");
+  CHECK(std::set<std::string>{"amx", "avx512_bf16", "avx512", "avx2", "baseline"}.count(
+            entries["cpu_isa"]) == 1);
   CHECK(entries.count("env.HOME") == 0);
   CHECK(entries["slurm_job_id"] == "77");
   CHECK(entries["slurm_nodelist"] == "n[1-2]");

@@ -30,7 +30,7 @@ expect() {
 }
 
 printed=$(bash "$script" --dry-run --bundle "$bundle" --out "$out" --work "$work")
-[ "$(wc -l <<<"$printed")" -eq 14 ] || fail "expected 14 lines"
+[ "$(wc -l <<<"$printed")" -eq 15 ] || fail "expected 15 lines"
 expect "# skipped time-to-accuracy: no --data-root (Fashion-MNIST's idx files)"
 train="$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
 --steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
@@ -42,17 +42,24 @@ for label in fp32 bf16; do
   expect "$train --out-dir $work/runs/$label --precision $label && python3 $kit/check_run.py \
 $work/runs/$label --label $label >>$work/smoke.md"
 done
+expect "$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
+--steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
+--channels-last true --cudnn-benchmark true --lr 0.05 --nesterov true --lr 0 --out-dir \
+$work/runs/no-learning --precision bf16 && ! python3 $kit/check_run.py $work/runs/no-learning \
+--label no-learning 2>$work/no-learning.txt && grep -q 'training loss did not fall' \
+$work/no-learning.txt"
 expect "$train --out-dir $work/runs/fp16 --precision fp16 && python3 $kit/check_run.py \
 $work/runs/fp16 --label fp16 --require-key loss_scale_skipped_steps >>$work/smoke.md"
 expect "$train --out-dir $work/runs/bf16-graph --precision bf16 --cuda-graph true && python3 \
 $kit/check_run.py $work/runs/bf16-graph --label bf16-graph >>$work/smoke.md"
 lm_run="$bundle/scalestudy-lm --dataset synthetic --preset small --train-samples 2048 \
 --val-samples 32 --batch-size 16 --epochs 3 --steps-per-epoch 20 --measure-warmup-steps 5 \
---eval-batch-size 16 --device cuda --data-on-device true --precision bf16 \
+--eval-batch-size 16 --device cuda --data-on-device true --precision bf16 --deterministic true \
 --one-rank-process-group true"
-expect "$lm_run --optimizer-sharding none --out-dir $work/runs/lm-none && $lm_run \
---optimizer-sharding zero1 --out-dir $work/runs/lm && python3 $kit/check_run.py $work/runs/lm \
---label \"lm-gpt2-small-bf16-b16\" --lm --same-losses-as $work/runs/lm-none >>$work/smoke.md"
+expect "for run in lm-none lm-none-again; do $lm_run --optimizer-sharding none --out-dir \
+$work/runs/\$run; done && $lm_run --optimizer-sharding zero1 --out-dir $work/runs/lm && python3 \
+$kit/check_run.py $work/runs/lm --label \"lm-gpt2-small-bf16-b16\" --lm --losses-match \
+$work/runs/lm-none --noise-runs $work/runs/lm-none $work/runs/lm-none-again >>$work/smoke.md"
 grep -q -- "--out-dir $work/runs/bf16-one-rank-pg --precision bf16 --one-rank-process-group true " \
   <<<"$printed" || fail "no one-rank process-group smoke run"
 grep -q -- "--instrument \$instrument --out-dir $work/runs/instrument-\$instrument; done && python3 \
@@ -80,7 +87,7 @@ expect "py $kit/preflight.py --bundle $bundle --out $work/preflight.md --allow-n
 expect "# skipped smoke-fp16: fp16 runs on CUDA only"
 expect "# skipped smoke-bf16-graph: CUDA graphs run on CUDA only"
 expect "# skipped smoke-bf16-one-rank-pg: a bundle has no gloo process group for the CPU"
-[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 6 ] || fail "not every run on the CPU"
+[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 7 ] || fail "not every run on the CPU"
 ! grep -q -- '--device cuda' <<<"$printed" || fail "a rehearsal asks for CUDA"
 
 printed=$(bash "$script" --dry-run --build-on-device --out "$out" --work "$work")

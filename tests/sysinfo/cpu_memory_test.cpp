@@ -53,6 +53,8 @@ TEST_CASE("a two-socket machine is counted from sysfs topology") {
   CHECK(fact(cpu, "cpu_last_level_cache") == "L3 36864K");
   CHECK(fact(cpu, "cpu_max_mhz") == "3600");
   CHECK(fact(cpu, "cpu_flags") == "avx2 fma avx512f");
+  // avx512f without BW, VL and DQ: the kernels still take their AVX2 paths.
+  CHECK(fact(cpu, "cpu_isa") == "avx2");
   REQUIRE(cpu.tables.size() == 1);
   CHECK(cpu.tables[0].rows[1] == std::vector<std::string>{"1", "4-7", "4.0 GiB"});
   CHECK(testing::find_fact(cpu, "cpu_sockets")->source.find("/sys/devices/system/cpu") == 0);
@@ -72,6 +74,7 @@ TEST_CASE("without sysfs the topology comes from /proc/cpuinfo ids") {
   CHECK(fact(cpu, "cpu_cores") == "4");
   CHECK(fact(cpu, "cpu_threads") == "4");
   CHECK(fact(cpu, "cpu_smt") == "off");
+  CHECK(fact(cpu, "cpu_isa") == "baseline");
   CHECK(testing::find_fact(cpu, "cpu_cores")->source == "/proc/cpuinfo (physical id, core id)");
 }
 

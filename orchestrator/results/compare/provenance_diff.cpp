@@ -26,17 +26,10 @@ DifferenceKind kind_of(const std::string& key) {
   static const std::set<std::string> build = {"binary_build_id", "git_commit", "git_dirty",
                                               "compiler",        "build_type", "scalestudy_version",
                                               "workload",        "recorder"};
-  static const std::set<std::string> hosts = {"host",
-                                              "hostname",
-                                              "slurm_nodelist",
-                                              "cpu_model",
-                                              "cpu_cores",
-                                              "gpu_model",
-                                              "gpu_count",
-                                              "master_addr",
-                                              "gpu_pci_bus_id",
-                                              "gpu_memory_bytes",
-                                              "gpu_compute_capability"};
+  static const std::set<std::string> hosts = {
+      "host",        "hostname",       "slurm_nodelist",   "cpu_model",
+      "cpu_cores",   "cpu_isa",        "gpu_model",        "gpu_count",
+      "master_addr", "gpu_pci_bus_id", "gpu_memory_bytes", "gpu_compute_capability"};
   if (build.count(key)) return DifferenceKind::kBuild;
   if (ends_with(key, "_version") || ends_with(key, "_version_built") || key == "gloo") {
     return DifferenceKind::kVersions;
