@@ -19,11 +19,13 @@ TEST_CASE("combine_repeats: peaks by maximum, averages by mean, per rank") {
   RankMemory first;
   first.rank = 0;
   first.gpu_peak_bytes = 100;
-  first.gpu_avg_bytes = 80;
+  first.gpu_reserved_peak_bytes = 130;
+  first.nvml_avg_bytes = 80;
   first.rss_avg_bytes = 10;
   RankMemory second = first;
   second.gpu_peak_bytes = 120;
-  second.gpu_avg_bytes = 60;
+  second.gpu_reserved_peak_bytes = 125;
+  second.nvml_avg_bytes = 60;
   second.rss_avg_bytes = std::nullopt;
   RankMemory other_rank;
   other_rank.rank = 1;
@@ -31,7 +33,8 @@ TEST_CASE("combine_repeats: peaks by maximum, averages by mean, per rank") {
   const auto combined = combine_repeats({{first, other_rank}, {second}});
   REQUIRE(combined.size() == 2);
   CHECK(*combined[0].gpu_peak_bytes == doctest::Approx(120));
-  CHECK(*combined[0].gpu_avg_bytes == doctest::Approx(70));
+  CHECK(*combined[0].gpu_reserved_peak_bytes == doctest::Approx(130));
+  CHECK(*combined[0].nvml_avg_bytes == doctest::Approx(70));
   CHECK(*combined[0].rss_avg_bytes == doctest::Approx(10));  // one repeat recorded it
   CHECK_FALSE(combined[0].nvml_peak_bytes.has_value());
   CHECK(combined[1].rank == 1);
@@ -50,7 +53,7 @@ TEST_CASE("report: per-rank GPU, NVML and host memory over 2 repeats of a 2-rank
     run.per_gpu_batch = 32;
     run.gpus_per_node = 2;
     run.gpu_mem_peak_bytes = repeat == 0 ? 1.0e9 : 1.2e9;
-    run.gpu_mem_avg_bytes = repeat == 0 ? 0.8e9 : 0.6e9;
+    run.extra_summary = {{"gpu_mem_reserved_peak_bytes", repeat == 0 ? 1.5e9 : 1.4e9}};
     run.nvml_used_bytes = repeat == 0 ? 2.0e9 : 3.0e9;
     run.memory_step_per_rank_bytes = 1e8;
     study.add_run(run);
@@ -75,24 +78,28 @@ TEST_CASE("report: per-rank GPU, NVML and host memory over 2 repeats of a 2-rank
   const auto& ranks = report->points[0].rank_memory;
   REQUIRE(ranks.size() == 2);
   CHECK(*ranks[0].gpu_peak_bytes == doctest::Approx(1.2e9));
-  CHECK(*ranks[0].gpu_avg_bytes == doctest::Approx(0.7e9));
+  CHECK(*ranks[0].gpu_reserved_peak_bytes == doctest::Approx(1.5e9));
   CHECK(*ranks[0].rss_peak_bytes == doctest::Approx(rss));
   CHECK(*ranks[0].rss_avg_bytes == doctest::Approx(rss - 1));
   CHECK(*ranks[0].nvml_peak_bytes == doctest::Approx(3.002e9));
   CHECK(*ranks[0].nvml_avg_bytes == doctest::Approx(2.501e9));
   CHECK(*ranks[1].gpu_peak_bytes == doctest::Approx(1.3e9));
-  CHECK(*ranks[1].gpu_avg_bytes == doctest::Approx(0.8e9));
+  CHECK(*ranks[1].gpu_reserved_peak_bytes == doctest::Approx(1.5e9));
   CHECK(*ranks[1].rss_peak_bytes == doctest::Approx(rss + 1e8));
   CHECK(*ranks[1].nvml_avg_bytes == doctest::Approx(2.601e9));
 
   // 1.3e9 B = 1.21 GiB; 2.601e9 B = 2.42 GiB.
   const std::string table = render_report(*report, ReportFormat::kTable);
-  CHECK(table.find("Memory per rank") != std::string::npos);
-  CHECK(table.find("NVML avg [GiB]") != std::string::npos);
+  CHECK(table.find("Memory per rank [GiB]") != std::string::npos);
+  for (const char* header : {"alloc peak", "reserved peak", "NVML peak", "NVML avg", "RSS peak"}) {
+    CHECK_MESSAGE(table.find(header) != std::string::npos, header);
+  }
   CHECK(table.find("2.42") != std::string::npos);
   CHECK(render_report(*report, ReportFormat::kCsv).find("# Memory per rank") != std::string::npos);
   CHECK(render_report(*report, ReportFormat::kHtml).find("Memory per rank") != std::string::npos);
   auto json = nlohmann::json::parse(render_report(*report, ReportFormat::kJson));
-  CHECK(json["points"][0]["rank_memory"][1]["gpu_peak_bytes"].get<double>() ==
-        doctest::Approx(1.3e9));
+  const auto& rank = json["points"][0]["rank_memory"][1];
+  CHECK(rank["gpu_peak_bytes"].get<double>() == doctest::Approx(1.3e9));
+  CHECK(rank["gpu_reserved_peak_bytes"].get<double>() == doctest::Approx(1.5e9));
+  CHECK(rank["gpu_avg_bytes"] == rank["nvml_avg_bytes"]);
 }

@@ -191,6 +191,21 @@ TEST_CASE("sensitivity verdict with 1 repeat: cannot judge, needs 3 repeats") {
         std::string::npos);
 }
 
+TEST_CASE("sensitivity verdict when every setting trails the baseline: none beat it") {
+  StudyFixture study("verdict_trailing", "sensitivity", R"({"bucket_cap_mb": "25"})");
+  study.add_run(sensitivity_run("25", 0, 1000));
+  study.add_run(sensitivity_run("1", 0, 990));
+  study.add_run(sensitivity_run("4", 0, 960));
+  Report report = report_of(study);
+  REQUIRE(report.sensitivity.has_value());
+  CHECK_FALSE(report.sensitivity->beats_baseline);
+  CHECK(report.sensitivity->best_config == "bucket_cap_mb=1");
+  const std::string table = render_report(report, ReportFormat::kTable);
+  CHECK(table.find("no setting beat the baseline (bucket_cap_mb=25); closest: bucket_cap_mb=1 "
+                   "(-1.0% throughput") != std::string::npos);
+  CHECK(table.find("best configuration") == std::string::npos);
+}
+
 TEST_CASE("sensitivity verdict with 5 repeats: within noise, and significant") {
   // Base: 100 ± 7.9057 (100, 110, 90, 105, 95); bucket 1: the same noise shifted by 6.6.
   // se = sqrt(2 · 62.5 / 5) = 5; t = 6.6 / 5 = 1.32 < t(0.975, 8) = 2.306: within noise.

@@ -204,7 +204,11 @@ TEST_CASE("sensitivity report: change vs the baseline configuration and the targ
   CHECK(*at(report, 1, "precision=fp16").throughput_change_pct == doctest::Approx(10));
   REQUIRE(report.sensitivity.has_value());
   CHECK(report.sensitivity->best_config == "precision=bf16");
+  CHECK(report.sensitivity->beats_baseline);
+  CHECK(report.sensitivity->baseline_config == "precision=fp32");
   CHECK(*report.sensitivity->target_met);
+  CHECK(render_report(report, ReportFormat::kTable)
+            .find("best configuration: precision=bf16 (+25.0% throughput") != std::string::npos);
 
   ReportOptions stricter;
   stricter.target_gain_pct = 30;
@@ -310,6 +314,8 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "nodes",
                                              "world_size",
                                              "gpus",
+                                             "device",
+                                             "gpu_model",
                                              "global_batch",
                                              "per_gpu_batch",
                                              "is_baseline",
@@ -342,6 +348,11 @@ TEST_CASE("report JSON: versioned, every documented field present") {
         std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",
                               "ci95_half_width"});
   CHECK(point["efficiency"].get<double>() == doctest::Approx(0.9));
+  // CPU runs, as they recorded it.
+  CHECK(json["device"] == "cpu");
+  CHECK(point["device"] == "cpu");
+  CHECK(point["gpus"] == 0);
+  CHECK(point["gpu_model"].is_null());
   CHECK(point["runs"]["run_ids"].size() == 3);
   CHECK(json["points"][2]["runs"]["failed"] == 1);
   CHECK(point["accuracy_curve"][1]["val_acc"].get<double>() == doctest::Approx(0.6));

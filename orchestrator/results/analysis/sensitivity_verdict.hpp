@@ -1,6 +1,8 @@
 // The verdict of a sensitivity study: which configuration changed throughput the most
-// against the baseline configuration at the baseline's scale, whether that change stands
-// out of the noise, and whether it meets the study's target gain. A plain value type.
+// against the baseline configuration at the baseline's scale, whether it beat the
+// baseline at all (every setting may trail it: then it is only the closest), whether that
+// change stands out of the noise, and whether it meets the study's target gain. A plain
+// value type.
 #pragma once
 
 #include <optional>
@@ -9,8 +11,10 @@
 namespace scalestudy::results {
 
 struct SensitivityVerdict {
-  std::string best_config;
+  std::string baseline_config;
+  std::string best_config;  // the largest throughput change, a loss when none beat the baseline
   double best_throughput_change_pct = 0;
+  bool beats_baseline = false;  // best_throughput_change_pct > 0
   std::optional<double> best_accuracy_change_points;
   std::optional<bool> target_met;  // when a target gain is set
   // Whether the best change stands out of the noise: Welch's t over the repeats of the

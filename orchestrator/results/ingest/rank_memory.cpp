@@ -32,7 +32,7 @@ Result<std::vector<RankMemory>> load_rank_memory(sqlite::Database& study_db,
   std::map<int, RankMemory> by_rank;
   auto summary = study_db.query(
       "SELECT rank, name, value FROM m_summary WHERE run_id = ? AND name IN "
-      "('gpu_mem_peak_bytes', 'gpu_mem_avg_bytes', 'cpu_rss_peak_bytes')",
+      "('gpu_mem_peak_bytes', 'gpu_mem_reserved_peak_bytes', 'cpu_rss_peak_bytes')",
       {run_id});
   if (!summary) return summary.status().with_context("per-rank memory of " + run_id);
   for (const auto& row : *summary) {
@@ -41,7 +41,9 @@ Result<std::vector<RankMemory>> load_rank_memory(sqlite::Database& study_db,
     memory.rank = rank;
     const std::string name = sqlite::to_string(row[1]);
     if (name == "gpu_mem_peak_bytes") memory.gpu_peak_bytes = sqlite_number(row[2]);
-    if (name == "gpu_mem_avg_bytes") memory.gpu_avg_bytes = sqlite_number(row[2]);
+    if (name == "gpu_mem_reserved_peak_bytes") {
+      memory.gpu_reserved_peak_bytes = sqlite_number(row[2]);
+    }
     if (name == "cpu_rss_peak_bytes") memory.rss_peak_bytes = sqlite_number(row[2]);
   }
   auto telemetry = study_db.query(
@@ -66,7 +68,7 @@ Result<std::vector<RankMemory>> load_rank_memory(sqlite::Database& study_db,
 std::vector<RankMemory> combine_repeats(const std::vector<std::vector<RankMemory>>& repeats) {
   struct Combined {
     RankMemory peaks;
-    MeanOf gpu_avg, rss_avg, nvml_avg;
+    MeanOf rss_avg, nvml_avg;
   };
   std::map<int, Combined> by_rank;
   for (const auto& repeat : repeats) {
@@ -74,9 +76,9 @@ std::vector<RankMemory> combine_repeats(const std::vector<std::vector<RankMemory
       Combined& combined = by_rank[memory.rank];
       combined.peaks.rank = memory.rank;
       keep_largest(combined.peaks.gpu_peak_bytes, memory.gpu_peak_bytes);
+      keep_largest(combined.peaks.gpu_reserved_peak_bytes, memory.gpu_reserved_peak_bytes);
       keep_largest(combined.peaks.rss_peak_bytes, memory.rss_peak_bytes);
       keep_largest(combined.peaks.nvml_peak_bytes, memory.nvml_peak_bytes);
-      combined.gpu_avg.add(memory.gpu_avg_bytes);
       combined.rss_avg.add(memory.rss_avg_bytes);
       combined.nvml_avg.add(memory.nvml_avg_bytes);
     }
@@ -84,7 +86,6 @@ std::vector<RankMemory> combine_repeats(const std::vector<std::vector<RankMemory
   std::vector<RankMemory> ranks;
   for (auto& [rank, combined] : by_rank) {
     RankMemory memory = combined.peaks;
-    memory.gpu_avg_bytes = combined.gpu_avg.mean();
     memory.rss_avg_bytes = combined.rss_avg.mean();
     memory.nvml_avg_bytes = combined.nvml_avg.mean();
     ranks.push_back(memory);

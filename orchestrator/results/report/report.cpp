@@ -273,7 +273,6 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
     if (run.profiled || run.workload == "allreduce") continue;
     use_recorded_batch(run, report.warnings);
     if (!options.git_commit.empty() && run.git_commit.rfind(options.git_commit, 0) != 0) continue;
-    report.gpu |= run.gpus_per_node > 0;
     ++report.runs_planned;
     report.runs_measured += run.measured;
     report.runs_failed += !run.measured && finished_unsuccessfully(run.state);
@@ -298,6 +297,7 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
       group_points(runs, configuration_keys(runs, report.kind), report.target_acc);
   for (auto& work : points) {
     work.point.bottleneck = classify_bottleneck(work.point.phases, report.thresholds);
+    report.gpu |= work.point.gpus > 0;
   }
   if (Status memory = fill_rank_memory(study_db, points); !memory) return memory;
   if (Status ceilings = add_ceilings(study_db, points); !ceilings) return ceilings;

@@ -46,8 +46,13 @@ struct ReportOptions {
   std::string git_commit;
 };
 
+// A point's memory over its repeats: peaks the largest, the others medians.
 struct MemoryUse {
-  std::optional<double> gpu_peak_bytes, gpu_avg_bytes, gpu_mode_bytes, cpu_rss_peak_bytes;
+  // The caching allocator's peaks: of tensors and of memory reserved from the driver.
+  std::optional<double> gpu_peak_bytes, gpu_reserved_peak_bytes;
+  // NVML's device memory in use: the largest sample, the mean and most frequent sample.
+  std::optional<double> nvml_peak_bytes, gpu_avg_bytes, gpu_mode_bytes;
+  std::optional<double> cpu_rss_peak_bytes;
   // The optimizer's state on the rank that holds the most: 1/N of it under ZeRO-1.
   std::optional<double> optimizer_state_bytes;
 };
@@ -88,7 +93,12 @@ struct AccuracyVersusBaseline {
 struct ReportPoint {
   std::string config_label;  // "precision=bf16 bucket_cap_mb=25", or "default"
   std::map<std::string, std::string> config;
-  int nodes = 0, world_size = 0, gpus = 0;  // gpus: 0 on CPU runs
+  int nodes = 0, world_size = 0;
+  // As its runs recorded them (run_device.hpp), or as planned while none has: the GPUs a
+  // run used (0 on CPU runs), the kind of device ("cuda", "cpu"; empty: not recorded) and
+  // the GPU model (empty: none); repeats that differ give each value, joined by ", ".
+  int gpus = 0;
+  std::string device, gpu_model;
   int global_batch = 0, per_gpu_batch = 0;
   std::vector<std::string> run_ids;  // measured repeats
   int planned_runs = 0, failed_runs = 0;
@@ -161,7 +171,7 @@ struct Report {
   // What every throughput figure counts: "samples", or "tokens" (the study's
   // report.throughput_unit; samples × each run's tokens_per_sample).
   std::string throughput_unit = "samples";
-  bool gpu = false;                             // any GPU runs: "GPU-hours", else "rank-hours"
+  bool gpu = false;  // any point's runs used GPUs: "GPU-hours", else "rank-hours"
   std::map<std::string, std::string> baseline;  // the selector used
   BottleneckThresholds thresholds;
   std::optional<double> target_gain_pct, target_acc;

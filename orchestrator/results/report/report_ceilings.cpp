@@ -42,7 +42,9 @@ void set_system_peak(const std::string& spec_json, RunCeilings& run) {
   run.system = system.value("label", "");
 }
 
-Result<RunCeilings> load_run(PreparedQueries& queries, const std::string& run_id, int world_size) {
+Result<RunCeilings> load_run(PreparedQueries& queries, const RunMeasurement& measured,
+                             int world_size) {
+  const std::string& run_id = measured.run_id;
   RankValues values;
   Status read = queries.for_each_row(
       "SELECT name, value FROM m_summary WHERE run_id = ? AND name IN ('ceiling_gemm_tflops', "
@@ -62,11 +64,7 @@ Result<RunCeilings> load_run(PreparedQueries& queries, const std::string& run_id
   run.allreduce_span_ms = reduced(values, "allreduce_span_ms_median", false);  // least waiting
   run.gradient_bytes = reduced(values, "gradient_bytes", true);
   run.calibration_s = reduced(values, "calibration_s", true);
-  auto gpu_model = queries.value(
-      "SELECT value FROM m_provenance WHERE run_id = ? AND rank = 0 AND key = 'gpu_model'",
-      {run_id});
-  if (!gpu_model) return gpu_model.status();
-  if (*gpu_model) run.gpu_model = sqlite::to_string(**gpu_model);
+  run.gpu_model = measured.device.gpu_model;
   auto config =
       queries.value("SELECT config_json FROM m_run WHERE run_id = ? AND rank = 0", {run_id});
   if (!config) return config.status();
@@ -87,9 +85,9 @@ Status add_ceilings(sqlite::Database& study_db, std::vector<PointWork>& points) 
   PreparedQueries queries(study_db);
   for (PointWork& work : points) {
     std::vector<RunCeilings> runs;
-    for (const std::string& run_id : work.point.run_ids) {
-      auto run = load_run(queries, run_id, work.point.world_size);
-      if (!run) return run.status().with_context("ceilings of run " + run_id);
+    for (const RunMeasurement* measured : work.measured) {
+      auto run = load_run(queries, *measured, work.point.world_size);
+      if (!run) return run.status().with_context("ceilings of run " + measured->run_id);
       runs.push_back(std::move(*run));
     }
     work.point.ceilings = combine_ceilings(runs);

@@ -48,6 +48,8 @@ Json systems_json(const Report& report) {
 
 Json memory_json(const MemoryUse& memory) {
   return Json{{"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
+              {"gpu_reserved_peak_bytes", optional_number(memory.gpu_reserved_peak_bytes)},
+              {"nvml_peak_bytes", optional_number(memory.nvml_peak_bytes)},
               {"gpu_avg_bytes", optional_number(memory.gpu_avg_bytes)},
               {"gpu_mode_bytes", optional_number(memory.gpu_mode_bytes)},
               {"cpu_rss_peak_bytes", optional_number(memory.cpu_rss_peak_bytes)},
@@ -57,13 +59,16 @@ Json memory_json(const MemoryUse& memory) {
 Json rank_memory_json(const ReportPoint& point) {
   Json ranks = Json::array();
   for (const RankMemory& memory : point.rank_memory) {
-    ranks.push_back(Json{{"rank", memory.rank},
-                         {"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
-                         {"gpu_avg_bytes", optional_number(memory.gpu_avg_bytes)},
-                         {"rss_peak_bytes", optional_number(memory.rss_peak_bytes)},
-                         {"rss_avg_bytes", optional_number(memory.rss_avg_bytes)},
-                         {"nvml_peak_bytes", optional_number(memory.nvml_peak_bytes)},
-                         {"nvml_avg_bytes", optional_number(memory.nvml_avg_bytes)}});
+    // gpu_avg_bytes: NVML's average under its /1 name (no run records an allocator average).
+    ranks.push_back(
+        Json{{"rank", memory.rank},
+             {"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
+             {"gpu_reserved_peak_bytes", optional_number(memory.gpu_reserved_peak_bytes)},
+             {"gpu_avg_bytes", optional_number(memory.nvml_avg_bytes)},
+             {"rss_peak_bytes", optional_number(memory.rss_peak_bytes)},
+             {"rss_avg_bytes", optional_number(memory.rss_avg_bytes)},
+             {"nvml_peak_bytes", optional_number(memory.nvml_peak_bytes)},
+             {"nvml_avg_bytes", optional_number(memory.nvml_avg_bytes)}});
   }
   return ranks;
 }
@@ -190,6 +195,8 @@ Json point_json(const ReportPoint& point) {
       {"nodes", point.nodes},
       {"world_size", point.world_size},
       {"gpus", point.gpus},
+      {"device", point.device.empty() ? Json(nullptr) : Json(point.device)},
+      {"gpu_model", point.gpu_model.empty() ? Json(nullptr) : Json(point.gpu_model)},
       {"global_batch", point.global_batch},
       {"per_gpu_batch", point.per_gpu_batch},
       {"is_baseline", point.is_baseline},
@@ -294,8 +301,10 @@ std::string render_report_json(const Report& report) {
   if (report.sensitivity) {
     const SensitivityVerdict& verdict = *report.sensitivity;
     sensitivity = Json{
+        {"baseline_config", verdict.baseline_config},
         {"best_config", verdict.best_config},
         {"best_throughput_change_pct", verdict.best_throughput_change_pct},
+        {"beats_baseline", verdict.beats_baseline},
         {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
         {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)},
         {"repeats", verdict.repeats},

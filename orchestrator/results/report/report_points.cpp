@@ -24,6 +24,30 @@ std::optional<double> median_of(const std::vector<const RunMeasurement*>& runs,
   return median(values);
 }
 
+// The repeats' distinct values, in the order first seen, joined by ", "; empty ones left out.
+std::string distinct_values(const std::vector<const RunMeasurement*>& runs,
+                            const std::string& (*get)(const RunMeasurement&)) {
+  std::vector<std::string> seen;
+  std::string joined;
+  for (const auto* run : runs) {
+    const std::string& value = get(*run);
+    if (value.empty() || std::find(seen.begin(), seen.end(), value) != seen.end()) continue;
+    seen.push_back(value);
+    joined += (joined.empty() ? "" : ", ") + value;
+  }
+  return joined;
+}
+
+// The point's devices as its measured repeats recorded them.
+void set_device(const std::vector<const RunMeasurement*>& runs, ReportPoint& point) {
+  point.device = distinct_values(
+      runs, [](const RunMeasurement& r) -> const std::string& { return r.device.device; });
+  point.gpu_model = distinct_values(
+      runs, [](const RunMeasurement& r) -> const std::string& { return r.device.gpu_model; });
+  point.gpus = 0;
+  for (const auto* run : runs) point.gpus = std::max(point.gpus, run->device.gpus);
+}
+
 Summary summarize_runs(const std::vector<const RunMeasurement*>& runs,
                        double (*get)(const RunMeasurement&)) {
   std::vector<double> values;
@@ -35,6 +59,7 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   ReportPoint& point = work.point;
   const auto& runs = work.measured;
   for (const auto* run : runs) point.run_ids.push_back(run->run_id);
+  if (!runs.empty()) set_device(runs, point);
   point.throughput_samples_per_s =
       summarize_runs(runs, [](const RunMeasurement& r) { return r.samples_per_s; });
   point.epoch_s = summarize_runs(runs, [](const RunMeasurement& r) { return r.epoch_s; });
@@ -72,6 +97,9 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   };
   point.memory.gpu_peak_bytes =
       largest([](const RunMeasurement& r) { return r.gpu_mem_peak_bytes; });
+  point.memory.gpu_reserved_peak_bytes =
+      largest([](const RunMeasurement& r) { return r.gpu_mem_reserved_peak_bytes; });
+  point.memory.nvml_peak_bytes = largest([](const RunMeasurement& r) { return r.nvml_peak_bytes; });
   point.memory.gpu_avg_bytes =
       median_of(runs, [](const RunMeasurement& r) { return r.gpu_mem_avg_bytes; });
   point.memory.gpu_mode_bytes =
@@ -166,7 +194,7 @@ std::vector<PointWork> group_points(const std::vector<RunMeasurement>& runs,
       work.point.config = config;
       work.point.nodes = run.nodes;
       work.point.world_size = run.world_size;
-      work.point.gpus = run.gpus_per_node > 0 ? run.world_size : 0;
+      work.point.gpus = run.device.gpus;  // the measured repeats' once there are (set_device)
       work.point.global_batch = run.global_batch;
       work.point.per_gpu_batch = run.per_gpu_batch;
       work.config_order = config_order[label];
@@ -218,6 +246,10 @@ std::string point_name(const ReportPoint& point) {
 void set_memory_ratio(ReportPoint& point, const ReportPoint& base) {
   point.memory_ratio.gpu_peak_bytes =
       ratio(point.memory.gpu_peak_bytes, base.memory.gpu_peak_bytes);
+  point.memory_ratio.gpu_reserved_peak_bytes =
+      ratio(point.memory.gpu_reserved_peak_bytes, base.memory.gpu_reserved_peak_bytes);
+  point.memory_ratio.nvml_peak_bytes =
+      ratio(point.memory.nvml_peak_bytes, base.memory.nvml_peak_bytes);
   point.memory_ratio.gpu_avg_bytes = ratio(point.memory.gpu_avg_bytes, base.memory.gpu_avg_bytes);
   point.memory_ratio.gpu_mode_bytes =
       ratio(point.memory.gpu_mode_bytes, base.memory.gpu_mode_bytes);

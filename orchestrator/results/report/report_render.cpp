@@ -12,9 +12,12 @@ std::string verdict_line(const Report& report) {
   if (!report.sensitivity) return "";
   const SensitivityVerdict& verdict = *report.sensitivity;
   char text[256];
-  std::snprintf(text, sizeof text, "best configuration: %s (%+.1f%% throughput",
-                verdict.best_config.c_str(), verdict.best_throughput_change_pct);
-  std::string line = text;
+  std::string line = verdict.beats_baseline ? "best configuration: "
+                                            : "no setting beat the baseline (" +
+                                                  verdict.baseline_config + "); closest: ";
+  std::snprintf(text, sizeof text, "%s (%+.1f%% throughput", verdict.best_config.c_str(),
+                verdict.best_throughput_change_pct);
+  line += text;
   if (verdict.best_accuracy_change_points) {
     std::snprintf(text, sizeof text, ", %+.2f accuracy points",
                   *verdict.best_accuracy_change_points);

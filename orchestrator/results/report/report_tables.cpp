@@ -293,21 +293,43 @@ Table comm_table(const Report& report) {
                     columns, report, [](const ReportPoint& p) { return p.comm.has_value(); });
 }
 
-Table memory_table(const Report& report) {
+// GiB when the largest figure is a GiB or more, else MiB: the unit a memory table's
+// title names for all its columns but those that name their own.
+struct MemoryUnit {
+  double bytes = kMiB;
+  std::string name = "MiB";
+};
+
+MemoryUnit memory_unit(const std::vector<std::optional<double>>& figures) {
   double largest = 0;
-  for (const auto& point : report.points) {
-    for (const auto& value : {point.memory.gpu_peak_bytes, point.memory.cpu_rss_peak_bytes}) {
-      if (value) largest = std::max(largest, *value);
-    }
+  for (const auto& value : figures) {
+    if (value) largest = std::max(largest, *value);
   }
-  const bool gib = largest >= kGiB;
-  const double unit = gib ? kGiB : kMiB;
-  const std::string unit_name = gib ? "GiB" : "MiB";
+  return largest >= kGiB ? MemoryUnit{kGiB, "GiB"} : MemoryUnit{};
+}
+
+std::string in_unit(const std::optional<double>& bytes, const MemoryUnit& unit) {
+  return bytes ? fixed(*bytes / unit.bytes, 2) : std::string("-");
+}
+
+// A point's memory: the allocator's and NVML's peaks where its runs recorded GPU memory,
+// and the host's; the per-rank table (below) holds every figure of each rank.
+Table memory_table(const Report& report) {
+  std::vector<std::optional<double>> figures;
+  bool gpu_memory = false;
+  for (const auto& point : report.points) {
+    const MemoryUse& memory = point.memory;
+    for (const auto& value :
+         {memory.gpu_peak_bytes, memory.gpu_reserved_peak_bytes, memory.nvml_peak_bytes,
+          memory.gpu_avg_bytes, memory.gpu_mode_bytes}) {
+      figures.push_back(value);
+      gpu_memory |= value.has_value();
+    }
+    figures.push_back(memory.cpu_rss_peak_bytes);
+  }
+  const MemoryUnit unit = memory_unit(figures);
   auto bytes = [unit](std::optional<double> MemoryUse::*member) {
-    return [unit, member](const ReportPoint& p) {
-      const auto& value = p.memory.*member;
-      return value ? fixed(*value / unit, 2) : std::string("-");
-    };
+    return [unit, member](const ReportPoint& p) { return in_unit(p.memory.*member, unit); };
   };
   auto times = [](std::optional<double> MemoryUse::*member) {
     return [member](const ReportPoint& p) {
@@ -316,16 +338,16 @@ Table memory_table(const Report& report) {
     };
   };
   std::vector<Column> columns = leading_columns(report, true);
-  if (report.gpu) {
+  if (gpu_memory) {
     append(columns, {
-                        {"GPU peak [" + unit_name + "]", bytes(&MemoryUse::gpu_peak_bytes)},
-                        {"GPU avg [" + unit_name + "]", bytes(&MemoryUse::gpu_avg_bytes)},
-                        {"GPU mode [" + unit_name + "]", bytes(&MemoryUse::gpu_mode_bytes)},
-                        {"GPU peak vs base", times(&MemoryUse::gpu_peak_bytes)},
+                        {"alloc peak", bytes(&MemoryUse::gpu_peak_bytes)},
+                        {"NVML peak", bytes(&MemoryUse::nvml_peak_bytes)},
+                        {"NVML mode", bytes(&MemoryUse::gpu_mode_bytes)},
+                        {"alloc vs base", times(&MemoryUse::gpu_peak_bytes)},
                     });
   }
   append(columns, {
-                      {"CPU RSS peak [" + unit_name + "]", bytes(&MemoryUse::cpu_rss_peak_bytes)},
+                      {"RSS peak", bytes(&MemoryUse::cpu_rss_peak_bytes)},
                       {"RSS vs base", times(&MemoryUse::cpu_rss_peak_bytes)},
                   });
   // In MiB whatever the other columns' unit: a small model's state is a few MiB.
@@ -334,12 +356,13 @@ Table memory_table(const Report& report) {
                   [](const ReportPoint& p) { return p.memory.optimizer_state_bytes.has_value(); });
   if (has_optimizer_state) {
     columns.push_back({"Optimizer state/rank [MiB]", [](const ReportPoint& p) {
-                         const auto& value = p.memory.optimizer_state_bytes;
-                         return value ? fixed(*value / kMiB, 2) : std::string("-");
+                         return in_unit(p.memory.optimizer_state_bytes, MemoryUnit{});
                        }});
   }
-  return make_table("Memory", columns, report,
-                    [](const ReportPoint& p) { return !p.run_ids.empty(); });
+  return make_table(
+      "Memory [" + unit.name + "] (peaks: the largest over repeats and ranks" +
+          (gpu_memory ? "; alloc: PyTorch's allocator, NVML: device memory in use)" : ")"),
+      columns, report, [](const ReportPoint& p) { return !p.run_ids.empty(); });
 }
 
 // Time-to-accuracy beside throughput efficiency, with the accuracy check against the
@@ -445,44 +468,45 @@ Table projection_table(const Report& report, const SeriesProjection& projection)
   return table;
 }
 
-// One row per rank of each measured point.
+// One row per rank of each measured point: the allocator's peaks of tensors and of
+// reserved memory, NVML's peak and average of device memory in use (where the runs
+// recorded GPU memory), and the host's RSS.
 Table rank_memory_table(const Report& report) {
-  double largest = 0;
+  using Field = std::optional<double> RankMemory::*;
+  const std::vector<std::pair<std::string, Field>> gpu_fields = {
+      {"alloc peak", &RankMemory::gpu_peak_bytes},
+      {"reserved peak", &RankMemory::gpu_reserved_peak_bytes},
+      {"NVML peak", &RankMemory::nvml_peak_bytes},
+      {"NVML avg", &RankMemory::nvml_avg_bytes}};
+  std::vector<std::pair<std::string, Field>> fields = {{"RSS peak", &RankMemory::rss_peak_bytes},
+                                                       {"RSS avg", &RankMemory::rss_avg_bytes}};
+  std::vector<std::optional<double>> figures;
+  bool gpu_memory = false;
   for (const auto& point : report.points) {
     for (const auto& rank : point.rank_memory) {
-      for (const auto& value : {rank.gpu_peak_bytes, rank.rss_peak_bytes, rank.nvml_peak_bytes}) {
-        if (value) largest = std::max(largest, *value);
+      for (const auto& [name, field] : gpu_fields) {
+        figures.push_back(rank.*field);
+        gpu_memory |= (rank.*field).has_value();
       }
+      figures.push_back(rank.rss_peak_bytes);
     }
   }
-  const double unit = largest >= kGiB ? kGiB : kMiB;
-  const std::string unit_name = largest >= kGiB ? "GiB" : "MiB";
+  if (gpu_memory) fields.insert(fields.begin(), gpu_fields.begin(), gpu_fields.end());
+  const MemoryUnit unit = memory_unit(figures);
   Table table;
-  table.title = "Memory per rank (peak: max over repeats; avg: mean over repeats)";
+  table.title =
+      "Memory per rank [" + unit.name + "] (peak: max over repeats; avg: mean over repeats)";
   const bool configs = has_several_configs(report) || report.kind == "sensitivity";
   if (configs) table.headers.push_back("config");
   table.headers.insert(table.headers.end(), {scale_header(report), "nodes", "rank"});
-  using Field = std::optional<double> RankMemory::*;
-  std::vector<std::pair<std::string, Field>> fields;
-  if (report.gpu) {
-    fields = {{"GPU peak", &RankMemory::gpu_peak_bytes},
-              {"GPU avg", &RankMemory::gpu_avg_bytes},
-              {"NVML peak", &RankMemory::nvml_peak_bytes},
-              {"NVML avg", &RankMemory::nvml_avg_bytes}};
-  }
-  fields.push_back({"RSS peak", &RankMemory::rss_peak_bytes});
-  fields.push_back({"RSS avg", &RankMemory::rss_avg_bytes});
-  for (const auto& [name, field] : fields) table.headers.push_back(name + " [" + unit_name + "]");
+  for (const auto& [name, field] : fields) table.headers.push_back(name);
   for (const auto& point : report.points) {
     for (const auto& rank : point.rank_memory) {
       std::vector<std::string> row;
       if (configs) row.push_back(point.config_label);
       row.insert(row.end(), {std::to_string(point.world_size), std::to_string(point.nodes),
                              std::to_string(rank.rank)});
-      for (const auto& [name, field] : fields) {
-        const auto& value = rank.*field;
-        row.push_back(value ? fixed(*value / unit, 2) : std::string("-"));
-      }
+      for (const auto& [name, field] : fields) row.push_back(in_unit(rank.*field, unit));
       table.rows.push_back(std::move(row));
     }
   }
@@ -653,7 +677,9 @@ const std::set<std::string>& wide_only_headers() {
                                                 "calibration [% of run]",
                                                 "by chance [%]",
                                                 "wait p95 [ms]",
-                                                "steps"};
+                                                "steps",
+                                                "NVML mode",
+                                                "RSS vs base"};
   return headers;
 }
 

@@ -67,6 +67,7 @@ Status load_summary(PreparedQueries& queries, RunMeasurement& run) {
   }
   run.final_val_acc = first("final_val_acc");
   run.gpu_mem_peak_bytes = largest("gpu_mem_peak_bytes");
+  run.gpu_mem_reserved_peak_bytes = largest("gpu_mem_reserved_peak_bytes");
   run.gpu_mem_avg_bytes = average("gpu_mem_avg_bytes");
   run.gpu_mem_mode_bytes = largest("gpu_mem_mode_bytes");
   run.cpu_rss_peak_bytes = largest("cpu_rss_peak_bytes");
@@ -145,13 +146,26 @@ Status load_identity(PreparedQueries& queries, RunMeasurement& run) {
       {run.run_id});
   if (!commit) return commit.status();
   if (*commit) run.git_commit = sqlite::to_string(**commit);
-  if (!run.cpu_rss_peak_bytes) {
-    auto rss =
-        queries.value("SELECT max(cpu_rss_bytes) FROM m_telemetry WHERE run_id = ?", {run.run_id});
-    if (!rss) return rss.status();
-    if (*rss) run.cpu_rss_peak_bytes = as_optional(**rss);
-  }
   return Status::ok();
+}
+
+// Only where the ranks recorded themselves; the run keeps its planned GPUs otherwise.
+Status load_device(PreparedQueries& queries, RunMeasurement& run) {
+  auto recorded = load_run_device(queries, run.run_id);
+  if (!recorded) return recorded.status();
+  if (!recorded->device.empty()) run.device = std::move(*recorded);
+  return Status::ok();
+}
+
+// The telemetry samples' peaks: NVML's device memory in use, and the host RSS where the
+// summary gave none.
+Status load_telemetry_peaks(PreparedQueries& queries, RunMeasurement& run) {
+  return queries.for_each_row(
+      "SELECT max(cpu_rss_bytes), max(gpu_mem_used_bytes) FROM m_telemetry WHERE run_id = ?",
+      {run.run_id}, [&](const sqlite::Statement& row) {
+        if (!run.cpu_rss_peak_bytes) run.cpu_rss_peak_bytes = as_optional(row.column_value(0));
+        run.nvml_peak_bytes = as_optional(row.column_value(1));
+      });
 }
 
 // A time in `unit` (ms when unknown) in milliseconds.
@@ -191,7 +205,7 @@ void fill_from_role(MetricRole role, double value, const std::string& unit, RunM
       if (!run.final_val_acc) run.final_val_acc = unit == "%" ? value / 100 : value;
       return;
     case MetricRole::kMemory: {
-      auto& field = run.gpus_per_node > 0 ? run.gpu_mem_peak_bytes : run.cpu_rss_peak_bytes;
+      auto& field = run.device.gpus > 0 ? run.gpu_mem_peak_bytes : run.cpu_rss_peak_bytes;
       if (!field) field = to_bytes(value, unit);
       return;
     }
@@ -240,7 +254,8 @@ Result<std::vector<RunMeasurement>> load_runs(sqlite::Database& study_db) {
       ingest_join + " WHERE " + *current + " ORDER BY r.rowid");
   if (!rows) return rows.status();
   using Loader = Status (*)(PreparedQueries&, RunMeasurement&);
-  std::vector<Loader> loaders = {load_summary, load_phases, load_epochs, load_identity};
+  std::vector<Loader> loaders = {load_summary,  load_phases,          load_epochs,
+                                 load_identity, load_telemetry_peaks, load_device};
   if (*output_metrics_table) loaders.push_back(load_output_metrics);
   PreparedQueries queries(study_db);
   std::vector<RunMeasurement> runs;
@@ -260,6 +275,7 @@ Result<std::vector<RunMeasurement>> load_runs(sqlite::Database& study_db) {
     run.job_id = sqlite::to_string(row[11]);
     run.reason = sqlite::to_string(row[12]);
     run.measured = sqlite::to_string(row[13]) == "ingested";
+    run.device.gpus = run.gpus_per_node > 0 ? run.world_size : 0;  // until it recorded its own
     if (run.measured) {
       for (Loader load : loaders) {
         if (Status status = load(queries, run); !status) {

@@ -14,6 +14,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/results/analysis/bottleneck.hpp"
 #include "orchestrator/results/analysis/comm_model.hpp"
+#include "orchestrator/results/report/run_device.hpp"
 
 namespace scalestudy::results {
 
@@ -52,6 +53,9 @@ struct RunMeasurement {
   bool measured = false;
   std::string workload;
   std::string git_commit;
+  // What the ranks recorded of their devices; a run not measured, or measured by its
+  // output alone (no ranks recorded), has no device and the GPUs its plan gave it.
+  RunDevice device;
   double samples_per_s = 0;
   double epoch_s = 0;         // median over the run's epochs
   double step_ms_median = 0;  // median over ranks of each rank's median step time
@@ -59,7 +63,11 @@ struct RunMeasurement {
   std::optional<double> final_val_acc;
   std::vector<double> epoch_s_per_epoch;
   std::vector<std::optional<double>> val_acc_per_epoch;
-  std::optional<double> gpu_mem_peak_bytes, gpu_mem_avg_bytes, gpu_mem_mode_bytes;
+  // GPU memory: the caching allocator's peaks (tensors, reserved; the largest rank's),
+  // and NVML's device memory in use: the largest telemetry sample, the ranks' mean of
+  // their samples' mean, the largest rank's most frequent sample.
+  std::optional<double> gpu_mem_peak_bytes, gpu_mem_reserved_peak_bytes;
+  std::optional<double> nvml_peak_bytes, gpu_mem_avg_bytes, gpu_mem_mode_bytes;
   std::optional<double> cpu_rss_peak_bytes;
   std::optional<double> optimizer_state_bytes;  // the largest rank's
   std::optional<double> tokens_per_sample;      // a language model's seq_len
