@@ -1,6 +1,7 @@
 #include "orchestrator/cli/args.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "harness/core/nearest_name.hpp"
 #include "harness/core/whole_number.hpp"
@@ -36,10 +37,11 @@ Result<std::optional<double>> ParsedArgs::number_value(const std::string& name) 
   try {
     size_t used = 0;
     const double number = std::stod(*text, &used);
-    if (used == text->size()) return std::optional<double>(number);
+    // NaN compares false with every bound, so a gate given it could never fire.
+    if (used == text->size() && std::isfinite(number)) return std::optional<double>(number);
   } catch (const std::exception&) {
   }
-  return Status::error(name + " takes a number, got '" + *text + "'");
+  return Status::error(name + " takes a finite number, got '" + *text + "'");
 }
 
 Result<ParsedArgs> parse_args(const std::vector<std::string>& args, const ArgSpec& spec) {

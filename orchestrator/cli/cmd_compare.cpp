@@ -105,20 +105,14 @@ int run_compare(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto format = results::parse_report_format(parsed->value_or("--format", "table"));
-  double threshold_pct = results::kDefaultCompareThresholdPct;
-  if (auto text = parsed->value("--threshold-pct")) {
-    size_t used = 0;
-    try {
-      threshold_pct = std::stod(*text, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != text->size() || threshold_pct < 0) {
-      std::fprintf(stderr, "scalestudy compare: --threshold-pct takes a number ≥ 0, got '%s'\n",
-                   text->c_str());
-      return kExitUsage;
-    }
+  const auto threshold = parsed->number_value("--threshold-pct");
+  if (!threshold || (*threshold && **threshold < 0)) {
+    std::fprintf(stderr,
+                 "scalestudy compare: --threshold-pct takes a finite number ≥ 0, got '%s'\n",
+                 parsed->value_or("--threshold-pct", "").c_str());
+    return kExitUsage;
   }
+  const double threshold_pct = threshold->value_or(results::kDefaultCompareThresholdPct);
   if (!format) {
     std::fprintf(stderr, "scalestudy compare: %s\n", format.status().message().c_str());
     return kExitUsage;

@@ -115,3 +115,19 @@ TEST_CASE("a steady study has no change point and passes the gate") {
   CHECK(history["open_regressions"].empty());
   CHECK(check_exit("steady", results) == 0);
 }
+
+TEST_CASE("history and compare refuse a threshold, window or p-value that is not finite") {
+  // NaN compares false with every bound: a gate given one could never fire.
+  for (const std::string flag : {"--threshold-pct", "--window", "--max-pvalue"}) {
+    for (const std::string value : {"nan", "inf", "-inf"}) {
+      ProcessResult history = run_cli({"history", "any-study", flag, value}, 60'000);
+      INFO(flag << " " << value << ": " << history.stderr_text);
+      CHECK(history.exit_code == 2);
+      CHECK(history.stderr_text.find("takes a finite number") != std::string::npos);
+    }
+  }
+  ProcessResult compare = run_cli({"compare", "a", "b", "--threshold-pct", "nan"}, 60'000);
+  INFO(compare.stderr_text);
+  CHECK(compare.exit_code == 2);
+  CHECK(compare.stderr_text.find("takes a finite number") != std::string::npos);
+}

@@ -95,6 +95,23 @@ TEST_CASE("store_steps also copies the step rows") {
   CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_steps") == "20");
 }
 
+TEST_CASE("store_steps after a plain ingest adds the step rows; a plain one after keeps them") {
+  StudyFixture study("ingest_steps_later", "strong");
+  study.add_run(run_at("bbbb000000000002", 2));
+  ingest_ok(study);
+  CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_steps") == "0");
+  IngestOptions options;
+  options.store_steps = true;
+  IngestOutcome with_steps = ingest_ok(study, options);
+  CHECK(with_steps.ingested == 1);
+  CHECK(with_steps.unchanged == 0);
+  CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_steps") == "20");
+  CHECK(ingest_ok(study, options).unchanged == 1);
+  IngestOutcome plain = ingest_ok(study);
+  CHECK(plain.unchanged == 1);
+  CHECK(scalar(study.db_path(), "SELECT count(*) FROM m_steps") == "20");
+}
+
 TEST_CASE("ingesting twice changes nothing; a rewritten rank file is re-ingested") {
   StudyFixture study("ingest_idempotent", "strong");
   add_three_runs(study);

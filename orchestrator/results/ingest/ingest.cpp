@@ -59,6 +59,9 @@ std::string utc_now() {
   return buffer;
 }
 
+// Ends the fingerprint of a run whose step rows were stored (IngestOptions::store_steps).
+constexpr const char* kWithStepsMark = "steps;";
+
 // "name:size:mtime;" of one file of the fingerprint.
 std::string stamp(const fs::path& path, uintmax_t size) {
   std::error_code error;
@@ -310,10 +313,13 @@ Status keep_measurements(PreparedQueries& queries, const PlannedRun& run,
 Status ingest_run(PreparedQueries& queries, const PlannedRun& run, const IngestOptions& options,
                   IngestOutcome& outcome) {
   const bool completed = common::parse_job_state(run.state) == common::JobState::kCompleted;
-  const std::string print = fingerprint(run);
+  // A run ingested with its step rows carries the mark: a plain ingest after keeps them, and
+  // one with steps after a plain ingest reads the run again to add them.
+  const std::string unmarked = fingerprint(run);
+  const std::string print = options.store_steps ? unmarked + kWithStepsMark : unmarked;
   auto previous = stored_fingerprint(queries, run.run_id);
   if (!previous) return previous.status();
-  if (*previous && **previous == print) {
+  if (*previous && (**previous == unmarked + kWithStepsMark || **previous == print)) {
     ++outcome.unchanged;
     return Status::ok();
   }
