@@ -9,8 +9,6 @@
 namespace scalestudy::lm {
 namespace {
 
-namespace F = torch::nn::functional;
-
 constexpr double kInitStd = 0.02;
 
 bool ends_with(std::string_view text, std::string_view suffix) {
@@ -19,6 +17,13 @@ bool ends_with(std::string_view text, std::string_view suffix) {
 
 torch::nn::LayerNorm layer_norm(int64_t width) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({width}).eps(1e-5));
+}
+
+// The Linear module's forward (F::linear) runs a 3-D input as matmul, then `output += bias`,
+// a second pass that cost GPT-2 small 5.6 ms a bf16 forward on an H200 (docs/lm.md).
+// torch::linear is PyTorch-Python's path: the bias fused into the product (addmm).
+torch::Tensor project(const torch::nn::Linear& layer, const torch::Tensor& x) {
+  return torch::linear(x, layer->weight, layer->bias);
 }
 
 }  // namespace
@@ -38,7 +43,7 @@ torch::Tensor CausalSelfAttentionImpl::causal_mask(int64_t length, const torch::
 torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   const int64_t batch = x.size(0), length = x.size(1), width = x.size(2);
   const int64_t head_width = width / n_head_;
-  std::vector<torch::Tensor> qkv = c_attn(x).split(width, /*dim=*/2);
+  std::vector<torch::Tensor> qkv = project(c_attn, x).split(width, /*dim=*/2);
   auto heads = [&](const torch::Tensor& t) {
     return t.view({batch, length, n_head_, head_width}).transpose(1, 2);
   };
@@ -53,7 +58,7 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
                                 -std::numeric_limits<float>::infinity());
     y = torch::matmul(torch::softmax(scores, -1), v);
   }
-  return c_proj(y.transpose(1, 2).contiguous().view({batch, length, width}));
+  return project(c_proj, y.transpose(1, 2).contiguous().view({batch, length, width}));
 }
 
 MlpImpl::MlpImpl(int64_t d_model) {
@@ -62,7 +67,7 @@ MlpImpl::MlpImpl(int64_t d_model) {
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-  return c_proj(torch::gelu(c_fc(x), "tanh"));
+  return project(c_proj, torch::gelu(project(c_fc, x), "tanh"));
 }
 
 BlockImpl::BlockImpl(const GptConfig& config) {
@@ -108,7 +113,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor& tokens) {
       torch::arange(length, torch::dtype(torch::kLong).device(tokens.device()));
   torch::Tensor x = wte(tokens) + wpe(positions);
   for (const auto& block : *h) x = block->as<Block>()->forward(x);
-  return F::linear(ln_f(x), wte->weight);
+  return torch::linear(ln_f(x), wte->weight);
 }
 
 }  // namespace scalestudy::lm

@@ -74,8 +74,11 @@ train::TaskOutput LmTask::forward(const data::Batch& batch) {
   torch::Tensor tokens = window_tokens(batch.images);
   const int64_t length = tokens.size(1) - 1;
   torch::Tensor logits = gpt_(tokens.narrow(1, 0, length));
-  torch::Tensor loss = F::cross_entropy(logits.to(torch::kFloat).view({-1, logits.size(-1)}),
-                                        tokens.narrow(1, 1, length).reshape({-1}));
+  // Straight to float32 log-probabilities: one kernel from fp16 logits; from bf16 a cast, then
+  // the float kernel (PyTorch fuses the conversion for fp16 only).
+  torch::Tensor log_probs =
+      torch::log_softmax(logits.view({-1, logits.size(-1)}), /*dim=*/-1, torch::kFloat);
+  torch::Tensor loss = F::nll_loss(log_probs, tokens.narrow(1, 1, length).reshape({-1}));
   return train::TaskOutput{loss, torch::Tensor()};
 }
 
