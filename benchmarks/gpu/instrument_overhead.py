@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""The GPU kit's instrumentation A/B: images/s of the same training run with --instrument
-true and false (each run's rank0.sqlite summary samples_per_s), and the overhead as a
-fraction of the uninstrumented rate. Prints a markdown table. Standard library only.
+"""The instrumentation A/B: samples/s of the same training run with --instrument true and
+false (each run's rank0.sqlite summary samples_per_s), in pairs run back to back, and the
+overhead as a fraction of the uninstrumented rate: per pair, and the median over the pairs
+(one pair's figure moves with the machine's load; interleaved pairs and their median do
+not). Prints a markdown table. Standard library only.
 
-  instrument_overhead.py RUN_INSTRUMENTED RUN_NOT --label "bf16 b128"
+  instrument_overhead.py RUN_INSTRUMENTED RUN_NOT [RUN_INSTRUMENTED RUN_NOT ...] --label L
 """
 import argparse
 import os
 import sqlite3
+import statistics
 
 
 def samples_per_s(run_dir):
@@ -16,16 +19,31 @@ def samples_per_s(run_dir):
     return rate
 
 
+def overhead_pct(on, off):
+    return 100 * (off - on) / off
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("instrumented")
-    parser.add_argument("not_instrumented")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR",
+                        help="pairs: an instrumented run, then the same run not instrumented")
     parser.add_argument("--label", required=True)
     args = parser.parse_args()
-    on, off = samples_per_s(args.instrumented), samples_per_s(args.not_instrumented)
-    print("| run | img/s instrumented | img/s not | overhead |")
+    if len(args.runs) % 2:
+        parser.error("runs come in pairs: instrumented, not instrumented")
+    pairs = [(samples_per_s(on), samples_per_s(off))
+             for on, off in zip(args.runs[0::2], args.runs[1::2])]
+    print("| run | samples/s instrumented | samples/s not | overhead |")
     print("|---|---|---|---|")
-    print(f"| {args.label} | {on:.0f} | {off:.0f} | {100 * (off - on) / off:.1f}% |")
+    for number, (on, off) in enumerate(pairs, 1):
+        label = args.label if len(pairs) == 1 else f"{args.label}, pair {number}"
+        print(f"| {label} | {on:.0f} | {off:.0f} | {overhead_pct(on, off):.1f}% |")
+    if len(pairs) > 1:
+        overheads = sorted(overhead_pct(on, off) for on, off in pairs)
+        print(f"| {args.label}: median of {len(pairs)} pairs [min–max] | "
+              f"{statistics.median(on for on, _ in pairs):.0f} | "
+              f"{statistics.median(off for _, off in pairs):.0f} | "
+              f"{statistics.median(overheads):.2f}% [{overheads[0]:.1f}–{overheads[-1]:.1f}] |")
 
 
 if __name__ == "__main__":
