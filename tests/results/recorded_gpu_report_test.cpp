@@ -135,7 +135,7 @@ TEST_CASE("no setting beat the baseline: the verdict says so and names none best
   REQUIRE_FIXTURE();
   const Report report = recorded_report("recorded_gpu_verdict");
   REQUIRE(report.sensitivity.has_value());
-  CHECK_FALSE(report.sensitivity->beats_baseline);
+  CHECK_FALSE(report.sensitivity->beats_baseline());
   CHECK(report.sensitivity->best_throughput_change_pct < 0);
   for (ReportFormat format : {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
     const std::string text = render_report(report, format);

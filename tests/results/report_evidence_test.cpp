@@ -198,7 +198,7 @@ TEST_CASE("sensitivity verdict when every setting trails the baseline: none beat
   study.add_run(sensitivity_run("4", 0, 960));
   Report report = report_of(study);
   REQUIRE(report.sensitivity.has_value());
-  CHECK_FALSE(report.sensitivity->beats_baseline);
+  CHECK_FALSE(report.sensitivity->beats_baseline());
   CHECK(report.sensitivity->best_config == "bucket_cap_mb=1");
   const std::string table = render_report(report, ReportFormat::kTable);
   CHECK(table.find("no setting beat the baseline (bucket_cap_mb=25); closest: bucket_cap_mb=1 "

@@ -204,7 +204,7 @@ TEST_CASE("sensitivity report: change vs the baseline configuration and the targ
   CHECK(*at(report, 1, "precision=fp16").throughput_change_pct == doctest::Approx(10));
   REQUIRE(report.sensitivity.has_value());
   CHECK(report.sensitivity->best_config == "precision=bf16");
-  CHECK(report.sensitivity->beats_baseline);
+  CHECK(report.sensitivity->beats_baseline());
   CHECK(report.sensitivity->baseline_config == "precision=fp32");
   CHECK(*report.sensitivity->target_met);
   CHECK(render_report(report, ReportFormat::kTable)

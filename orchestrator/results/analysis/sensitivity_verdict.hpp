@@ -14,7 +14,7 @@ struct SensitivityVerdict {
   std::string baseline_config;
   std::string best_config;  // the largest throughput change, a loss when none beat the baseline
   double best_throughput_change_pct = 0;
-  bool beats_baseline = false;  // best_throughput_change_pct > 0
+  bool beats_baseline() const { return best_throughput_change_pct > 0; }
   std::optional<double> best_accuracy_change_points;
   std::optional<bool> target_met;  // when a target gain is set
   // Whether the best change stands out of the noise: Welch's t over the repeats of the

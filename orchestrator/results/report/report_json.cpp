@@ -304,7 +304,7 @@ std::string render_report_json(const Report& report) {
         {"baseline_config", verdict.baseline_config},
         {"best_config", verdict.best_config},
         {"best_throughput_change_pct", verdict.best_throughput_change_pct},
-        {"beats_baseline", verdict.beats_baseline},
+        {"beats_baseline", verdict.beats_baseline()},
         {"best_accuracy_change_points", optional_number(verdict.best_accuracy_change_points)},
         {"target_met", verdict.target_met ? Json(*verdict.target_met) : Json(nullptr)},
         {"repeats", verdict.repeats},

@@ -12,9 +12,9 @@ std::string verdict_line(const Report& report) {
   if (!report.sensitivity) return "";
   const SensitivityVerdict& verdict = *report.sensitivity;
   char text[256];
-  std::string line = verdict.beats_baseline ? "best configuration: "
-                                            : "no setting beat the baseline (" +
-                                                  verdict.baseline_config + "); closest: ";
+  std::string line = verdict.beats_baseline() ? "best configuration: "
+                                              : "no setting beat the baseline (" +
+                                                    verdict.baseline_config + "); closest: ";
   std::snprintf(text, sizeof text, "%s (%+.1f%% throughput", verdict.best_config.c_str(),
                 verdict.best_throughput_change_pct);
   line += text;

@@ -74,7 +74,6 @@ void apply_sensitivity(std::vector<PointWork>& points, Report& report) {
   }
   if (!any_compared) return;
   verdict.baseline_config = base_label;
-  verdict.beats_baseline = verdict.best_throughput_change_pct > 0;
   judge_significance(best_reference->throughput_samples_per_s, best->throughput_samples_per_s,
                      verdict);
   if (report.target_gain_pct) {
