@@ -92,9 +92,11 @@ const char kUsage[] =
     "                   the efficiency plot; needs an all-reduce curve (or --comm-model)\n"
     "  --check          exit 1 when a point misses a threshold of the study's\n"
     "                   report.thresholds (efficiency_pct: efficiency below it)\n"
-    "  --wide           every column in the terminal tables (by default they fit 120\n"
-    "                   columns: batches, min–max, phase shares and calibration figures\n"
-    "                   are left out; md, csv, json and html always carry every column)\n\n"
+    "  --wide           every column and every row in the terminal tables (by default\n"
+    "                   they fit 120 columns: batches, min–max, phase shares and\n"
+    "                   calibration figures are left out; and tables of ranks or hosts show\n"
+    "                   past 16 the spread and the outliers, docs/report-json.md; md does\n"
+    "                   too; csv, json and html always carry every column and row)\n\n"
     "exit: 0 ok; 1 some runs failed, or --check and a threshold missed; 2 usage;\n"
     "3 no study database";
 

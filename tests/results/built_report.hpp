@@ -1,6 +1,6 @@
 // Test helper for the report suites: a fixture study ingested and reported as `scalestudy
-// report` would, a look-up in the report's warnings, and the width of rendered text. Header-only;
-// the including suite links scalestudy_results.
+// report` would, a look-up in the report's warnings, and the width and wrapping of rendered
+// text. Header-only; the including suite links scalestudy_results.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -37,6 +37,15 @@ inline size_t widest_line(const std::string& text) {
     }
   }
   return columns > widest ? columns : widest;
+}
+
+// `text` with the terminal's wrapped lines joined again: each line break before a
+// continuation indented by two spaces becomes one space.
+inline std::string unwrapped(std::string text) {
+  for (size_t at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
+    text.replace(at, 3, " ");
+  }
+  return text;
 }
 
 // Whether one of the report's warnings contains `part`.

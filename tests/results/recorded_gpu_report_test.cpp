@@ -131,6 +131,15 @@ TEST_CASE("the Memory tables show the allocator's and NVML's figures beside the 
   }
 }
 
+TEST_CASE("the terminal report of the H200 runs fits 120 columns, the verdict wrapped") {
+  REQUIRE_FIXTURE();
+  const std::string table =
+      render_report(recorded_report("recorded_gpu_width"), ReportFormat::kTable);
+  INFO(table);
+  CHECK(widest_line(table) <= 120);
+  CHECK(table.find("TFLOPS/device") != std::string::npos);  // the Ceilings table, narrowed
+}
+
 TEST_CASE("no setting beat the baseline: the verdict says so and names none best") {
   REQUIRE_FIXTURE();
   const Report report = recorded_report("recorded_gpu_verdict");
@@ -138,7 +147,7 @@ TEST_CASE("no setting beat the baseline: the verdict says so and names none best
   CHECK_FALSE(report.sensitivity->beats_baseline());
   CHECK(report.sensitivity->best_throughput_change_pct < 0);
   for (ReportFormat format : {ReportFormat::kTable, ReportFormat::kMarkdown, ReportFormat::kHtml}) {
-    const std::string text = render_report(report, format);
+    const std::string text = unwrapped(render_report(report, format));
     CHECK(text.find("no setting beat the baseline (optimizer_sharding=none); closest: "
                     "optimizer_sharding=zero1 (-0.1% throughput") != std::string::npos);
     CHECK(text.find("best configuration") == std::string::npos);

@@ -242,10 +242,19 @@ TEST_CASE("the report names the straggling rank and host, on rank 0's clock acro
     CHECK(*run.host_other_work_cores == doctest::Approx(0.1));
   }
   CHECK_FALSE(has_warning(report, "other work"));
+  // Each rank over the 3 repeats' 24 steps: 20 ms after the median of the two, or before it.
+  REQUIRE(point.rank_arrivals.size() == 2);
+  CHECK(point.rank_arrivals[1].host == "node-b");
+  CHECK(point.rank_arrivals[1].steps == 24);
+  CHECK(point.rank_arrivals[1].late_median_ms == doctest::Approx(20).epsilon(1e-3));
+  CHECK(point.rank_arrivals[1].last_share == 1);
+  CHECK(point.rank_arrivals[0].late_median_ms == doctest::Approx(-20).epsilon(1e-3));
+  CHECK(point.rank_arrivals[0].last_share == 0);
   REQUIRE(report.straggler_hosts.size() == 2);
   CHECK(report.straggler_hosts[0].host == "node-b");
   CHECK(report.straggler_hosts[0].runs_named == 3);
   CHECK(report.straggler_hosts[0].steps_last == 24);
+  CHECK(*report.straggler_hosts[0].late_median_ms == doctest::Approx(20).epsilon(1e-3));
   CHECK(report.straggler_hosts[1].host == "node-a");
   CHECK(report.straggler_hosts[1].steps_last == 0);
   CHECK_FALSE(report.straggler_hosts[1].wait_median_ms);
@@ -255,7 +264,11 @@ TEST_CASE("the report names the straggling rank and host, on rank 0's clock acro
   CHECK(widest_line(text) <= 120);
   CHECK(text.find("Stragglers") != std::string::npos);
   CHECK(text.find("Hosts (stragglers") != std::string::npos);
+  CHECK(text.find("Arrival at the gradient all-reduce per rank") != std::string::npos);
   auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
+  CHECK(json["points"][0]["rank_arrivals"][1]["late_median_ms"] ==
+        doctest::Approx(20).epsilon(1e-3));
+  CHECK(json["straggler_hosts"][0]["late_median_ms"] == doctest::Approx(20).epsilon(1e-3));
   CHECK(json["points"][0]["stragglers"][0]["rank"] == 1);
   CHECK(json["points"][0]["stragglers"][0]["host"] == "node-b");
   CHECK(json["points"][0]["stragglers"][0]["host_other_work_cores"] == doctest::Approx(0.1));

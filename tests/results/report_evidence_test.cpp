@@ -186,7 +186,7 @@ TEST_CASE("sensitivity verdict with 1 repeat: cannot judge, needs 3 repeats") {
   CHECK(report.sensitivity->repeats == 1);
   CHECK_FALSE(report.sensitivity->significant.has_value());
   CHECK(*report.sensitivity->repeats_needed == 3);
-  CHECK(render_report(report, ReportFormat::kTable)
+  CHECK(unwrapped(render_report(report, ReportFormat::kTable))
             .find("cannot judge significance with 1 repeat: needs ≥ 3 repeats") !=
         std::string::npos);
 }
@@ -222,7 +222,7 @@ TEST_CASE("sensitivity verdict with 5 repeats: within noise, and significant") {
   CHECK(*report.sensitivity->welch_t == doctest::Approx(1.32));
   CHECK_FALSE(*report.sensitivity->significant);
   CHECK(*report.sensitivity->repeats_needed == 23);
-  CHECK(render_report(report, ReportFormat::kTable)
+  CHECK(unwrapped(render_report(report, ReportFormat::kTable))
             .find("within noise (Welch's t = 1.32, 5 repeats): needs ≥ 23 repeats") !=
         std::string::npos);
 
@@ -238,6 +238,6 @@ TEST_CASE("sensitivity verdict with 5 repeats: within noise, and significant") {
   CHECK(*significant.sensitivity->welch_t == doctest::Approx(10));
   CHECK(*significant.sensitivity->significant);
   CHECK_FALSE(significant.sensitivity->repeats_needed.has_value());
-  CHECK(render_report(significant, ReportFormat::kTable)
+  CHECK(unwrapped(render_report(significant, ReportFormat::kTable))
             .find("significant at 5% (Welch's t = 10.00, 5 repeats)") != std::string::npos);
 }

@@ -285,10 +285,10 @@ TEST_CASE("a study of all-reduce runs alone reports its bandwidth table only") {
   sweep.add_run(allreduce_run("ar20000000000000", 2, {{1024, 0.5}, {2048, 0.75}}));
   Report report = report_of(sweep);
   CHECK(report.points.empty());
-  std::vector<Table> tables = report_tables(report);
+  std::vector<ReportTable> tables = report_tables(report);
   REQUIRE(tables.size() == 1);
-  CHECK(tables[0].headers == std::vector<std::string>{"size [B]", "2 ranks"});
-  CHECK(tables[0].rows ==
+  CHECK(tables[0].table.headers == std::vector<std::string>{"size [B]", "2 ranks"});
+  CHECK(tables[0].table.rows ==
         std::vector<std::vector<std::string>>{{"1024", "0.500"}, {"2048", "0.750"}});
 }
 
@@ -343,6 +343,7 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "output_metrics",
                                              "ceilings",
                                              "stragglers",
+                                             "rank_arrivals",
                                              "system"});
   CHECK(keys(point["throughput_samples_per_s"]) ==
         std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",

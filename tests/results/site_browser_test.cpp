@@ -4,9 +4,7 @@
 // results: a printing study over 4 campaigns, slower from the third, whose configurations
 // are named by hostile strings.
 #include <doctest/doctest.h>
-#include <png.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "orchestrator/common/process_runner.hpp"
+#include "tests/results/headless_chromium.hpp"
 #include "tests/results/printing_study.hpp"
 #include "tests/support/cli_test_support.hpp"
 #include "tests/support/skip.hpp"
@@ -26,47 +25,6 @@ namespace {
 
 const char kScript[] = "<script>alert(1)</script>";
 const char kImage[] = "\"><img src=x onerror=alert(2)>";
-
-// The RGBA pixels of a PNG file; empty when it cannot be read.
-std::vector<png_byte> pixels_of(const std::string& path, png_uint_32& width) {
-  png_image image{};
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) return {};
-  image.format = PNG_FORMAT_RGBA;
-  std::vector<png_byte> pixels(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, pixels.data(), 0, nullptr)) return {};
-  width = image.width;
-  return pixels;
-}
-
-struct Screenshot {
-  size_t pixels = 0, not_white = 0, plot_blue = 0;
-};
-
-Screenshot screenshot(const std::string& chromium, const fs::path& page, const fs::path& png) {
-  auto shot = scalestudy::common::run_process(
-      {{chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-        "--window-size=1000,800", "--screenshot=" + png.string(), "file://" + page.string()},
-       {},
-       120'000});
-  REQUIRE(shot.is_ok());
-  INFO(shot->stderr_text);
-  REQUIRE(fs::exists(png));
-  png_uint_32 width = 0;
-  const std::vector<png_byte> rgba = pixels_of(png.string(), width);
-  REQUIRE_FALSE(rgba.empty());
-  Screenshot seen;
-  for (size_t i = 0; i + 3 < rgba.size(); i += 4) {
-    ++seen.pixels;
-    const int r = rgba[i], g = rgba[i + 1], b = rgba[i + 2];
-    if (r < 245 || g < 245 || b < 245) ++seen.not_white;
-    // The history plot's line and points: #1f5fa8.
-    if (std::abs(r - 0x1f) < 24 && std::abs(g - 0x5f) < 24 && std::abs(b - 0xa8) < 24) {
-      ++seen.plot_blue;
-    }
-  }
-  return seen;
-}
 
 }  // namespace
 
@@ -111,11 +69,12 @@ TEST_CASE("the results site in headless Chromium: drawn, linked, escaped") {
         std::string::npos);
 
   const Screenshot index = screenshot(*chromium, site / "index.html", dir / "index.png");
-  CHECK(index.not_white > index.pixels / 200);  // text and a table, not a blank page
+  CHECK(index.not_white() > index.pixels() / 200);  // text and a table, not a blank page
   const Screenshot plot =
       screenshot(*chromium, site / "studies/hostile/history.html", dir / "history.png");
-  CHECK(plot.not_white > plot.pixels / 100);
-  CHECK(plot.plot_blue > 200);  // the series' line and points
-  MESSAGE("index: " << index.not_white << " of " << index.pixels
-                    << " pixels drawn; history: " << plot.plot_blue << " in the plot's blue");
+  CHECK(plot.not_white() > plot.pixels() / 100);
+  const size_t plot_blue = plot.near(0x1f, 0x5f, 0xa8);  // the series' line and points
+  CHECK(plot_blue > 200);
+  MESSAGE("index: " << index.not_white() << " of " << index.pixels()
+                    << " pixels drawn; history: " << plot_blue << " in the plot's blue");
 }

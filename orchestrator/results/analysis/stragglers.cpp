@@ -15,6 +15,14 @@ std::string host_of(const std::map<int, std::string>& host_of_rank, int rank) {
   return found == host_of_rank.end() ? "?" : found->second;
 }
 
+const std::map<int, std::string>& hosts_of_run(
+    const std::map<std::string, std::map<int, std::string>>& hosts_by_run,
+    const std::string& run_id) {
+  static const std::map<int, std::string> kNoHosts;
+  auto hosts = hosts_by_run.find(run_id);
+  return hosts == hosts_by_run.end() ? kNoHosts : hosts->second;
+}
+
 }  // namespace
 
 bool RunStraggler::late_beyond_chance() const {
@@ -96,6 +104,53 @@ std::vector<StepStraggle> straggles_per_step(const RankArrivals& arrivals) {
   return steps;
 }
 
+std::map<int, std::vector<double>> lateness_by_rank(const std::vector<StepStraggle>& steps) {
+  std::map<int, std::vector<double>> lateness_ms;
+  std::vector<double> arrivals;
+  for (const StepStraggle& step : steps) {
+    arrivals.clear();
+    for (const auto& [rank, arrival_s] : step.arrival_s) arrivals.push_back(arrival_s);
+    const double median_s = median(arrivals);
+    for (const auto& [rank, arrival_s] : step.arrival_s) {
+      lateness_ms[rank].push_back((arrival_s - median_s) * 1000);
+    }
+  }
+  return lateness_ms;
+}
+
+std::vector<RankArrival> rank_arrivals(
+    const std::vector<const RunStraggler*>& runs,
+    const std::map<std::string, std::map<int, std::string>>& hosts_by_run) {
+  struct Tally {
+    std::vector<double> lateness_ms;
+    int steps_last = 0;
+    std::set<std::string> hosts;
+  };
+  std::map<int, Tally> by_rank;
+  for (const RunStraggler* run : runs) {
+    const auto& host_of_rank = hosts_of_run(hosts_by_run, run->run_id);
+    for (auto& [rank, lateness_ms] : lateness_by_rank(run->per_step)) {
+      Tally& tally = by_rank[rank];
+      tally.lateness_ms.insert(tally.lateness_ms.end(), lateness_ms.begin(), lateness_ms.end());
+      tally.hosts.insert(host_of(host_of_rank, rank));
+    }
+    for (const StepStraggle& step : run->per_step) ++by_rank[step.last_rank].steps_last;
+  }
+  std::vector<RankArrival> ranks;
+  for (const auto& [rank, tally] : by_rank) {
+    RankArrival arrival;
+    arrival.rank = rank;
+    for (const std::string& host : tally.hosts) {
+      arrival.host += (arrival.host.empty() ? "" : ", ") + host;
+    }
+    arrival.steps = static_cast<int>(tally.lateness_ms.size());
+    arrival.late_median_ms = median(tally.lateness_ms);
+    arrival.last_share = arrival.steps ? static_cast<double>(tally.steps_last) / arrival.steps : 0;
+    ranks.push_back(std::move(arrival));
+  }
+  return ranks;
+}
+
 std::optional<RunStraggler> attribute_straggler(const std::string& run_id,
                                                 const RankArrivals& arrivals,
                                                 const std::map<int, std::string>& host_of_rank) {
@@ -153,11 +208,14 @@ std::vector<HostStraggles> tally_hosts(
     const std::vector<RunStraggler>& runs,
     const std::map<std::string, std::map<int, std::string>>& hosts_by_run) {
   std::map<std::string, HostStraggles> by_host;
-  std::map<std::string, std::vector<double>> waits_by_host;  // steps it was last
+  std::map<std::string, std::vector<double>> waits_by_host;     // steps it was last
+  std::map<std::string, std::vector<double>> lateness_by_host;  // its ranks', every step
   for (const RunStraggler& run : runs) {
-    auto hosts = hosts_by_run.find(run.run_id);
-    const std::map<int, std::string> no_hosts;
-    const auto& host_of_rank = hosts == hosts_by_run.end() ? no_hosts : hosts->second;
+    const auto& host_of_rank = hosts_of_run(hosts_by_run, run.run_id);
+    for (const auto& [rank, lateness_ms] : lateness_by_rank(run.per_step)) {
+      auto& of_host = lateness_by_host[host_of(host_of_rank, rank)];
+      of_host.insert(of_host.end(), lateness_ms.begin(), lateness_ms.end());
+    }
     std::set<std::string> present;
     for (const auto& [rank, host] : host_of_rank) present.insert(host);
     for (const std::string& host : present) {
@@ -179,6 +237,9 @@ std::vector<HostStraggles> tally_hosts(
   for (auto& [host, tally] : by_host) {
     if (auto waits = waits_by_host.find(host); waits != waits_by_host.end()) {
       tally.wait_median_ms = median(waits->second);
+    }
+    if (auto late = lateness_by_host.find(host); late != lateness_by_host.end()) {
+      tally.late_median_ms = median(late->second);
     }
     hosts.push_back(tally);
   }

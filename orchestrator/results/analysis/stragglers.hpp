@@ -99,10 +99,34 @@ struct HostStraggles {
   int steps = 0;                         // measured steps of those runs
   int steps_last = 0;                    // steps whose last arrival was a rank on this host
   std::optional<double> wait_median_ms;  // over the steps it was last; none when never
+  // Its ranks' lateness (lateness_by_rank) over those steps, the median: a slow node's
+  // ranks are late together, though another rank may be the last.
+  std::optional<double> late_median_ms;
 };
 
 // The steps every rank recorded, in order; none with fewer than two ranks.
 std::vector<StepStraggle> straggles_per_step(const RankArrivals& arrivals);
+
+// Each rank's lateness per step, in step order: its arrival after the step's median
+// arrival, in ms. Against the median, not the mean, so that one rank late by much does not
+// make the others look early.
+std::map<int, std::vector<double>> lateness_by_rank(const std::vector<StepStraggle>& steps);
+
+// One rank at the gradient all-reduce over a point's repeats: how late it came, and how
+// often it was the one the others waited for.
+struct RankArrival {
+  int rank = 0;
+  std::string host;           // where it ran; repeats on different hosts give each, ", "
+  int steps = 0;              // measured steps every rank recorded, over the repeats
+  double late_median_ms = 0;  // its lateness per step (lateness_by_rank), the median
+  double last_share = 0;      // fraction of `steps` in which it arrived last
+};
+
+// The ranks of `runs` (one point's repeats, with their per_step; `hosts_by_run` as
+// tally_hosts takes it), ascending rank.
+std::vector<RankArrival> rank_arrivals(
+    const std::vector<const RunStraggler*>& runs,
+    const std::map<std::string, std::map<int, std::string>>& hosts_by_run);
 
 // The run's straggler; nullopt without a step every rank recorded (one rank, no arrivals,
 // a run recorded before arrivals existed). `host_of_rank` names the hosts ("?" if missing).

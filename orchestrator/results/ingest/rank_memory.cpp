@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 
 #include "orchestrator/results/ingest/sqlite_number.hpp"
@@ -60,6 +61,12 @@ Result<std::vector<RankMemory>> load_rank_memory(sqlite::Database& study_db,
     memory.nvml_peak_bytes = sqlite_number(row[3]);
     memory.nvml_avg_bytes = sqlite_number(row[4]);
   }
+  auto hosts = study_db.query("SELECT rank, host FROM m_run WHERE run_id = ?", {run_id});
+  if (!hosts) return hosts.status().with_context("hosts of " + run_id);
+  for (const auto& row : *hosts) {
+    auto found = by_rank.find(static_cast<int>(std::get<int64_t>(row[0])));
+    if (found != by_rank.end()) found->second.host = sqlite::to_string(row[1]);
+  }
   std::vector<RankMemory> ranks;
   for (auto& [rank, memory] : by_rank) ranks.push_back(memory);
   return ranks;
@@ -69,6 +76,7 @@ std::vector<RankMemory> combine_repeats(const std::vector<std::vector<RankMemory
   struct Combined {
     RankMemory peaks;
     MeanOf rss_avg, nvml_avg;
+    std::set<std::string> hosts;
   };
   std::map<int, Combined> by_rank;
   for (const auto& repeat : repeats) {
@@ -79,6 +87,7 @@ std::vector<RankMemory> combine_repeats(const std::vector<std::vector<RankMemory
       keep_largest(combined.peaks.gpu_reserved_peak_bytes, memory.gpu_reserved_peak_bytes);
       keep_largest(combined.peaks.rss_peak_bytes, memory.rss_peak_bytes);
       keep_largest(combined.peaks.nvml_peak_bytes, memory.nvml_peak_bytes);
+      if (!memory.host.empty()) combined.hosts.insert(memory.host);
       combined.rss_avg.add(memory.rss_avg_bytes);
       combined.nvml_avg.add(memory.nvml_avg_bytes);
     }
@@ -88,6 +97,9 @@ std::vector<RankMemory> combine_repeats(const std::vector<std::vector<RankMemory
     RankMemory memory = combined.peaks;
     memory.rss_avg_bytes = combined.rss_avg.mean();
     memory.nvml_avg_bytes = combined.nvml_avg.mean();
+    for (const std::string& host : combined.hosts) {
+      memory.host += (memory.host.empty() ? "" : ", ") + host;
+    }
     ranks.push_back(memory);
   }
   return ranks;

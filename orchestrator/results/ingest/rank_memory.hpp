@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/core/sqlite.hpp"
@@ -17,6 +18,7 @@ namespace scalestudy::results {
 
 struct RankMemory {
   int rank = 0;
+  std::string host;  // where it ran (m_run); repeats on different hosts give each, ", "
   std::optional<double> gpu_peak_bytes, gpu_reserved_peak_bytes;  // allocator (m_summary)
   std::optional<double> rss_peak_bytes, rss_avg_bytes;            // host resident set
   std::optional<double> nvml_peak_bytes, nvml_avg_bytes;  // device memory used (m_telemetry)

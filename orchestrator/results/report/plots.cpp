@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "orchestrator/common/process_runner.hpp"
+#include "orchestrator/results/report/rank_summary.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -209,8 +210,8 @@ PlotScript phase_bars(const Report& report, const fs::path& dir) {
   return plot;
 }
 
-// Clustered bars per rank of each point: the peaks of GPU (allocator), NVML device and
-// host RSS memory, in GiB.
+// Clustered bars per rank of each point (a dot per rank past kFullRows ranks): the peaks
+// of GPU (allocator), NVML device and host RSS memory, in GiB.
 PlotScript memory_per_rank(const Report& report, const fs::path& dir) {
   PlotScript plot{"memory_per_rank", {}, common_style()};
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
@@ -229,12 +230,24 @@ PlotScript memory_per_rank(const Report& report, const fs::path& dir) {
   plot.data_files["memory_per_rank.dat"] = data.str();
   const std::string path = quote((dir / "memory_per_rank.dat").string());
   plot.commands += "set title " + quote(report.study + ": peak memory per rank") +
-                   "\nset ylabel 'GiB'\nset yrange [0:*]\nset style data histograms\n"
-                   "set style histogram clustered gap 1\nset style fill solid 0.8 border -1\n"
-                   "set key outside right top\nset xtics rotate by -30\nplot " +
-                   path +
-                   " using 2:xtic(1) title 'GPU (allocator)', '' using 3 title 'GPU (NVML)', '' "
-                   "using 4 title 'host RSS'\n";
+                   "\nset ylabel 'GiB'\nset yrange [0:*]\nset key outside right top\n";
+  // Past a table's worth of ranks a bar each would not fit: a dot each, in rank order.
+  const bool many =
+      std::any_of(report.points.begin(), report.points.end(),
+                  [](const ReportPoint& p) { return p.rank_memory.size() > kFullRows; });
+  if (many) {
+    plot.commands += "set xlabel 'ranks of each point, in order'\nplot " + path +
+                     " using 0:2 with points pt 7 ps 0.3 title 'GPU (allocator)', '' using 0:3 "
+                     "with points pt 7 ps 0.3 title 'GPU (NVML)', '' using 0:4 with points pt 7 "
+                     "ps 0.3 title 'host RSS'\n";
+    return plot;
+  }
+  plot.commands +=
+      "set style data histograms\nset style histogram clustered gap 1\n"
+      "set style fill solid 0.8 border -1\nset xtics rotate by -30\nplot " +
+      path +
+      " using 2:xtic(1) title 'GPU (allocator)', '' using 3 title 'GPU (NVML)', '' "
+      "using 4 title 'host RSS'\n";
   return plot;
 }
 

@@ -136,6 +136,8 @@ struct ReportPoint {
   // The rank the others waited for at the gradient all-reduce, per repeat that recorded
   // arrivals on several ranks (report_stragglers.hpp; per_step left empty).
   std::vector<RunStraggler> stragglers;
+  // Every rank at the gradient all-reduce over those repeats, ascending rank.
+  std::vector<RankArrival> rank_arrivals;
 };
 
 // One point on two systems (report_systems.hpp): `system` against `reference`, the first

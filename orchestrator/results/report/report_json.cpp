@@ -62,6 +62,7 @@ Json rank_memory_json(const ReportPoint& point) {
     // gpu_avg_bytes: NVML's average under its /1 name (no run records an allocator average).
     ranks.push_back(
         Json{{"rank", memory.rank},
+             {"host", memory.host.empty() ? Json(nullptr) : Json(memory.host)},
              {"gpu_peak_bytes", optional_number(memory.gpu_peak_bytes)},
              {"gpu_reserved_peak_bytes", optional_number(memory.gpu_reserved_peak_bytes)},
              {"gpu_avg_bytes", optional_number(memory.nvml_avg_bytes)},
@@ -166,6 +167,18 @@ Json stragglers_json(const ReportPoint& point) {
   return runs;
 }
 
+Json rank_arrivals_json(const ReportPoint& point) {
+  Json ranks = Json::array();
+  for (const RankArrival& arrival : point.rank_arrivals) {
+    ranks.push_back(Json{{"rank", arrival.rank},
+                         {"host", arrival.host},
+                         {"steps", arrival.steps},
+                         {"late_median_ms", arrival.late_median_ms},
+                         {"last_share", arrival.last_share}});
+  }
+  return ranks;
+}
+
 Json straggler_hosts_json(const Report& report) {
   Json hosts = Json::array();
   for (const HostStraggles& host : report.straggler_hosts) {
@@ -174,7 +187,8 @@ Json straggler_hosts_json(const Report& report) {
                          {"runs_named", host.runs_named},
                          {"steps", host.steps},
                          {"steps_last", host.steps_last},
-                         {"wait_median_ms", optional_number(host.wait_median_ms)}});
+                         {"wait_median_ms", optional_number(host.wait_median_ms)},
+                         {"late_median_ms", optional_number(host.late_median_ms)}});
   }
   return hosts;
 }
@@ -231,6 +245,7 @@ Json point_json(const ReportPoint& point) {
       {"output_metrics", printed},
       {"ceilings", ceilings_json(point)},
       {"stragglers", stragglers_json(point)},
+      {"rank_arrivals", rank_arrivals_json(point)},
   };
 }
 

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "orchestrator/results/report/member_plot.hpp"
+
 namespace scalestudy::results {
 
 namespace {
@@ -83,28 +85,66 @@ std::string wrapped(const std::string& text, const std::string& first, const std
   return out + "\n";
 }
 
-std::string render_tables(const Report& report, TableFormat format,
-                          TableColumns columns = TableColumns::kAll) {
+// What a text format shows of a table: its summary where it grows past kFullRows members
+// and `summarise`, else every row.
+Table shown(const ReportTable& table, bool summarise) {
+  if (summarise && table.members && needs_summary(*table.members)) {
+    return summarised_members(*table.members);
+  }
+  return table.table;
+}
+
+// The terminal (`terminal`: summarised, essential columns, lines within 120 columns),
+// markdown (summarised) or every row (CSV, --wide).
+std::string render_tables(const Report& report, TableFormat format, bool terminal = false) {
   std::string out;
-  const auto tables = report_tables(report, columns);
+  const auto tables = report_tables(report);
+  const bool summarise = terminal || format == TableFormat::kMarkdown;
   for (size_t i = 0; i < tables.size(); ++i) {
-    if (format == TableFormat::kCsv) out += "# " + tables[i].title + "\n";
-    out += (i ? "\n" : "") + render_table(tables[i], format);
+    Table table = shown(tables[i], summarise);
+    if (terminal) table = essential_columns(table);
+    if (format == TableFormat::kCsv) out += "# " + table.title + "\n";
+    out += (i ? "\n" : "") + render_table(table, format);
   }
   if (format == TableFormat::kCsv) return out;
   const std::string bullet = format == TableFormat::kMarkdown ? "- " : "  ";
+  // The terminal's lines stay within the tables' 120 columns.
+  auto line = [terminal](const std::string& text, const std::string& first,
+                         const std::string& rest) {
+    return terminal ? wrapped(text, first, rest, 120) : first + text + "\n";
+  };
   out += "\n";
-  if (const std::string verdict = verdict_line(report); !verdict.empty()) out += verdict + "\n";
+  if (const std::string verdict = verdict_line(report); !verdict.empty()) {
+    out += line(verdict, "", "  ");
+  }
   out += settings_line(report) + "\n";
   if (!report.warnings.empty()) {
     out += format == TableFormat::kMarkdown ? "\n**Warnings**\n\n" : "warnings:\n";
-    for (const auto& warning : report.warnings) {
-      // The terminal's lines stay within the tables' 120 columns.
-      out += columns == TableColumns::kEssential ? wrapped(warning, bullet, bullet + "  ", 120)
-                                                 : bullet + warning + "\n";
-    }
+    for (const auto& warning : report.warnings) out += line(warning, bullet, bullet + "  ");
   }
   return out;
+}
+
+// A table of the page; one summarised past kFullRows members also has a plot of each large
+// group and every row in a <details> below.
+std::string html_table(const ReportTable& table) {
+  if (!table.members || !needs_summary(*table.members)) {
+    return render_table(table.table, TableFormat::kHtml);
+  }
+  const MemberTable& members = *table.members;
+  std::string out = render_table(summarised_members(members), TableFormat::kHtml);
+  if (members.plotted_figure) {
+    for (const MemberGroup& group : members.groups) {
+      if (group.members.size() <= kFullRows) continue;
+      out += "<div class=\"members\">" + member_plot_svg(members, group, *members.plotted_figure) +
+             "</div>\n";
+    }
+  }
+  Table every_row = table.table;
+  every_row.title.clear();
+  return out + "<details><summary>Every one of the " + members.noun + " (" +
+         std::to_string(every_row.rows.size()) + " rows)</summary>\n" +
+         render_table(every_row, TableFormat::kHtml) + "</details>\n";
 }
 
 std::string render_html(const Report& report, const std::vector<std::string>& svg_paths) {
@@ -113,10 +153,12 @@ std::string render_html(const Report& report, const std::vector<std::string>& sv
       " — scalestudy report</title>\n<style>body{font-family:sans-serif;margin:2em;}"
       "table{border-collapse:collapse;margin-bottom:1.5em;}th,td{border:1px solid #ccc;"
       "padding:4px 8px;}th{background:#eee;}td.n{text-align:right;font-variant-numeric:"
-      "tabular-nums;}.plots svg{max-width:48%;height:auto;margin:0.5em;}</style></head><body>\n"
+      "tabular-nums;}.plots svg{max-width:48%;height:auto;margin:0.5em;}"
+      ".members svg{max-width:100%;height:auto;}details{margin-bottom:1.5em;}"
+      "summary{cursor:pointer;}</style></head><body>\n"
       "<h1>" +
       html_escape(report.study) + " (" + html_escape(report.kind) + ")</h1>\n";
-  for (const auto& table : report_tables(report)) out += render_table(table, TableFormat::kHtml);
+  for (const auto& table : report_tables(report)) out += html_table(table);
   out += "<p>" + html_escape(settings_line(report)) + "</p>\n";
   if (const std::string verdict = verdict_line(report); !verdict.empty()) {
     out += "<p><b>" + html_escape(verdict) + "</b></p>\n";
@@ -166,7 +208,7 @@ std::string render_report(const Report& report, ReportFormat format,
     case ReportFormat::kTable:
       break;
   }
-  return render_tables(report, TableFormat::kText, TableColumns::kEssential);
+  return render_tables(report, TableFormat::kText, true);
 }
 
 }  // namespace scalestudy::results

@@ -79,6 +79,7 @@ Status add_stragglers(sqlite::Database& study_db, std::vector<PointWork>& points
   std::vector<RunStraggler> all_runs;
   std::map<std::string, std::map<int, std::string>> hosts_by_run;
   for (PointWork& work : points) {
+    const size_t first_run = all_runs.size();
     for (const std::string& run_id : work.point.run_ids) {
       RankArrivals arrivals;
       std::map<int, std::string>& hosts = hosts_by_run[run_id];
@@ -104,9 +105,12 @@ Status add_stragglers(sqlite::Database& study_db, std::vector<PointWork>& points
             "so no straggler is named");
       }
       all_runs.push_back(*straggler);
-      straggler->per_step.clear();  // the report shows the summary; the tally needed the steps
+      straggler->per_step.clear();  // the report shows the summary; the tallies need the steps
       work.point.stragglers.push_back(std::move(*straggler));
     }
+    std::vector<const RunStraggler*> point_runs;
+    for (size_t i = first_run; i < all_runs.size(); ++i) point_runs.push_back(&all_runs[i]);
+    work.point.rank_arrivals = rank_arrivals(point_runs, hosts_by_run);
   }
   report.straggler_hosts = tally_hosts(all_runs, hosts_by_run);
   return Status::ok();

@@ -5,39 +5,13 @@
 #include <map>
 #include <set>
 
+#include "orchestrator/results/report/report_cells.hpp"
+#include "orchestrator/results/report/report_member_tables.hpp"
 #include "orchestrator/results/report/report_render.hpp"
 #include "orchestrator/results/report/report_systems.hpp"
 
 namespace scalestudy::results {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kGiB = kMiB * 1024.0;
-
-std::string fixed(double value, int decimals) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
-  return buffer;
-}
-
-std::string fixed(const std::optional<double>& value, int decimals) {
-  return value ? fixed(*value, decimals) : "-";
-}
-
-std::string percent(const std::optional<double>& fraction, int decimals = 1) {
-  return fraction ? fixed(*fraction * 100, decimals) : "-";
-}
-
-std::string signed_fixed(const std::optional<double>& value, int decimals) {
-  if (!value) return "-";
-  return (*value >= 0 ? "+" : "") + fixed(*value, decimals);
-}
-
-// Enough decimals for the magnitude: 12345, 123.4, 1.234.
-std::string magnitude(double value) {
-  const double size = std::fabs(value);
-  return fixed(value, size >= 1000 ? 0 : size >= 10 ? 1 : size >= 1 ? 2 : 3);
-}
 
 std::string range(const Summary& summary) {
   if (summary.count < 2) return "-";
@@ -48,16 +22,6 @@ std::string ci(const Summary& summary) {
   return summary.ci95_half_width ? "±" + magnitude(*summary.ci95_half_width) : "-";
 }
 
-bool has_several_configs(const Report& report) {
-  for (const auto& point : report.points) {
-    if (point.config_label != report.points.front().config_label) return true;
-  }
-  return false;
-}
-
-std::string scale_header(const Report& report) {
-  return report.gpu ? "GPUs" : "ranks";
-}
 std::string per_rank_header(const Report& report) {
   return report.gpu ? "per-GPU batch" : "per-rank batch";
 }
@@ -87,7 +51,7 @@ Table make_table(const std::string& title, const std::vector<Column>& columns, c
 
 std::vector<Column> leading_columns(const Report& report, bool with_batches) {
   std::vector<Column> columns;
-  if (has_several_configs(report) || report.kind == "sensitivity") {
+  if (shows_config(report)) {
     columns.push_back({"config", [](const ReportPoint& p) {
                          return p.config_label + (p.is_baseline ? " (base)" : "");
                        }});
@@ -293,25 +257,6 @@ Table comm_table(const Report& report) {
                     columns, report, [](const ReportPoint& p) { return p.comm.has_value(); });
 }
 
-// GiB when the largest figure is a GiB or more, else MiB: the unit a memory table's
-// title names for all its columns but those that name their own.
-struct MemoryUnit {
-  double bytes = kMiB;
-  std::string name = "MiB";
-};
-
-MemoryUnit memory_unit(const std::vector<std::optional<double>>& figures) {
-  double largest = 0;
-  for (const auto& value : figures) {
-    if (value) largest = std::max(largest, *value);
-  }
-  return largest >= kGiB ? MemoryUnit{kGiB, "GiB"} : MemoryUnit{};
-}
-
-std::string in_unit(const std::optional<double>& bytes, const MemoryUnit& unit) {
-  return bytes ? fixed(*bytes / unit.bytes, 2) : std::string("-");
-}
-
 // A point's memory: the allocator's and NVML's peaks where its runs recorded GPU memory,
 // and the host's; the per-rank table (below) holds every figure of each rank.
 Table memory_table(const Report& report) {
@@ -468,51 +413,6 @@ Table projection_table(const Report& report, const SeriesProjection& projection)
   return table;
 }
 
-// One row per rank of each measured point: the allocator's peaks of tensors and of
-// reserved memory, NVML's peak and average of device memory in use (where the runs
-// recorded GPU memory), and the host's RSS.
-Table rank_memory_table(const Report& report) {
-  using Field = std::optional<double> RankMemory::*;
-  const std::vector<std::pair<std::string, Field>> gpu_fields = {
-      {"alloc peak", &RankMemory::gpu_peak_bytes},
-      {"reserved peak", &RankMemory::gpu_reserved_peak_bytes},
-      {"NVML peak", &RankMemory::nvml_peak_bytes},
-      {"NVML avg", &RankMemory::nvml_avg_bytes}};
-  std::vector<std::pair<std::string, Field>> fields = {{"RSS peak", &RankMemory::rss_peak_bytes},
-                                                       {"RSS avg", &RankMemory::rss_avg_bytes}};
-  std::vector<std::optional<double>> figures;
-  bool gpu_memory = false;
-  for (const auto& point : report.points) {
-    for (const auto& rank : point.rank_memory) {
-      for (const auto& [name, field] : gpu_fields) {
-        figures.push_back(rank.*field);
-        gpu_memory |= (rank.*field).has_value();
-      }
-      figures.push_back(rank.rss_peak_bytes);
-    }
-  }
-  if (gpu_memory) fields.insert(fields.begin(), gpu_fields.begin(), gpu_fields.end());
-  const MemoryUnit unit = memory_unit(figures);
-  Table table;
-  table.title =
-      "Memory per rank [" + unit.name + "] (peak: max over repeats; avg: mean over repeats)";
-  const bool configs = has_several_configs(report) || report.kind == "sensitivity";
-  if (configs) table.headers.push_back("config");
-  table.headers.insert(table.headers.end(), {scale_header(report), "nodes", "rank"});
-  for (const auto& [name, field] : fields) table.headers.push_back(name);
-  for (const auto& point : report.points) {
-    for (const auto& rank : point.rank_memory) {
-      std::vector<std::string> row;
-      if (configs) row.push_back(point.config_label);
-      row.insert(row.end(), {std::to_string(point.world_size), std::to_string(point.nodes),
-                             std::to_string(rank.rank)});
-      for (const auto& [name, field] : fields) row.push_back(in_unit(rank.*field, unit));
-      table.rows.push_back(std::move(row));
-    }
-  }
-  return table;
-}
-
 // Efficiency against the datasheet peak and the run's own measured ceilings.
 Table ceilings_table(const Report& report) {
   using Field = std::optional<double> PointCeilings::*;
@@ -538,7 +438,7 @@ Table ceilings_table(const Report& report) {
                            ? figure
                            : figure + " (" + p.ceilings->peak_source + ")";
               }},
-             {"achieved [TFLOPS/dev]", value(&PointCeilings::achieved_tflops, false)},
+             {"TFLOPS/device", value(&PointCeilings::achieved_tflops, false)},
              {"MFU [%]", value(&PointCeilings::mfu, true)},
              {"GEMM ceiling [TFLOPS]", value(&PointCeilings::gemm_tflops, false)},
              {"of GEMM [%]", value(&PointCeilings::gemm_fraction, true)},
@@ -580,7 +480,7 @@ std::string straggler_verdict(const RunStraggler& run) {
 Table stragglers_table(const Report& report) {
   Table table;
   table.title = "Stragglers (the rank the others waited for at the gradient all-reduce)";
-  const bool configs = has_several_configs(report) || report.kind == "sensitivity";
+  const bool configs = shows_config(report);
   if (configs) table.headers.push_back("config");
   table.headers.insert(table.headers.end(), {scale_header(report), "run", "rank", "host",
                                              "last [% of steps]", "by chance [%]", "stands out",
@@ -596,19 +496,6 @@ Table stragglers_table(const Report& report) {
            magnitude(run.wait_median_ms), magnitude(run.wait_p95_ms), std::to_string(run.steps)});
       table.rows.push_back(std::move(row));
     }
-  }
-  return table;
-}
-
-// The study's hosts: how often one of their ranks was the one the others waited for.
-Table straggler_hosts_table(const Report& report) {
-  Table table;
-  table.title = "Hosts (stragglers across the study's runs)";
-  table.headers = {"host", "runs", "named in runs", "last [% of steps]", "wait median [ms]"};
-  for (const HostStraggles& host : report.straggler_hosts) {
-    table.rows.push_back({host.host, std::to_string(host.runs), std::to_string(host.runs_named),
-                          host.steps > 0 ? fixed(100.0 * host.steps_last / host.steps, 0) : "-",
-                          host.wait_median_ms ? magnitude(*host.wait_median_ms) : "-"});
   }
   return table;
 }
@@ -683,13 +570,16 @@ const std::set<std::string>& wide_only_headers() {
   return headers;
 }
 
-Table without_wide_columns(const Table& table) {
+}  // namespace
+
+Table essential_columns(const Table& table) {
   std::vector<size_t> kept;
   for (size_t i = 0; i < table.headers.size(); ++i) {
     if (wide_only_headers().count(table.headers[i]) == 0) kept.push_back(i);
   }
   Table narrow;
   narrow.title = table.title;
+  narrow.note = table.note;
   for (size_t i : kept) narrow.headers.push_back(table.headers[i]);
   for (const auto& row : table.rows) {
     std::vector<std::string> cells;
@@ -699,39 +589,34 @@ Table without_wide_columns(const Table& table) {
   return narrow;
 }
 
-std::vector<Table> every_table(const Report& report) {
-  std::vector<Table> tables;
+std::vector<ReportTable> report_tables(const Report& report) {
+  std::vector<ReportTable> tables;
+  auto add = [&tables](Table table) {
+    if (!table.rows.empty()) tables.push_back({std::move(table), std::nullopt});
+  };
+  auto add_members = [&tables](MemberTable members) {
+    if (members.groups.empty()) return;
+    Table table = every_member(members);
+    tables.push_back({std::move(table), std::move(members)});
+  };
   // A study of all-reduce runs alone has no points: its bandwidth is its whole report.
   if (!report.points.empty() || report.bandwidth_curves.empty()) {
-    for (Table& table : main_tables(report)) tables.push_back(std::move(table));
-    Table to_target = time_to_target_table(report);
-    if (!to_target.rows.empty()) tables.push_back(std::move(to_target));
-    Table comm = comm_table(report);
-    if (!comm.rows.empty()) tables.push_back(std::move(comm));
-    tables.push_back(memory_table(report));
-    Table printed = output_metrics_table(report);
-    if (!printed.rows.empty()) tables.push_back(std::move(printed));
+    for (Table& table : main_tables(report)) tables.push_back({std::move(table), std::nullopt});
+    add(time_to_target_table(report));
+    add(comm_table(report));
+    tables.push_back({memory_table(report), std::nullopt});
+    add(output_metrics_table(report));
     for (const auto& projection : report.projections) {
-      tables.push_back(projection_table(report, projection));
+      tables.push_back({projection_table(report, projection), std::nullopt});
     }
-    Table per_rank = rank_memory_table(report);
-    if (!per_rank.rows.empty()) tables.push_back(std::move(per_rank));
-    for (Table extra : {ceilings_table(report), stragglers_table(report),
-                        straggler_hosts_table(report), time_to_result_table(report)}) {
-      if (!extra.rows.empty()) tables.push_back(std::move(extra));
-    }
+    add_members(rank_memory_members(report));
+    add(ceilings_table(report));
+    add(stragglers_table(report));
+    add_members(rank_arrival_members(report));
+    add_members(host_members(report));
+    add(time_to_result_table(report));
   }
-  if (!report.bandwidth_curves.empty()) tables.push_back(bandwidth_table(report));
-  return tables;
-}
-
-}  // namespace
-
-std::vector<Table> report_tables(const Report& report, TableColumns columns) {
-  std::vector<Table> tables = every_table(report);
-  if (columns == TableColumns::kEssential) {
-    for (Table& table : tables) table = without_wide_columns(table);
-  }
+  if (!report.bandwidth_curves.empty()) add(bandwidth_table(report));
   return tables;
 }
 

@@ -53,7 +53,7 @@ std::string render_text(const Table& table) {
   for (size_t width : widths) rules.push_back(std::string(width, '-'));
   out += line(rules, true);
   for (const auto& row : table.rows) out += line(row, false);
-  return out;
+  return table.note.empty() ? out : out + table.note + "\n";
 }
 
 std::string render_markdown(const Table& table) {
@@ -75,7 +75,7 @@ std::string render_markdown(const Table& table) {
     for (const auto& value : row) out += " " + cell(value) + " |";
     out += "\n";
   }
-  return out;
+  return table.note.empty() ? out : out + "\n" + table.note + "\n";
 }
 
 std::string render_csv(const Table& table) {
@@ -98,7 +98,8 @@ std::string render_html(const Table& table) {
     }
     out += "</tr>\n";
   }
-  return out + "</table>\n";
+  out += "</table>\n";
+  return table.note.empty() ? out : out + "<p>" + html_escape(table.note) + "</p>\n";
 }
 
 }  // namespace

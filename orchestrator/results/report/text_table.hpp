@@ -1,5 +1,5 @@
-// A titled table of text cells and its renderings: an aligned terminal table (numbers
-// right-aligned, text left), GitHub markdown, CSV (RFC 4180 quoting) and an HTML table.
+// A titled table of text cells (with a note below it) and its renderings: an aligned terminal table
+// (numbers right-aligned, text left), GitHub markdown, CSV (RFC 4180 quoting) and an HTML table.
 // Shared by the report, query and export commands. Value type; renderers are pure.
 #pragma once
 
@@ -12,6 +12,7 @@ struct Table {
   std::string title;  // printed above the table; empty: none
   std::vector<std::string> headers;
   std::vector<std::vector<std::string>> rows;
+  std::string note;  // printed below the table, not in CSV; empty: none
 };
 
 enum class TableFormat { kText, kMarkdown, kCsv, kHtml };
