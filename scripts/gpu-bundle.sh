@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU validation kit's prebuilt bundle: the kit's CUDA binaries (scalestudy-train,
-# scalestudy-lm, scalestudy-allreduce and every suite labelled gpu), stripped, with every library they
+# scalestudy-lm, scalestudy-ddpm, scalestudy-allreduce and every suite labelled gpu), stripped, with every library they
 # load that is neither in the PyTorch wheel (torch/lib, nvidia/*/lib) nor in a base system
 # (glibc, libstdc++, libgcc_s) copied beside them, an RPATH of $ORIGIN, and bundle.json:
 # what it was built against (torch version and git hash, CUDA, NCCL, cuDNN, the wheel's
@@ -40,13 +40,13 @@ wheel_python_version=3.12
 wheel_root=.deps/torch-cp312
 kit=benchmarks/gpu
 
-# The kit's executables in build DIR: the three workloads and every suite labelled gpu (a
+# The kit's executables in build DIR: the four workloads and every suite labelled gpu (a
 # doctest suite's test, target and executable share one name).
 kit_targets() {
   local suites
   suites=$(ctest --test-dir "$1" -L gpu --show-only=json-v1 |
     python3 -c 'import json, sys; print(" ".join(t["name"] for t in json.load(sys.stdin)["tests"]))')
-  echo scalestudy-train scalestudy-lm scalestudy-allreduce "$suites"
+  echo scalestudy-train scalestudy-lm scalestudy-ddpm scalestudy-allreduce "$suites"
 }
 
 # Release build of only the kit's targets against the CPython 3.12 wheel's LibTorch.

@@ -6,7 +6,9 @@ by --min-loss-fall, and the best epoch's validation accuracy lies above chance b
 A short run is noisy and its kernels differ by CPU (AVX2 against AVX-512 bf16) and GPU:
 the last epoch alone does not decide. A language model on synthetic tokens (--lm) has no accuracy and
 nothing to learn: its every epoch's loss must be finite and near ln(vocab), and it must
-record tokens/s and its FLOP rule; its row names tokens/s and TFLOP/s per rank. With
+record tokens/s and its FLOP rule; its row names tokens/s and TFLOP/s per rank. A model
+without accuracy (--loss-only: the DDPM's denoising loss) learned when every epoch's training
+and validation loss is finite and a later epoch's training loss fell by --min-loss-fall. With
 --losses-match, every step's loss must match another run's (ZeRO-1 against none at one rank:
 the same arithmetic): bit for bit where both ran --deterministic and the --noise-runs pair
 (two runs of one command) agree bit for bit too; else within the larger of --rel-tolerance
@@ -15,6 +17,7 @@ to run. Prints one markdown table row; exits 1 with the reason on a failed check
 library only.
 
   check_run.py RUN_DIR --label bf16 --classes 10 [--require-key loss_scale_skipped_steps]
+  check_run.py RUN_DIR --label ddpm --loss-only
   check_run.py RUN_DIR --label lm --lm [--losses-match OTHER_RUN_DIR [--noise-runs A B]]
   check_run.py --header     the table's header, for the rows above
 """
@@ -37,6 +40,8 @@ def main():
                         help="a later epoch's training loss must be below the first's by this "
                         "fraction of it")
     parser.add_argument("--require-key", action="append", default=[])
+    parser.add_argument("--loss-only", action="store_true",
+                        help="a model without accuracy: only its losses decide")
     parser.add_argument("--lm", action="store_true", help="a language model on random tokens")
     parser.add_argument("--losses-match", metavar="RUN_DIR",
                         help="--lm: every step's loss must match that run's")
@@ -56,13 +61,17 @@ def main():
         parser.error("RUN_DIR and --label are required")
 
     with sqlite3.connect(os.path.join(args.run_dir, "rank0.sqlite")) as db:
-        epochs = db.execute("SELECT train_loss, val_acc FROM epochs ORDER BY epoch").fetchall()
+        epochs = db.execute(
+            "SELECT train_loss, val_acc, val_loss FROM epochs ORDER BY epoch").fetchall()
         summary = dict(db.execute("SELECT name, value FROM summary"))
-    losses = [loss for loss, _ in epochs]
+    losses = [loss for loss, _, _ in epochs]
     if args.lm:
         check_language_model(args.label, losses, summary, args)
         return
-    accuracies = [accuracy for _, accuracy in epochs]
+    if args.loss_only:
+        check_loss_only(args.label, losses, [loss for _, _, loss in epochs], summary, args)
+        return
+    accuracies = [accuracy for _, accuracy, _ in epochs]
     failures = learning_failures(losses, accuracies, args)
     failures += [f"summary lacks {key}" for key in args.require_key if key not in summary]
     if failures:
@@ -75,22 +84,45 @@ def main():
           f"{'' if skipped is None else f'{skipped:.0f}'} |")
 
 
-def learning_failures(losses, accuracies, args):
-    """Why the epochs' training losses and validation accuracies show no learning: [] when
-    every loss is finite, a later one fell below the first by the fraction asked, and the
-    best accuracy beats chance by the margin."""
-    failures = []
-    if len(losses) < 2 or not all(loss is not None and math.isfinite(loss) for loss in losses):
+def all_finite(values):
+    return all(value is not None and math.isfinite(value) for value in values)
+
+
+def loss_fall_failures(losses, args):
+    """Why the epochs' training losses show no learning: [] when every one is finite and a
+    later one fell below the first by the fraction asked."""
+    if len(losses) < 2 or not all_finite(losses):
         return [f"training losses {losses} are not two or more finite epochs"]
     if not min(losses[1:]) <= (1 - args.min_loss_fall) * losses[0]:
-        failures.append(f"training loss did not fall by {args.min_loss_fall:.0%} of the first "
-                        f"epoch's in a later epoch: {[round(loss, 4) for loss in losses]}")
+        return [f"training loss did not fall by {args.min_loss_fall:.0%} of the first "
+                f"epoch's in a later epoch: {[round(loss, 4) for loss in losses]}"]
+    return []
+
+
+def learning_failures(losses, accuracies, args):
+    """Why the epochs' training losses and validation accuracies show no learning: [] when
+    the training losses fell (loss_fall_failures) and the best accuracy beats chance by the
+    margin."""
+    failures = loss_fall_failures(losses, args)
+    if len(losses) < 2 or not all_finite(losses):
+        return failures
     measured = [accuracy for accuracy in accuracies if accuracy is not None]
     chance = 1 / args.classes
     if not measured or max(measured) <= chance + args.margin:
         failures.append(f"best validation accuracy {max(measured, default=None)} of epochs "
                         f"{accuracies} is not above chance (1/{args.classes}) + {args.margin}")
     return failures
+
+
+def check_loss_only(label, losses, val_losses, summary, args):
+    failures = loss_fall_failures(losses, args)
+    if not all_finite(val_losses):
+        failures.append(f"validation losses {val_losses} are not all finite")
+    if failures:
+        sys.exit(f"{label}: " + "; ".join(failures))
+    best = min(range(len(val_losses)), key=lambda epoch: val_losses[epoch])
+    print(f"| {label} | {losses[0]:.3f} → {losses[-1]:.3f} | val loss {val_losses[best]:.3f} "
+          f"({best + 1}), {val_losses[-1]:.3f} | {summary['samples_per_s']:.0f} | |")
 
 
 def step_losses(run_dir):

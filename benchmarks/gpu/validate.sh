@@ -15,6 +15,12 @@
 #                        first's, the best epoch's validation accuracy 10 points above
 #                        chance (benchmarks/gpu/check_run.py; the last epoch of a short run
 #                        alone is noise, and its kernels differ by CPU and GPU)
+#   smoke-resnet50-64px  seed 004's model at TinyImageNet's side: ResNet-50 (ImageNet stem) on
+#     (30 s)             synthetic 64 x 64 images, bf16, 4 x 40 steps at batch 128 (a warm-up
+#                        epoch, then cosine); must learn
+#   smoke-ddpm (30 s)    seed 000's DDPM (scalestudy-ddpm, UNet at 28 px) on synthetic
+#                        one-channel images, bf16, 3 x 20 steps at batch 256: the denoising
+#                        loss must fall and stay finite (check_run.py --loss-only)
 #   control-no-learning  the bf16 smoke run at learning rate 0: check_run.py must reject it,
 #     (30 s)             so a passing smoke run means the check can fail
 #   smoke-lm (60 s)      studies/lm-gpt2-small-4xh100.yaml's workload on one GPU: GPT-2
@@ -46,7 +52,7 @@
 #     --bundle DIR       the prebuilt bundle (default .gpu-bundle)
 #     --build-dir DIR    instead, the binaries of an existing CUDA build folder (bin/)
 #     --build-on-device  first configure and build, Release, into --build-dir (default
-#                        build-cuda-device) the three workloads only: no orchestrator
+#                        build-cuda-device) the four workloads only: no orchestrator
 #                        (-DSCALESTUDY_ORCHESTRATOR=OFF), no suites (doctest is test-only);
 #                        needs SQLite, zlib, libpng and libturbojpeg (pkg-config) headers;
 #                        bounded by 420 s, the rest gets what is left (a second call on the
@@ -121,6 +127,15 @@ if [ "$rehearse" = 1 ]; then
   # Cosine: at a constant 0.05 the third epoch's validation swings (20% after 47% in bf16 on
   # an AVX2-only CPU); annealed, the last epoch is the best on AVX2 and AVX-512 alike.
   smoke_optimizer="--lr 0.05 --nesterov true --schedule cosine"
+  # ResNet-50 trains at about 1 image/s in bf16 on an AVX2 CPU and does not learn in a few
+  # steps at a CPU's batch: the rehearsal runs the 64 px step's command with the small CNN,
+  # in fp32 (the last --precision wins), since bf16 convolutions run several times slower
+  # than fp32 on a CPU without AVX-512 BF16.
+  wide_image_run="--model small-cnn --image-size 64 --precision fp32"
+  wide_image_label=small-cnn-64px
+  # fp32: the UNet's bf16 convolutions ran 16 times slower than fp32 on an AVX2 CPU.
+  ddpm_run="--preset small --base-channels 16 --res-blocks 1 --batch-size 16 --epochs 3 \
+--steps-per-epoch 6 --measure-warmup-steps 2 --train-samples 512 --val-samples 32 --precision fp32"
   ab_sizes="--model small-cnn --batch-size 32 --epochs 1 --steps-per-epoch 8 --measure-warmup-steps 2 \
 --val-samples 100"
   ab_label="small-cnn-bf16-b32"
@@ -141,6 +156,12 @@ else
   smoke_sizes="--model resnet18 --batch-size 128 --epochs 3 --steps-per-epoch 40 \
 --measure-warmup-steps 10"
   smoke_optimizer="--lr 0.05 --nesterov true"
+  # From scratch, ResNet-50's loss leaps to 20-80 in its first steps at lr 0.05 (measured on
+  # the CPU at batch 64 and 128): a warm-up epoch and a cosine decay let it recover and learn.
+  wide_image_run="--model resnet50 --image-size 64 --epochs 4 --warmup-epochs 1 --schedule cosine"
+  wide_image_label=resnet50-64px
+  ddpm_run="--preset small --batch-size 256 --epochs 3 --steps-per-epoch 20 \
+--measure-warmup-steps 5 --train-samples 8192 --val-samples 512 --precision bf16"
   ab_sizes="--model resnet18 --batch-size 128 --epochs 1 --steps-per-epoch 70 \
 --measure-warmup-steps 20"
   ab_label="resnet18-bf16-b128"
@@ -238,7 +259,7 @@ if [ "$build_on_device" = 1 ]; then
 -DNCCL_ROOT=\"\$($python -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])')\" \
 -DCMAKE_CUDA_COMPILER=\${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" || true
   step build 420 "cmake --build $build_dir -j \"\$(nproc)\" --target scalestudy-train \
-scalestudy-lm scalestudy-allreduce" || true
+scalestudy-lm scalestudy-ddpm scalestudy-allreduce" || true
   skip gpu-suites 30 "a build on the device has no suites"
 elif [ -n "$build_dir" ]; then
   step gpu-suites 30 "ctest --test-dir $build_dir -L gpu --output-on-failure" || true
@@ -249,6 +270,11 @@ else
 fi
 smoke fp32 --precision fp32
 smoke bf16 --precision bf16
+# shellcheck disable=SC2086 # the model's flags are words
+smoke "$wide_image_label" --precision bf16 $wide_image_run
+step smoke-ddpm 30 "$bin/scalestudy-ddpm --dataset synthetic $ddpm_run --lr 1e-3 $device_flags \
+--out-dir $work/runs/ddpm && $python $kit/check_run.py $work/runs/ddpm --label ddpm --loss-only \
+>>$work/smoke.md" || true
 # The bf16 run once more at learning rate 0 (the last --lr given wins): the check must reject
 # it, saying the loss did not fall.
 step control-no-learning 30 "$train --dataset synthetic $smoke_sizes $device_flags \

@@ -15,17 +15,19 @@ H200_KIT_RUNS = os.path.join(HERE, "..", "..", "..", "shared", "fixtures", "h200
                              "kit-runs")
 
 
-def run_dir(losses, summary, val_accs=None, steps=None, deterministic=None):
+def run_dir(losses, summary, val_accs=None, steps=None, deterministic=None, val_losses=None):
     directory = tempfile.mkdtemp()
     val_accs = val_accs or [None] * len(losses)
+    val_losses = val_losses or [None] * len(losses)
     with sqlite3.connect(os.path.join(directory, "rank0.sqlite")) as db:
-        db.execute("CREATE TABLE epochs (epoch INTEGER, train_loss REAL, val_acc REAL)")
+        db.execute("CREATE TABLE epochs (epoch INTEGER, train_loss REAL, val_acc REAL, "
+                   "val_loss REAL)")
         db.execute("CREATE TABLE summary (name TEXT PRIMARY KEY, value REAL)")
         db.execute("CREATE TABLE steps (global_step INTEGER, loss REAL)")
         db.execute("CREATE TABLE provenance (key TEXT PRIMARY KEY, value TEXT)")
-        db.executemany("INSERT INTO epochs VALUES (?, ?, ?)",
-                       [(epoch, loss, acc) for epoch, (loss, acc)
-                        in enumerate(zip(losses, val_accs), 1)])
+        db.executemany("INSERT INTO epochs VALUES (?, ?, ?, ?)",
+                       [(epoch, *values) for epoch, values
+                        in enumerate(zip(losses, val_accs, val_losses), 1)])
         db.executemany("INSERT INTO summary VALUES (?, ?)", summary.items())
         db.executemany("INSERT INTO steps VALUES (?, ?)", enumerate(steps or [], 1))
         if deterministic is not None:
@@ -99,6 +101,30 @@ class LearningCheckTest(unittest.TestCase):
                        "--require-key", "loss_scale_skipped_steps")
         self.assertEqual(result.returncode, 1)
         self.assertIn("summary lacks loss_scale_skipped_steps", result.stderr)
+
+
+class LossOnlyTest(unittest.TestCase):
+    """A DDPM: no accuracy; its denoising losses decide."""
+
+    def test_a_falling_denoising_loss_passes_with_its_row(self):
+        # The CPU rehearsal's DDPM (synthetic 28 px, 3 x 10 steps at batch 16).
+        result = check(run_dir([0.518, 0.274, 0.185], {"samples_per_s": 8},
+                               val_losses=[0.260, 0.214, 0.191]), "--loss-only", label="ddpm")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(),
+                         "| ddpm | 0.518 → 0.185 | val loss 0.191 (3), 0.191 | 8 | |")
+
+    def test_a_flat_loss_fails(self):
+        result = check(run_dir([1.0, 0.99], {"samples_per_s": 8}, val_losses=[1.0, 1.0]),
+                       "--loss-only", label="ddpm")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("training loss did not fall", result.stderr)
+
+    def test_a_diverged_validation_fails(self):
+        result = check(run_dir([1.0, 0.5], {"samples_per_s": 8}, val_losses=[0.4, float("inf")]),
+                       "--loss-only", label="ddpm")
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("validation losses [0.4, inf] are not all finite", result.stderr)
 
 
 class LossMatchTest(unittest.TestCase):

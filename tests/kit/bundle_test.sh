@@ -25,7 +25,8 @@ manifest = json.load(open(sys.argv[1]))
 for key in ("torch_version", "torch_git_version", "torch_cuda_version", "nccl_version",
             "cudnn_version", "python_version", "build_type", "git_commit", "glibc_required"):
     assert manifest.get(key), f"bundle.json lacks {key}: {manifest}"
-assert {"scalestudy-train", "scalestudy-lm", "scalestudy-allreduce", "gpu_cuda_path_test"} <= set(manifest["binaries"])
+assert {"scalestudy-train", "scalestudy-lm", "scalestudy-ddpm", "scalestudy-allreduce",
+        "gpu_cuda_path_test"} <= set(manifest["binaries"])
 assert manifest["libraries"], "no library bundled (libsqlite3, libturbojpeg, libpng16, libz)"
 EOF
 
@@ -33,7 +34,7 @@ bytes=$(du -sb "$bundle" | cut -f1)
 [ "$bytes" -lt $((32 * 1024 * 1024)) ] || fail "$bundle takes $bytes bytes (at most 32 MiB)"
 
 library_path=$(IFS=:; echo "${folders[*]}")
-for binary in scalestudy-train scalestudy-lm scalestudy-allreduce; do
+for binary in scalestudy-train scalestudy-lm scalestudy-ddpm scalestudy-allreduce; do
   env LD_LIBRARY_PATH="$library_path" "$bundle/$binary" --describe-flags json >/dev/null ||
     fail "$binary does not start from the bundle"
 done

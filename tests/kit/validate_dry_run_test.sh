@@ -30,7 +30,7 @@ expect() {
 }
 
 printed=$(bash "$script" --dry-run --bundle "$bundle" --out "$out" --work "$work")
-[ "$(wc -l <<<"$printed")" -eq 15 ] || fail "expected 15 lines"
+[ "$(wc -l <<<"$printed")" -eq 17 ] || fail "expected 17 lines"
 expect "# skipped time-to-accuracy: no --data-root (Fashion-MNIST's idx files)"
 train="$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
 --steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
@@ -42,6 +42,13 @@ for label in fp32 bf16; do
   expect "$train --out-dir $work/runs/$label --precision $label && python3 $kit/check_run.py \
 $work/runs/$label --label $label >>$work/smoke.md"
 done
+expect "$train --out-dir $work/runs/resnet50-64px --precision bf16 --model resnet50 --image-size 64 \
+--epochs 4 --warmup-epochs 1 --schedule cosine && python3 $kit/check_run.py $work/runs/resnet50-64px --label resnet50-64px >>$work/smoke.md"
+expect "$bundle/scalestudy-ddpm --dataset synthetic --preset small --batch-size 256 --epochs 3 \
+--steps-per-epoch 20 --measure-warmup-steps 5 --train-samples 8192 --val-samples 512 --precision \
+bf16 --lr 1e-3 --device cuda --data-on-device true --channels-last true --cudnn-benchmark true \
+--out-dir $work/runs/ddpm && python3 $kit/check_run.py $work/runs/ddpm --label ddpm --loss-only \
+>>$work/smoke.md"
 expect "$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
 --steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
 --channels-last true --cudnn-benchmark true --lr 0.05 --nesterov true --lr 0 --out-dir \
@@ -87,7 +94,9 @@ expect "py $kit/preflight.py --bundle $bundle --out $work/preflight.md --allow-n
 expect "# skipped smoke-fp16: fp16 runs on CUDA only"
 expect "# skipped smoke-bf16-graph: CUDA graphs run on CUDA only"
 expect "# skipped smoke-bf16-one-rank-pg: a bundle has no gloo process group for the CPU"
-[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 7 ] || fail "not every run on the CPU"
+[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 9 ] || fail "not every run on the CPU"
+grep -q -- "--out-dir $work/runs/small-cnn-64px --precision bf16 --model small-cnn --image-size 64 --precision fp32 " \
+  <<<"$printed" || fail "no 64 px smoke run"
 ! grep -q -- '--device cuda' <<<"$printed" || fail "a rehearsal asks for CUDA"
 
 printed=$(bash "$script" --dry-run --build-on-device --out "$out" --work "$work")
@@ -95,7 +104,8 @@ expect "python3 $kit/preflight.py --out $work/preflight.md"
 grep -q -- "^cmake -S . -B build-cuda-device -G Ninja -DCMAKE_BUILD_TYPE=Release \
 -DSCALESTUDY_CUDA=ON -DSCALESTUDY_ORCHESTRATOR=OFF -DSCALESTUDY_TESTS=OFF " <<<"$printed" ||
   fail "no Release configure without the orchestrator"
-expect "cmake --build build-cuda-device -j \"\$(nproc)\" --target scalestudy-train scalestudy-lm scalestudy-allreduce"
+expect "cmake --build build-cuda-device -j \"\$(nproc)\" --target scalestudy-train scalestudy-lm \
+scalestudy-ddpm scalestudy-allreduce"
 grep -q -- "^build-cuda-device/bin/scalestudy-train " <<<"$printed" || fail "not the device build's"
 
 if [ -e "$out" ] || [ -e "$work" ]; then

@@ -3,8 +3,10 @@
 // errors for a bad preset, a non-IDX data set and --sample without weights.
 #include "workloads/ddpm/ddpm_config.hpp"
 
+#include "harness/dist/rank_discovery.hpp"
 #include "harness/train/flags.hpp"
 #include "tests/harness/torch_doctest.hpp"
+#include "workloads/ddpm/ddpm_task.hpp"
 #include "workloads/ddpm/ddpm_workload.hpp"
 
 namespace scalestudy::ddpm {
@@ -56,6 +58,20 @@ TEST_CASE("DDPM training defaults to AdamW at 2e-4, a 1000-step linear schedule,
   CHECK(sgd.get("optimizer") == "sgd");
 }
 
+TEST_CASE("synthetic data gives one-channel images at the preset's side, no files needed") {
+  DdpmWorkload workload;
+  train::Flags flags = parsed(workload, {"--dataset", "synthetic", "--preset", "medium",
+                                         "--train-samples", "20", "--val-samples", "10"});
+  REQUIRE(workload.validate(flags).is_ok());
+  DdpmTask task;
+  const dist::RankInfo rank_info;
+  Status setup = task.setup(train::TaskSetup{flags, rank_info, 7});
+  REQUIRE_MESSAGE(setup.is_ok(), setup.message());
+  auto resident = task.resident_training_data();
+  REQUIRE(resident.has_value());
+  CHECK(resident->split->images.sizes() == torch::IntArrayRef({20, 1, 64, 64}));
+}
+
 TEST_CASE("bad DDPM flags are errors naming the flag") {
   DdpmWorkload workload;
   auto message_of = [&](const std::vector<std::string>& arguments) {
@@ -66,8 +82,8 @@ TEST_CASE("bad DDPM flags are errors naming the flag") {
   };
   CHECK(message_of({"--preset", "huge"}) ==
         "--preset 'huge' is not one of small, medium, large, xl");
-  CHECK(message_of({"--dataset", "cifar10"}).find("--dataset 'cifar10' is not an IDX data set") ==
-        0);
+  CHECK(message_of({"--dataset", "cifar10"})
+            .find("--dataset 'cifar10' is neither an IDX data set nor synthetic") == 0);
   CHECK(message_of({"--sample", "16"}) ==
         "--sample needs --checkpoint (the weights of a training run)");
   CHECK(message_of({"--timesteps", "1"}) == "--timesteps must be >= 2");

@@ -87,9 +87,12 @@ Status DdpmTask::setup(const train::TaskSetup& setup) {
   data::DatasetOptions dataset_options;
   dataset_options.name = config->dataset;
   dataset_options.root = config->data_root;
+  const int64_t side = config->preset.image_size;
+  dataset_options.synthetic.seed = seed_;
+  dataset_options.synthetic.channels = 1;
+  dataset_options.synthetic.height = dataset_options.synthetic.width = side;
   auto dataset = data::load_dataset(dataset_options);
   if (!dataset) return dataset.status();
-  const int64_t side = config->preset.image_size;
   dataset->train =
       resized(data::class_balanced_subset(dataset->train, config->train_samples, seed_), side);
   dataset->test = resized(

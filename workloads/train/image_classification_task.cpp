@@ -23,7 +23,10 @@ void ImageClassificationTask::declare_flags(train::Flags& flags) const {
       "dataset", "synthetic",
       "fashion-mnist | mnist | emnist-<split> | cifar10 | imagefolder | tinyimagenet | synthetic");
   train::declare_data_source_flags(flags);
-  flags.declare("image-size", "64", "imagefolder, tinyimagenet: side of the packed images (px)")
+  flags
+      .declare("image-size", "64",
+               "imagefolder, tinyimagenet: side of the packed images (px); synthetic: side of "
+               "its images (default 32, CIFAR's)")
       .integer(1);
   flags.declare("pack-dir", "",
                 "imagefolder, tinyimagenet: folder of the pack cache; default "
@@ -41,12 +44,19 @@ Status ImageClassificationTask::validate(const train::Flags& flags) const {
   auto image_size = flags.get_int("image-size");
   if (!image_size) return image_size.status();
   if (*image_size <= 0) return Status::error("--image-size must be > 0");
-  for (const char* name : {"image-size", "pack-dir"}) {
-    if (flags.was_set(name) && !data::is_image_folder_dataset(flags.get("dataset"))) {
-      return Status::error(std::string("--") + name +
-                           " applies to imagefolder and tinyimagenet only, not to --dataset " +
-                           flags.get("dataset"));
-    }
+  const std::string& dataset = flags.get("dataset");
+  if (flags.was_set("image-size") && !data::is_image_folder_dataset(dataset) &&
+      dataset != "synthetic") {
+    return Status::error(
+        "--image-size applies to imagefolder, tinyimagenet and synthetic only, not to "
+        "--dataset " +
+        dataset);
+  }
+  if (flags.was_set("pack-dir") && !data::is_image_folder_dataset(dataset)) {
+    return Status::error(
+        "--pack-dir applies to imagefolder and tinyimagenet only, not to "
+        "--dataset " +
+        dataset);
   }
   if (auto augment = flags.get_bool("augment"); !augment) return augment.status();
   return Status::ok();
@@ -60,6 +70,10 @@ Status ImageClassificationTask::setup(const train::TaskSetup& setup) {
   dataset_options.name = flags.get("dataset");
   dataset_options.root = flags.get("data-root");
   dataset_options.synthetic.seed = setup.seed;
+  if (flags.was_set("image-size")) {
+    dataset_options.synthetic.height = dataset_options.synthetic.width =
+        *flags.get_int("image-size");
+  }
   dataset_options.image_folder.image_size = *flags.get_int("image-size");
   dataset_options.image_folder.cache_dir = flags.get("pack-dir");
   auto dataset = data::load_dataset(dataset_options);
