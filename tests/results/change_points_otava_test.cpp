@@ -2,7 +2,10 @@
 // how often it finds a change where there is none, how often it finds the steps that stand
 // out of the noise, and whether it finds the same change points as Apache Otava, the
 // reference implementation of the method, on the same series (otava_change_points.py,
-// run in the venv scripts/otava-venv.sh makes). Prints the figures; fails below the goals.
+// run in the venv scripts/otava-venv.sh makes). Where Otava's merge leaves stale statistics
+// (it re-tests only the right neighbour of a dropped point; ours both, docs/history.md) the
+// reference is Otava with that one change, and those departures are counted. Prints the
+// figures; fails below the goals.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -88,7 +91,45 @@ bool close(double a, double b) {
          (std::fabs(a) < 1e-300 && std::fabs(b) < 1e-300);
 }
 
-// Otava's answer for every series (otava_change_points.py), parsed.
+struct Agreement {
+  bool indices = false, statistics = false;
+};
+
+std::vector<size_t> indices_of(const std::vector<ChangePoint>& found) {
+  std::vector<size_t> indices;
+  for (const ChangePoint& point : found) indices.push_back(point.index);
+  return indices;
+}
+
+// Whether `found` has the change points of `expected` (a JSON list of {"index", "pvalue",
+// "mean_before", "mean_after"}), and their statistics.
+Agreement agreement(const std::vector<ChangePoint>& found, const nlohmann::json& expected) {
+  std::vector<size_t> expected_indices;
+  for (const auto& point : expected) expected_indices.push_back(point["index"].get<size_t>());
+  Agreement result;
+  result.indices = expected_indices == indices_of(found);
+  result.statistics = result.indices;
+  for (size_t k = 0; result.statistics && k < found.size(); ++k) {
+    result.statistics = close(found[k].pvalue, expected[k]["pvalue"].get<double>()) &&
+                        close(found[k].mean_before, expected[k]["mean_before"].get<double>()) &&
+                        close(found[k].mean_after, expected[k]["mean_after"].get<double>());
+  }
+  return result;
+}
+
+bool same_answer(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    for (const char* key : {"pvalue", "mean_before", "mean_after"}) {
+      if (a[k]["index"] != b[k]["index"] ||
+          !close(a[k][key].get<double>(), b[k][key].get<double>()))
+        return false;
+    }
+  }
+  return true;
+}
+
+// Otava's answers for every series (otava_change_points.py), parsed.
 nlohmann::json otava_change_points(const std::string& python,
                                    const std::vector<testing::SyntheticSeries>& all,
                                    const ChangePointSettings& settings) {
@@ -115,13 +156,8 @@ nlohmann::json otava_change_points(const std::string& python,
 TEST_CASE("on 200 synthetic series: no false alarms, the steps found, Otava's answers") {
   const auto all = testing::synthetic_series();
   std::vector<std::vector<size_t>> ours;
-  for (const auto& series : all) {
-    std::vector<size_t> found;
-    for (const ChangePoint& point : find_change_points(series.values, kSettings)) {
-      found.push_back(point.index);
-    }
-    ours.push_back(std::move(found));
-  }
+  for (const auto& series : all)
+    ours.push_back(indices_of(find_change_points(series.values, kSettings)));
   const Scores scores = score(all, ours);
   MESSAGE("step-free series without a change point: " << scores.step_free_clean << " of "
                                                       << scores.step_free);
@@ -142,30 +178,30 @@ TEST_CASE("on 200 synthetic series: no false alarms, the steps found, Otava's an
     CAPTURE(settings.window_len);
     const auto theirs = otava_change_points(python, all, settings);
     REQUIRE(theirs.size() == all.size());
-    int same = 0, statistics_equal = 0;
+    int same = 0, statistics_equal = 0, departures = 0, departures_same = 0;
     for (size_t i = 0; i < all.size(); ++i) {
       const std::vector<ChangePoint> found = find_change_points(all[i].values, settings);
-      std::vector<size_t> expected, ours;
-      for (const auto& point : theirs[i]) expected.push_back(point["index"].get<size_t>());
-      for (const ChangePoint& point : found) ours.push_back(point.index);
-      if (expected != ours) {
-        MESSAGE("series " << i << ": ours " << nlohmann::json(ours).dump() << ", Otava's "
-                          << nlohmann::json(expected).dump());
+      // Otava's own answer where its merge did not go stale; else Otava with the merge fixed.
+      const bool departure = !same_answer(theirs[i]["otava"], theirs[i]["both_neighbours"]);
+      departures += departure;
+      const Agreement counted =
+          agreement(found, theirs[i][departure ? "both_neighbours" : "otava"]);
+      if (!counted.indices) {
+        MESSAGE("series " << i << ": ours " << nlohmann::json(indices_of(found)).dump()
+                          << ", Otava's " << theirs[i]["otava"].dump());
         continue;
       }
       ++same;
-      bool equal = true;
-      for (size_t k = 0; k < found.size(); ++k) {
-        equal = equal && close(found[k].pvalue, theirs[i][k]["pvalue"].get<double>()) &&
-                close(found[k].mean_before, theirs[i][k]["mean_before"].get<double>()) &&
-                close(found[k].mean_after, theirs[i][k]["mean_after"].get<double>());
-      }
-      statistics_equal += equal;
+      departures_same += departure;
+      statistics_equal += counted.statistics;
     }
     MESSAGE("window " << settings.window_len << ", min_magnitude " << settings.min_magnitude
                       << ": the same change points as Apache Otava on " << same << " of "
-                      << all.size() << " series, with the same p and means on "
-                      << statistics_equal);
+                      << all.size() << " series, with the same p and means on " << statistics_equal
+                      << "; on " << departures
+                      << " of them Otava's merge left stale statistics and the answer is "
+                         "Otava's with both neighbours re-tested ("
+                      << departures_same << " the same)");
     CHECK(share(same, static_cast<int>(all.size())) >= 0.95);
     CHECK(statistics_equal == same);
   }

@@ -78,3 +78,18 @@ TEST_CASE("min_magnitude drops significant changes smaller than it") {
   CHECK(indices(find_change_points(series)) == std::vector<size_t>{15});
   CHECK(find_change_points(series, {50, 0.001, 0.05}).empty());
 }
+
+TEST_CASE("a dropped weak change point's left neighbour is tested against its grown segment") {
+  // 1000, then 948, then 956 for 4 points: the split pass finds 10 and 18; the merge drops
+  // 18 (p > 0.001). Otava 0.8.0 re-tests only the right neighbour and would keep 10's mean
+  // after at 948.5 over [10, 18), -5.2% against the 4.98% of the segment that remains.
+  const std::vector<double> series =
+      joined(joined(level(1000, 10), level(948, 8, 3)), level(956, 4, 5));
+  const auto points = find_change_points(series);
+  REQUIRE(indices(points) == std::vector<size_t>{10});
+  double after = 0;
+  for (size_t i = 10; i < series.size(); ++i) after += series[i];
+  after /= static_cast<double>(series.size() - 10);
+  CHECK(points[0].mean_after == doctest::Approx(after).epsilon(1e-12));
+  CHECK(points[0].forward_change() == doctest::Approx(-0.0498).epsilon(0.01));
+}

@@ -195,8 +195,12 @@ void merge_pass(const std::vector<double>& series, std::vector<ChangePoint>& poi
       if (points[weakest].magnitude() > settings.min_magnitude) return;
     }
     points.erase(points.begin() + static_cast<std::ptrdiff_t>(weakest));
+    // Both neighbours' segments grew: the left one's right and the right one's left.
+    // Otava (0.8.0) re-tests the right neighbour and the one after it, whose segments did
+    // not change, and so leaves the left neighbour's statistics over its old, shorter
+    // segment (docs/history.md, "Departures from Otava").
     const std::vector<Interval> intervals = intervals_of(points, series.size());
-    for (size_t neighbour : {weakest, weakest + 1}) {
+    for (size_t neighbour = weakest == 0 ? 0 : weakest - 1; neighbour <= weakest; ++neighbour) {
       if (neighbour < points.size()) {
         points[neighbour] = test_at(series, points[neighbour].index, intervals);
       }

@@ -141,6 +141,8 @@ nlohmann::json history_json(const StudyHistory& history, const std::vector<OpenR
          {"system", series.system},
          {"campaign",
           history.campaigns[series.entries[series.changes[regression.change].entry].campaign].name},
+         {"reference_level", regression.reference_level},
+         {"newest_level", regression.newest_level},
          {"change_pct", regression.change_pct}});
   }
   return {{"schema", "scalestudy.history/1"},

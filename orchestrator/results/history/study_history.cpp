@@ -224,10 +224,19 @@ std::vector<OpenRegression> open_regressions(const StudyHistory& history, double
     if (series.changes.empty() || series.entries.back().campaign + 1 != history.campaigns.size()) {
       continue;
     }
-    const HistoryChange& last = series.changes.back();
-    const double change_pct = last.stats.forward_change() * 100;
-    if (last.slower && std::fabs(change_pct) > threshold_pct) {
-      open.push_back({index, series.changes.size() - 1, change_pct});
+    const std::vector<HistoryChange>& changes = series.changes;
+    // Segment k (k = 0 .. changes) starts at change k - 1; its mean is that change's after.
+    size_t reference = changes.size() - 1;
+    while (reference > 0 && changes[reference - 1].slower) --reference;
+    const double reference_level =
+        reference == 0 ? changes[0].stats.mean_before : changes[reference - 1].stats.mean_after;
+    const double newest_level = changes.back().stats.mean_after;
+    if (reference_level == 0) continue;
+    const double change_pct = (newest_level / reference_level - 1) * 100;
+    const bool slower = higher_is_better(history.metric) ? newest_level < reference_level
+                                                         : newest_level > reference_level;
+    if (slower && std::fabs(change_pct) > threshold_pct) {
+      open.push_back({index, reference, reference_level, newest_level, change_pct});
     }
   }
   return open;

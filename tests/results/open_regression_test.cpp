@@ -1,0 +1,75 @@
+// The history gate (open_regressions): the newest segment against the newest earlier one no
+// slowdown led to, so a small gain after a regression does not close it.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "orchestrator/results/history/study_history.hpp"
+
+using namespace scalestudy::results;
+
+namespace {
+
+// A throughput history of one point: one campaign per value, with the detector's change
+// points (each slower when its mean falls).
+StudyHistory throughput_history(const std::vector<std::pair<double, int>>& levels) {
+  StudyHistory history;
+  history.metric = HistoryMetric::kThroughput;
+  HistorySeries series;
+  std::vector<double> values;
+  for (const auto& [value, campaigns] : levels) {
+    for (int i = 0; i < campaigns; ++i) {
+      values.push_back(value * (1 + 0.005 * std::sin(static_cast<double>(values.size()) * 1.7)));
+    }
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    history.campaigns.push_back(CampaignInfo{"c" + std::to_string(i + 1), "", ""});
+    HistoryEntry entry;
+    entry.campaign = i;
+    entry.value = values[i];
+    series.entries.push_back(entry);
+  }
+  for (const ChangePoint& point : find_change_points(values)) {
+    HistoryChange change;
+    change.entry = point.index;
+    change.stats = point;
+    change.slower = point.mean_after < point.mean_before;
+    series.changes.push_back(change);
+  }
+  history.series.push_back(series);
+  return history;
+}
+
+}  // namespace
+
+TEST_CASE("a small gain after a regression leaves it open against the level before it") {
+  const StudyHistory history = throughput_history({{1000, 8}, {700, 8}, {720, 6}});
+  REQUIRE(history.series[0].changes.size() == 2);
+  CHECK(history.series[0].changes[0].entry == 8);
+  CHECK(history.series[0].changes[1].entry == 16);
+  CHECK_FALSE(history.series[0].changes[1].slower);
+  const auto open = open_regressions(history, 5);
+  REQUIRE(open.size() == 1);
+  CHECK(open[0].change == 0);  // since campaign c9, which left 1000
+  CHECK(open[0].reference_level == doctest::Approx(1000).epsilon(0.01));
+  CHECK(open[0].newest_level == doctest::Approx(720).epsilon(0.01));
+  CHECK(open[0].change_pct == doctest::Approx(-28).epsilon(0.02));
+}
+
+TEST_CASE("a regression won back within the threshold closes; a slowdown after a gain opens") {
+  CHECK(open_regressions(throughput_history({{1000, 8}, {700, 8}, {990, 6}}), 5).empty());
+  const auto after_gain =
+      open_regressions(throughput_history({{1000, 8}, {1200, 8}, {1100, 8}}), 5);
+  REQUIRE(after_gain.size() == 1);
+  CHECK(after_gain[0].change == 1);  // against 1200, not the 1000 before it
+  CHECK(after_gain[0].change_pct == doctest::Approx(1100.0 / 1200 * 100 - 100).epsilon(0.02));
+  CHECK(open_regressions(throughput_history({{1000, 8}, {1200, 8}, {1180, 8}}), 5).empty());
+}
+
+TEST_CASE("two regressions in a row count from the level before the first") {
+  const auto open = open_regressions(throughput_history({{1000, 8}, {900, 8}, {800, 8}}), 5);
+  REQUIRE(open.size() == 1);
+  CHECK(open[0].change == 0);
+  CHECK(open[0].change_pct == doctest::Approx(-20).epsilon(0.03));
+}
