@@ -31,6 +31,7 @@ nlohmann::json run_spec_to_json(const RunSpec& spec) {
         {"account", slurm.account},
         {"qos", slurm.qos},
         {"constraint", slurm.constraint},
+        {"reservation", slurm.reservation},
         {"time_limit_minutes", slurm.time_limit_minutes},
         {"cpus_per_task", slurm.cpus_per_task},
         {"memory_mb", slurm.memory_mb},

@@ -46,6 +46,14 @@ std::string system_key_flag(const std::string& key) {
   return flag;
 }
 
+bool is_backend_setting(const std::string& scheduler, const std::string& key) {
+  const SchedulerEntry* entry = find_scheduler_entry(scheduler);
+  if (entry == nullptr) return false;
+  const std::string flag = system_key_flag(key);
+  return std::any_of(entry->options.begin(), entry->options.end(),
+                     [&](const SchedulerOption& option) { return option.flag == flag; });
+}
+
 Status check_scheduler_options(const SchedulerOptionValues& values) {
   for (const SchedulerEntry& entry : scheduler_entries()) {
     if (entry.check_options == nullptr) continue;

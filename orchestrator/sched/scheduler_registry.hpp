@@ -56,6 +56,11 @@ const SchedulerEntry* find_scheduler_entry(const std::string& name);
 // "--max-parallel". Keys without such an option are job settings (partition, ...).
 std::string system_key_flag(const std::string& key);
 
+// True when `key` of a system's `scheduler:` map sets one of backend `scheduler`'s own
+// options (local's max_parallel, slurmrest's url) rather than a job's; false for an unknown
+// backend.
+bool is_backend_setting(const std::string& scheduler, const std::string& key);
+
 // Every backend's check of `values`: an error for the first option a backend refuses.
 Status check_scheduler_options(const SchedulerOptionValues& values);
 

@@ -12,12 +12,18 @@ namespace {
 
 using nlohmann::json;
 
-// A limit slurmrestd gives: a whole number ≥ 0; null (unlimited) or anything else, none.
+// A limit slurmrestd gives: a whole number ≥ 0, bare (v0.0.38) or in the newer
+// {"set", "infinite", "number"} shape (v0.0.39 on); null, unset, infinite (also spelt
+// 4294967295) or anything else: none.
 std::optional<int> limit_at(const json& value, std::initializer_list<const char*> path) {
   const json* node = &value;
   for (const char* key : path) {
     if (!node->is_object() || !node->contains(key)) return std::nullopt;
     node = &(*node)[key];
+  }
+  if (node->is_object() && node->contains("number")) {
+    if (!node->value("set", false) || node->value("infinite", false)) return std::nullopt;
+    node = &(*node)["number"];
   }
   if (!node->is_number_integer() || node->get<long long>() < 0 ||
       node->get<long long>() > std::numeric_limits<int>::max()) {
@@ -81,9 +87,10 @@ PartitionTimes rest_partition_times(const json& partitions) {
     for (const json& flag : partition.value("flags", json::array())) {
       if (flag == "default") times.default_partition = name;
     }
-    if (auto minutes = limit_at(partition, {"max_time_limit"}); minutes && *minutes > 0) {
-      times.max_minutes[name] = *minutes;
-    }
+    // v0.0.38's max_time_limit; v0.0.39 on, maximums.time.
+    auto minutes = limit_at(partition, {"max_time_limit"});
+    if (!minutes) minutes = limit_at(partition, {"maximums", "time"});
+    if (minutes && *minutes > 0) times.max_minutes[name] = *minutes;
   }
   return times;
 }

@@ -320,10 +320,12 @@ class Expander {
     ok = substitute_field(spec.slurm.account, "slurm.account") && ok;
     ok = substitute_field(spec.slurm.qos, "slurm.qos") && ok;
     ok = substitute_field(spec.slurm.constraint, "slurm.constraint") && ok;
+    ok = substitute_field(spec.slurm.reservation, "slurm.reservation") && ok;
     ok = one_sbatch_word(spec.slurm.partition, "slurm.partition") && ok;
     ok = one_sbatch_word(spec.slurm.account, "slurm.account") && ok;
     ok = one_sbatch_word(spec.slurm.qos, "slurm.qos") && ok;
     ok = one_sbatch_word(spec.slurm.constraint, "slurm.constraint") && ok;
+    ok = one_sbatch_word(spec.slurm.reservation, "slurm.reservation") && ok;
     for (size_t i = 0; i < spec.slurm.extra_options.size(); ++i) {
       ok = substitute_field(spec.slurm.extra_options[i], "slurm.extra", int(i)) && ok;
     }

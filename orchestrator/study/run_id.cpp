@@ -63,6 +63,8 @@ std::string canonical_run_serialization(const RunSpec& spec) {
   s.field("slurm.memory_mb", spec.slurm.memory_mb);
   s.field("slurm.gpus_per_node", spec.slurm.gpus_per_node);
   s.list("slurm.extra_options", spec.slurm.extra_options);
+  // Only when set, so the ids of runs without a reservation stay what they were.
+  if (!spec.slurm.reservation.empty()) s.field("slurm.reservation", spec.slurm.reservation);
   s.field("launcher", launcher_name(spec.launcher));
   s.list("modules", spec.modules);
   s.field("container.image", spec.container.image);

@@ -17,6 +17,7 @@ enum class LauncherKind { kSrun, kTorchrun };
 
 struct SlurmOptions {
   std::string partition, account, qos, constraint;
+  std::string reservation;     // sbatch --reservation; a system's scheduler.reservation
   int time_limit_minutes = 0;  // 0: the partition's default
   int cpus_per_task = 1;
   long long memory_mb = 0;                 // 0: the partition's default; per node

@@ -103,10 +103,12 @@ Result<Study> build_study(Result<ConfigNode> loaded, const StudySystemChoice& ch
     diagnostics.absorb(on_this);
   }
   if (!diagnostics.empty()) return diagnostics.to_status();
-  // With several systems `system` names each run's system in the results: a parameter of
-  // that name would be read as one.
+  // On named systems `system` names each run's system in the plan and the results, on one
+  // as on several: a parameter of that name would be read as one.
   const auto& parameter = planned.front().param_value_locations;
-  if (systems.size() > 1 && parameter.count("system") && !parameter.at("system").empty()) {
+  const bool named = std::any_of(systems.begin(), systems.end(),
+                                 [](const StudySystem& system) { return system.run.named; });
+  if (named && parameter.count("system") && !parameter.at("system").empty()) {
     diagnostics.add(parameter.at("system").begin()->second, "system",
                     "a parameter named 'system' cannot be told from the study's systems; "
                     "rename it");

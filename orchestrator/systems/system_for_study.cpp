@@ -1,7 +1,5 @@
 #include "orchestrator/systems/system_for_study.hpp"
 
-#include <algorithm>
-
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/systems/system_catalog.hpp"
 #include "orchestrator/systems/system_document.hpp"
@@ -26,32 +24,15 @@ void put(ConfigNode& map, const std::string& key, ConfigNode value) {
   map.entries.push_back({key, value.location, std::move(value)});
 }
 
-// A key of `scheduler:` that sets one of the backend's own options (local's max_parallel is
-// --max-parallel) rather than a job's.
-bool is_backend_setting(const sched::SchedulerEntry& entry, const std::string& key) {
-  const std::string flag = sched::system_key_flag(key);
-  return std::any_of(entry.options.begin(), entry.options.end(),
-                     [&](const sched::SchedulerOption& option) { return option.flag == flag; });
-}
-
-// The study's `slurm:` keys the system states, with the system file's locations.
+// The study's `slurm:` keys the system states (partition, account, qos, constraint,
+// reservation: a study's own key replaces the system's), with the system file's locations.
 ConfigNode slurm_overlay(const ConfigNode& merged, const SystemSpec& system) {
   ConfigNode slurm = map_at(merged.location);
-  const sched::SchedulerEntry* entry = sched::find_scheduler_entry(system.scheduler);
-  for (const auto& [key, value] : system.scheduler_keys) {
-    if (entry == nullptr || is_backend_setting(*entry, key)) continue;
-    const ConfigNode* node = child(merged, "scheduler", key);
-    if (key != "reservation") {
-      put(slurm, key, *node);
-      continue;
-    }
-    ConfigNode extra;
-    extra.type = ConfigNode::Type::kSequence;
-    extra.location = node->location;
-    ConfigNode option = *node;
-    option.scalar = "--reservation=" + value;
-    extra.items.push_back(std::move(option));
-    put(slurm, "extra", std::move(extra));
+  if (sched::find_scheduler_entry(system.scheduler) == nullptr) return slurm;
+  for (const auto& setting : system.scheduler_keys) {
+    const std::string& key = setting.first;
+    if (sched::is_backend_setting(system.scheduler, key)) continue;
+    put(slurm, key, *child(merged, "scheduler", key));
   }
   if (system.node.gpus > 0) put(slurm, "gpus_per_node", *child(merged, "node", "gpus"));
   if (const ConfigNode* time = child(merged, "defaults", "time")) put(slurm, "time", *time);
@@ -87,9 +68,8 @@ StudySystem study_system(const SystemDocument& document, const SystemSpec& syste
   run.variant = system.variant;
   run.hash = system.hash;
   run.scheduler = system.scheduler;
-  const sched::SchedulerEntry* entry = sched::find_scheduler_entry(system.scheduler);
   for (const auto& [key, value] : system.scheduler_keys) {
-    if (entry != nullptr && is_backend_setting(*entry, key)) run.scheduler_settings[key] = value;
+    if (sched::is_backend_setting(system.scheduler, key)) run.scheduler_settings[key] = value;
   }
   run.srun_flags = system.srun_flags;
   if (system.field_locations.count("node.gpus")) run.node.gpus = system.node.gpus;

@@ -213,8 +213,10 @@ void read_detect(const ConfigNode& node, SystemSpec& system, Diagnostics& diagno
 }  // namespace
 
 // Typed values, one line each in a fixed order, so two spellings of the same content (key
-// order, quotes, 60 or 01:00:00, 2G or 2048M) hash alike. Leaves out description, detect and
-// peak: words, and the figures reports divide by.
+// order, quotes, 60 or 01:00:00, 2G or 2048M) hash alike. Leaves out what does not change
+// how a run runs: description and detect (words), peak (the figures reports divide by),
+// the backend's own settings (slurmrest's url, local's max_parallel: how jobs are sent) and
+// limits (checks before submit). Editing those keeps every run's id.
 std::string canonical_system_serialization(const SystemSpec& system) {
   std::string text;
   auto line = [&text](const std::string& key, const std::string& value) {
@@ -224,7 +226,9 @@ std::string canonical_system_serialization(const SystemSpec& system) {
     return value ? std::to_string(*value) : std::string("-");
   };
   line("scheduler", system.scheduler);
-  for (const auto& [key, value] : system.scheduler_keys) line("scheduler." + key, value);
+  for (const auto& [key, value] : system.scheduler_keys) {
+    if (!sched::is_backend_setting(system.scheduler, key)) line("scheduler." + key, value);
+  }
   line("node.gpus", std::to_string(system.node.gpus));
   line("node.gpu_model", system.node.gpu_model);
   line("node.cores", std::to_string(system.node.cores));
@@ -234,9 +238,6 @@ std::string canonical_system_serialization(const SystemSpec& system) {
   line("container.image", system.container.image);
   for (const std::string& bind : system.container.binds) line("container.bind", bind);
   for (const auto& [name, value] : system.env) line("env." + name, value);
-  line("limits.max_nodes", optional(system.limits.max_nodes));
-  line("limits.max_time_minutes", optional(system.limits.max_time_minutes));
-  line("limits.max_jobs", optional(system.limits.max_jobs));
   line("defaults.time_minutes", optional(system.defaults.time_minutes));
   line("defaults.mem_mb", optional(system.defaults.mem_mb));
   return text;

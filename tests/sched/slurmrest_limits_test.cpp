@@ -60,3 +60,29 @@ TEST_CASE("slurmrestd's partitions give each MaxTime in minutes and the default 
   CHECK(times.max_minutes.at("small") == 5);
   CHECK(times.max_minutes.at("big") == 60);
 }
+
+TEST_CASE("slurmrestd v0.0.39 on: limits as {set, infinite, number}; unset or infinite: none") {
+  const json associations = json::parse(R"({"associations": [
+    {"account": "root", "user": "root", "default": {"qos": "normal"},
+     "max": {"jobs": {"total": {"set": true, "infinite": false, "number": 7}}}},
+    {"account": "root", "user": "open", "default": {"qos": "endless"},
+     "max": {"jobs": {"total": {"set": false, "infinite": false, "number": 0}}}}]})");
+  const json qos = json::parse(R"({"QOS": [
+    {"name": "normal",
+     "limits": {"max": {"jobs": {"per": {"user": {"set": true, "infinite": false, "number": 4}}}}}},
+    {"name": "endless",
+     "limits": {"max": {"jobs": {"per": {"user": {"set": true, "infinite": true, "number": 0}}}}}}]})");
+  auto root = rest_submit_limit(associations, qos, "root");
+  REQUIRE(root);
+  CHECK(root->jobs == 4);
+  CHECK(root->source == "MaxSubmitPU=4 of QOS normal");
+  CHECK_FALSE(rest_submit_limit(associations, qos, "open"));
+  const json partitions = json::parse(R"({"partitions": [
+    {"name": "small", "flags": ["default"],
+     "maximums": {"time": {"set": true, "infinite": false, "number": 5}}},
+    {"name": "long", "maximums": {"time": {"set": true, "infinite": true, "number": 0}}}]})");
+  const PartitionTimes times = rest_partition_times(partitions);
+  CHECK(times.default_partition == "small");
+  CHECK(times.max_minutes.at("small") == 5);
+  CHECK(times.max_minutes.count("long") == 0);
+}

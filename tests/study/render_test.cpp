@@ -208,8 +208,35 @@ TEST_CASE("a '%' in the results path is literal in #SBATCH --output and --error"
   CHECK(has_line(script, "#SBATCH --error=/results/100%%done/" + spec.run_id + "/slurm-%j.err"));
 }
 
+TEST_CASE("slurm.reservation is a directive of its own, beside slurm.extra") {
+  RunSpec spec = load_first_run(
+      "study: r\nkind: strong\nscale: [1]\nglobal_batch: 8\nworkload: {model: small-cnn}\n"
+      "slurm: {reservation: maint, extra: [--exclusive]}\n");
+  CHECK(spec.slurm.reservation == "maint");
+  const std::string script = render_sbatch_script(spec, context_for(spec));
+  CAPTURE(script);
+  CHECK(has_line(script, "#SBATCH --reservation=maint"));
+  CHECK(has_line(script, "#SBATCH --exclusive"));
+}
+
+TEST_CASE("slurm.extra refuses what a key sets, naming the key; other options pass") {
+  const std::string head =
+      "study: s\nkind: strong\nscale: [1]\nglobal_batch: 8\nworkload: {model: small-cnn}\n";
+  Result<Study> refused = load_study_text(head + "slurm: {extra: [--mem=900G]}\n", "x.yaml");
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().find("'--mem=900G' sets what slurm.mem sets; use slurm.mem") !=
+        std::string::npos);
+  CHECK(load_study_text(head + "slurm: {extra: [--exclusive, \"--gres=nvme:1\", -t5]}\n", "x.yaml")
+            .status()
+            .message()
+            .find("'-t5' sets what slurm.time sets") != std::string::npos);
+  CHECK(load_study_text(
+            head + "slurm: {extra: [--exclusive, \"--gres=nvme:1\", --signal=USR1@90]}\n", "x.yaml")
+            .is_ok());
+}
+
 TEST_CASE("#SBATCH text fields with white space, which would carry options, are refused") {
-  for (const char* field : {"partition", "account", "qos", "constraint"}) {
+  for (const char* field : {"partition", "account", "qos", "constraint", "reservation"}) {
     CAPTURE(field);
     std::string yaml = std::string("study: s\nkind: strong\nscale: [1]\nglobal_batch: 8\n") +
                        "workload: {model: small-cnn}\nslurm: {" + field +

@@ -126,7 +126,16 @@ runtime: {modules: [cuda/12.4]}
   CHECK(run.slurm.partition == "mine");
   CHECK(run.modules == std::vector<std::string>{"cuda/12.6"});
   CHECK(run.slurm.gpus_per_node == 2);
-  CHECK(run.slurm.extra_options == std::vector<std::string>{"--reservation=maint"});
+  CHECK(run.slurm.reservation == "maint");
+  CHECK(run.slurm.extra_options.empty());
+  // The study's own slurm.extra adds to what the system asks, it does not drop its
+  // reservation; a study's slurm.reservation replaces the system's.
+  Study extra = load_ok(std::string(kPoints) + "slurm: {extra: [--exclusive]}\n", files, {"site"});
+  CHECK(extra.runs.back().slurm.reservation == "maint");
+  CHECK(extra.runs.back().slurm.extra_options == std::vector<std::string>{"--exclusive"});
+  Study own = load_ok(std::string(kPoints) + "slurm: {reservation: mine}\n", files, {"site"});
+  CHECK(own.runs.back().slurm.reservation == "mine");
+  CHECK(ids(own) != ids(extra));
   CHECK(run.system.srun_flags == std::vector<std::string>{"--cpu-bind=cores"});
   CHECK(run.system.node.gpus == 4);
   // `scale` in GPUs maps to nodes by the system's node.gpus when the study gives none.
@@ -164,6 +173,20 @@ TEST_CASE("a run over its system's limits is refused with the study's and the sy
   std::string gpus = load_error(
       std::string(kPoints) + "slurm: {gpus_per_node: 2}\nsystems: [testcluster]\n", files);
   CHECK(has(gpus, "with 2 GPUs per node is more than node.gpus 0 of system testcluster"));
+}
+
+TEST_CASE("a parameter named 'system' is refused on one named system as on several") {
+  SystemFiles files("parameter");
+  const std::string study =
+      "study: p\nkind: sensitivity\nworkload: {model: small-cnn}\nscale: [1]\n"
+      "global_batch: 64\nmatrix: {system: [a, b]}\n";
+  for (const std::string systems :
+       {"[testcluster-small]", "[testcluster-small, testcluster-big]"}) {
+    CAPTURE(systems);
+    CHECK(has(load_error(study + "systems: " + systems + "\n", files),
+              "a parameter named 'system' cannot be told from the study's systems"));
+  }
+  CHECK(load(study, files).is_ok());  // no system named: the parameter is the study's own
 }
 
 TEST_CASE("errors about the study's own structure point into the study, not the system") {

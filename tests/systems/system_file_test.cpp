@@ -96,6 +96,17 @@ TEST_CASE("the hash follows what changes how runs run, not how the file is writt
   files.write("hour", "scheduler: {kind: slurm}\nlimits: {max_time: 60}\nnode: {memory: 2G}\n");
   files.write("minutes",
               "scheduler: {kind: slurm}\nlimits: {max_time: '01:00:00'}\nnode: {memory: 2048M}\n");
+  // How jobs are sent and what is checked before submit: not how a run runs.
+  files.write("sent",
+              "scheduler:\n  kind: slurmrest\n  partition: gpu\n  url: unix:/a\nnode:\n"
+              "  gpus: 4\n  cores: 32\nlimits: {max_nodes: 2, max_time: 60, max_jobs: 9}\n");
+  files.write("sent-elsewhere",
+              "scheduler: {kind: slurmrest, partition: gpu, url: 'https://h:1'}\n"
+              "node: {gpus: 4, cores: 32}\nlimits: {max_nodes: 64}\n");
+  files.write("local-2", "scheduler: {kind: local, max_parallel: 2}\n");
+  files.write("local-8", "scheduler: {kind: local, max_parallel: 8}\n");
+  CHECK(resolved(files.path(), "sent").hash == resolved(files.path(), "sent-elsewhere").hash);
+  CHECK(resolved(files.path(), "local-2").hash == resolved(files.path(), "local-8").hash);
   const std::string hash = resolved(files.path(), "block").hash;
   CHECK(hash.size() == 16);
   CHECK(resolved(files.path(), "flow").hash == hash);

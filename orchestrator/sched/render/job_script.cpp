@@ -83,6 +83,7 @@ std::string render_directives(const RunSpec& spec, const RenderContext& context)
   if (!slurm.account.empty()) directive(out, "--account", slurm.account);
   if (!slurm.qos.empty()) directive(out, "--qos", slurm.qos);
   if (!slurm.constraint.empty()) directive(out, "--constraint", slurm.constraint);
+  if (!slurm.reservation.empty()) directive(out, "--reservation", slurm.reservation);
   const std::string out_dir_pattern = literal_filename_pattern(context.out_dir);
   directive(out, "--output", directive_path(out_dir_pattern + "/slurm-%j.out"));
   directive(out, "--error", directive_path(out_dir_pattern + "/slurm-%j.err"));
