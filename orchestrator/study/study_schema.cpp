@@ -17,6 +17,7 @@
 #include "orchestrator/study/scale_section.hpp"
 #include "orchestrator/study/schema_values.hpp"
 #include "orchestrator/study/slurm_section.hpp"
+#include "orchestrator/study/study_name.hpp"
 #include "orchestrator/study/study_template.hpp"
 #include "orchestrator/study/study_variables.hpp"
 #include "orchestrator/study/target_section.hpp"
@@ -32,14 +33,6 @@ const std::vector<std::string> kTopLevelKeys = {
     "profile",       "report",  "max_attempts", "array_throttle", "extends",   "defaults",
     "uneven_batch",  "metrics", "budget",       "max_runs",       "target",    "allocation",
     "systems",       "pack"};
-
-// A study name names a results folder.
-bool is_study_name(const std::string& text) {
-  return !text.empty() && text.size() <= 100 && std::isalnum(static_cast<unsigned char>(text[0])) &&
-         std::all_of(text.begin(), text.end(), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-         });
-}
 
 // `study` (the name), `kind` and `description`.
 void read_identity(const ConfigNode& document, StudyTemplate& study, Diagnostics& diagnostics) {

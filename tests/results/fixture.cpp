@@ -82,7 +82,8 @@ void StudyFixture::add_run(const FixtureRun& run) {
        int64_t{run.world_size}, int64_t{run.gpus_per_node}, int64_t{run.global_batch},
        int64_t{run.per_gpu_batch}, json_object(run.varied),
        "{\"workload\":\"" + run.workload + "\",\"params\":" + json_object(run.params) +
-           (run.metrics_json.empty() ? "" : ",\"metrics\":" + run.metrics_json) + "}",
+           (run.metrics_json.empty() ? "" : ",\"metrics\":" + run.metrics_json) +
+           (run.system_json.empty() ? "" : ",\"system\":" + run.system_json) + "}",
        int64_t{run.profiled ? 1 : 0}, run.state, "job-" + run.run_id, out_dir(run.run_id)});
   if (!run.write_rank_files) return;
   FixtureRun timed = run;

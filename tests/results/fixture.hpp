@@ -45,6 +45,7 @@ struct FixtureRun {
   // The batch the workload records (summary global_batch, per_rank_batch); unset: none.
   std::optional<int> recorded_global_batch, recorded_per_rank_batch;
   std::string metrics_json;  // the spec_json "metrics" list (a study's `metrics:`); empty: none
+  std::string system_json;   // the spec_json "system" object; empty: none
   // Where and when every rank ran; StudyFixture::add_run gives runs without times
   // consecutive, non-overlapping 10-minute windows.
   std::string host = "host0";

@@ -314,6 +314,41 @@ TEST_CASE("ceilings: MFU against the datasheet peak, fractions of the measured c
   CHECK(render_report(report, ReportFormat::kHtml).find("MFU [%]") != std::string::npos);
 }
 
+TEST_CASE("ceilings: a system's peak applies to the GPU model it declares, not another") {
+  StudyFixture study("report_ceilings_system", "custom");
+  const std::string h100_system =
+      R"({"label": "site", "node": {"gpu_model": "NVIDIA H100 80GB HBM3"},
+          "peak_tflops": {"bf16": 900}})";
+  for (const auto& [id, model] : std::vector<std::pair<std::string, std::string>>{
+           {"cs000000000000001", "NVIDIA H100 80GB HBM3"}, {"cs000000000000002", "NVIDIA H200"}}) {
+    FixtureRun run = two_rank_run(id, 0);
+    run.varied = {{"device", model}};
+    run.gpus_per_node = 1;
+    run.gpu_model = model;
+    run.config_json = R"({"precision": "bf16"})";
+    run.system_json = h100_system;
+    run.extra_summary = {{"forward_flops", 1e9}, {"ceiling_gemm_tflops", 700}};
+    study.add_run(run);
+  }
+  Report report = report_of(study);
+  REQUIRE(report.points.size() == 2);
+  for (const ReportPoint& point : report.points) {
+    INFO(point.config_label);
+    REQUIRE(point.ceilings);
+    const PointCeilings& ceilings = *point.ceilings;
+    if (point.config.at("device") == "NVIDIA H100 80GB HBM3") {
+      CHECK(*ceilings.peak_tflops == doctest::Approx(900));
+      CHECK(ceilings.peak_source == "system site");
+    } else {
+      CHECK(ceilings.device == "H200");
+      CHECK(*ceilings.peak_tflops == doctest::Approx(989.4));
+      CHECK(ceilings.peak_source ==
+            "datasheet (system site's peak is for NVIDIA H100 80GB HBM3, not NVIDIA H200)");
+      CHECK(*ceilings.mfu == doctest::Approx(*ceilings.achieved_tflops / 989.4));
+    }
+  }
+}
+
 TEST_CASE("ceilings: a CPU and an unknown device get no peak and say so; no calibration, none") {
   StudyFixture study("report_ceilings_none", "custom");
   FixtureRun cpu = two_rank_run("cc000000000000000", 0);

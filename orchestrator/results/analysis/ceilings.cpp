@@ -50,25 +50,33 @@ std::optional<double> achieved_busbw(const RunCeilings& run) {
 
 void set_peak(const RunCeilings& first, PointCeilings& point) {
   point.device = first.gpu_model.empty() ? "cpu" : first.gpu_model;
-  if (first.system_peak_tflops) {  // the site's own clocks win over the datasheet
+  // The site's own clocks win over the datasheet, for the device the system declares: a run
+  // that saw another GPU (or none) is measured against its own device's peak.
+  const bool system_device =
+      first.system_gpu_model.empty() || first.system_gpu_model == first.gpu_model;
+  if (first.system_peak_tflops && system_device) {
     point.peak_tflops = first.system_peak_tflops;
     point.peak_source = "system " + first.system;
     return;
   }
+  const std::string not_system = first.system_peak_tflops
+                                     ? " (system " + first.system + "'s peak is for " +
+                                           first.system_gpu_model + ", not " + point.device + ")"
+                                     : "";
   if (first.gpu_model.empty()) {
     point.device = "cpu";
-    point.peak_note = "CPU: no datasheet peak";
+    point.peak_note = "CPU: no datasheet peak" + not_system;
     return;
   }
-  point.device = first.gpu_model;
   auto peak = datasheet_dense_peak(first.gpu_model, first.precision);
   if (!peak) {
-    point.peak_note = "no datasheet peak for " + first.gpu_model + " at " + first.precision;
+    point.peak_note =
+        "no datasheet peak for " + first.gpu_model + " at " + first.precision + not_system;
     return;
   }
   point.device = peak->device;
   point.peak_tflops = peak->tflops;
-  point.peak_source = "datasheet";
+  point.peak_source = "datasheet" + not_system;
 }
 
 }  // namespace

@@ -28,9 +28,10 @@ struct RunCeilings {
   std::optional<double> gradient_bytes;
   std::optional<double> calibration_s;  // the slowest rank's
   // The run's system's stated peak at its precision (peak.tflops), which replaces the
-  // datasheet's; `system` names the system.
+  // datasheet's where the GPU model the system declares (node.gpu_model; empty: none) is the
+  // one the run saw; `system` names the system.
   std::optional<double> system_peak_tflops;
-  std::string system;
+  std::string system, system_gpu_model;
   double run_s = 0;  // the epochs' wall time
 };
 

@@ -40,6 +40,10 @@ void set_system_peak(const std::string& spec_json, RunCeilings& run) {
   }
   run.system_peak_tflops = peaks[run.precision].get<double>();
   run.system = system.value("label", "");
+  const nlohmann::json node = system.value("node", nlohmann::json::object());
+  if (node.is_object() && node.value("gpu_model", nlohmann::json()).is_string()) {
+    run.system_gpu_model = node["gpu_model"].get<std::string>();
+  }
 }
 
 Result<RunCeilings> load_run(PreparedQueries& queries, const RunMeasurement& measured,

@@ -13,6 +13,7 @@
 #include "orchestrator/results/report/report.hpp"
 #include "orchestrator/results/report/report_render.hpp"
 #include "orchestrator/results/report/text_table.hpp"
+#include "orchestrator/study/study_name.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -174,6 +175,14 @@ Result<SiteOutcome> write_results_site(const SiteOptions& options,
   SiteOutcome outcome;
   std::vector<StudyEntry> entries;
   for (const std::string& study : studies) {
+    // The name comes from a database's study row, which anything may have written: it
+    // becomes the folder studies/<study>/ only when it is a study name, never a path.
+    if (!is_study_name(study)) {
+      outcome.warnings.push_back("a study database names its study '" + study +
+                                 "', which is no study name (letters, digits, '-', '_', '.'): "
+                                 "left out");
+      continue;
+    }
     auto entry = write_study_pages(options, study, outcome);
     if (!entry) {
       outcome.warnings.push_back(study + ": left out: " + entry.status().message());
