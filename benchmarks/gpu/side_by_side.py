@@ -26,11 +26,19 @@ MFU = images/s x 3 x forward FLOPs / peak, with training FLOPs ~ 3 x forward (ba
 2 x forward) and 2 FLOPs per multiply-accumulate; the peak comes from the table below by
 device name (dense tensor-core figures for bf16/fp16 and tf32, CUDA-core figures for fp32).
 
+--lm-batches B,...: a second table, the language model: scalestudy-lm (beside --binary, or
+--lm-binary) against lm_reference_train.py, nanoGPT's model and step in PyTorch, eager and
+under each --compile mode, per batch at --lm-preset (GPT-2 small: context 1024, vocabulary
+50,304), AdamW, synthetic tokens on the device, the same warm-up and measured steps,
+interleaved; tokens/s, the ratio and MFU by the 6 N + 12 L d T rule. --batches "" leaves the
+ResNet grid and its cross-check out.
+
 Usage (on the GPU machine, from the repository root, after building with
 -DSCALESTUDY_CUDA=ON as docs/gpu.md shows):
   python3 benchmarks/gpu/side_by_side.py --binary build-cuda/bin/scalestudy-train \\
       [--compile default,max-autotune] [--batches 128,512] [--precisions fp32,bf16,fp16] \\
-      [--repeats 3] [--cuda-graph] [--markdown table.md] [--device cuda|cpu]
+      [--repeats 3] [--cuda-graph] [--markdown table.md] [--device cuda|cpu] \\
+      [--lm-batches 16 [--lm-preset small] [--lm-precision bf16]]
 """
 import argparse
 import json
@@ -185,45 +193,92 @@ def cross_check(binary, tolerance, device, batch):
         raise SystemExit(f"cross-check failed:\n  C++    {cpp_losses}\n  Python {python_losses}")
 
 
-def interleaved(repeats, first, second):
-    """Median of each side over repeats runs, alternating which side goes first."""
+def interleaved(repeats, first, second, rate="images_per_s"):
+    """Median `rate` of each side over repeats runs, alternating which side goes first."""
     results = ([], [])
     for repeat in range(repeats):
         order = (0, 1) if repeat % 2 == 0 else (1, 0)
         for side in order:
             results[side].append((first, second)[side]())
-    return tuple({"images_per_s": statistics.median(r["images_per_s"] for r in side_results),
-                  **side_results[-1]} for side_results in results)
+    return tuple({**side_results[-1], rate: statistics.median(r[rate] for r in side_results)}
+                 for side_results in results)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", required=True, help="the scalestudy-train executable")
-    parser.add_argument("--batches", default="128,512")
-    parser.add_argument("--precisions", default="fp32,bf16,fp16")
-    parser.add_argument("--compile", default="",
-                        help="torch.compile modes to add, comma-separated (e.g. default,max-autotune)")
-    parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--warmup-steps", type=int, default=20)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--cuda-graph", action="store_true",
-                        help="C++ --cuda-graph against the Python CUDA-graph variant")
-    parser.add_argument("--loss-tolerance", type=float, default=None,
-                        help="largest accepted relative difference of the cross-check's losses "
-                             "(default: LOSS_TOLERANCE for the device)")
-    parser.add_argument("--cpp-flags", default="", help="extra flags for the C++ side")
-    parser.add_argument("--markdown", default="", help="also write the table here (markdown)")
-    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    parser.add_argument("--cross-check-batch", type=int, default=CROSS_CHECK_BATCH)
-    parser.add_argument("--python-optimizer", choices=["auto", "fused", "foreach"],
-                        default="auto", help="reference_train.py --optimizer")
-    args = parser.parse_args()
-    if args.device == "cpu" and (args.cuda_graph or args.compile):
-        parser.error("--device cpu runs neither --cuda-graph nor --compile")
+def run_python_lm(batch, preset, precision, compile_mode, steps, warmup, device):
+    command = [sys.executable, os.path.join(HERE, "lm_reference_train.py"), "--device", device,
+               "--preset", preset, "--batch-size", str(batch), "--precision", precision,
+               "--compile", compile_mode, "--steps", str(steps), "--warmup-steps", str(warmup),
+               "--seed", str(SEED)]
+    return json.loads(run(command, "python LM reference").strip().splitlines()[-1])
 
+
+def lm_command(binary, batch, preset, precision, steps, warmup, out_dir, device):
+    """scalestudy-lm's run of warmup + steps steps in one epoch, AdamW, as the twin's."""
+    return [binary, "--dataset", "synthetic", "--preset", preset, "--batch-size", str(batch),
+            "--precision", precision, "--device", device, "--data-on-device", "true",
+            "--optimizer", "adamw", "--lr", "0.001", "--weight-decay", "0.01",
+            "--seed", str(SEED), "--epochs", "1", "--steps-per-epoch", str(steps + warmup),
+            "--measure-warmup-steps", str(warmup),
+            "--train-samples", str(batch * (steps + warmup)), "--val-samples", str(batch),
+            "--eval-batch-size", str(batch), "--calibrate", "false", "--out-dir", out_dir]
+
+
+def run_cpp_lm(binary, batch, preset, precision, steps, warmup, device):
+    with tempfile.TemporaryDirectory() as out_dir:
+        run(lm_command(binary, batch, preset, precision, steps, warmup, out_dir, device),
+            "C++ scalestudy-lm")
+        with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
+            (rate,) = db.execute(
+                "SELECT value FROM summary WHERE name = 'tokens_per_s'").fetchone()
+    return {"tokens_per_s": rate}
+
+
+def lm_table(args, compile_modes):
+    """The LM rows: (columns, rows, note)."""
+    binary = args.lm_binary or os.path.join(os.path.dirname(args.binary), "scalestudy-lm")
+    columns = ["LM batch", "precision", "python tok/s", "C++ tok/s", "C++/py"]
+    columns += [f"compile-{m} tok/s" for m in compile_modes]
+    columns += [f"C++/compile-{m}" for m in compile_modes] + ["MFU C++", "MFU py"]
+    rows = []
+    for batch in (int(b) for b in args.lm_batches.split(",")):
+        python, cpp = interleaved(
+            args.repeats,
+            lambda: run_python_lm(batch, args.lm_preset, args.lm_precision, "none", args.steps,
+                                  args.warmup_steps, args.device),
+            lambda: run_cpp_lm(binary, batch, args.lm_preset, args.lm_precision, args.steps,
+                               args.warmup_steps, args.device),
+            rate="tokens_per_s")
+        compiled = [run_python_lm(batch, args.lm_preset, args.lm_precision, mode, args.steps,
+                                  args.warmup_steps, args.device) for mode in compile_modes]
+        row = [str(batch), args.lm_precision, f"{python['tokens_per_s']:.0f}",
+               f"{cpp['tokens_per_s']:.0f}", f"{cpp['tokens_per_s'] / python['tokens_per_s']:.2f}"]
+        row += [f"{c['tokens_per_s']:.0f}" for c in compiled]
+        row += [f"{cpp['tokens_per_s'] / c['tokens_per_s']:.2f}" for c in compiled]
+        peak = peak_tflops(python["device"], args.lm_precision)
+        row += [f"{100 * rate * python['flops_per_token'] / (peak * 1e12):.1f}%" if peak else "n/a"
+                for rate in (cpp["tokens_per_s"], python["tokens_per_s"])]
+        rows.append(row)
+        print(" | ".join(row), flush=True)
+    note = (f"LM: preset {args.lm_preset} ({python['parameters']:,} parameters); device: "
+            f"{python['device']}; torch {python['torch_version']}; Python AdamW: "
+            f"{python['optimizer']}; {args.steps} steps after {args.warmup_steps} warm-up; "
+            f"median of {args.repeats} interleaved runs; MFU by 6 N + 12 L d T")
+    print(note)
+    return columns, rows, note
+
+
+def write_markdown(handle, columns, rows, note):
+    handle.write("| " + " | ".join(columns) + " |\n")
+    handle.write("|" + "---|" * len(columns) + "\n")
+    for row in rows:
+        handle.write("| " + " | ".join(row) + " |\n")
+    handle.write(f"\n{note}\n")
+
+
+def resnet_table(args, compile_modes):
+    """The cross-check, then the ResNet-18 rows: (columns, rows, note)."""
     tolerance = args.loss_tolerance or LOSS_TOLERANCE[args.device]
     cross_check(args.binary, tolerance, args.device, args.cross_check_batch)
-    compile_modes = [mode for mode in args.compile.split(",") if mode]
     columns = ["batch", "precision", "python img/s", "C++ img/s", "C++/py"]
     columns += [f"compile-{m} img/s" for m in compile_modes] + [f"C++/compile-{m}" for m in compile_modes]
     columns += ["MFU C++", "MFU py"]
@@ -256,13 +311,52 @@ def main():
             f"{args.steps} steps after {args.warmup_steps} warm-up; "
             f"median of {args.repeats} interleaved runs")
     print(note)
+    return columns, rows, note
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", required=True, help="the scalestudy-train executable")
+    parser.add_argument("--batches", default="128,512")
+    parser.add_argument("--precisions", default="fp32,bf16,fp16")
+    parser.add_argument("--compile", default="",
+                        help="torch.compile modes to add, comma-separated (e.g. default,max-autotune)")
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--warmup-steps", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="C++ --cuda-graph against the Python CUDA-graph variant")
+    parser.add_argument("--loss-tolerance", type=float, default=None,
+                        help="largest accepted relative difference of the cross-check's losses "
+                             "(default: LOSS_TOLERANCE for the device)")
+    parser.add_argument("--cpp-flags", default="", help="extra flags for the C++ side")
+    parser.add_argument("--markdown", default="", help="also write the table here (markdown)")
+    parser.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
+    parser.add_argument("--cross-check-batch", type=int, default=CROSS_CHECK_BATCH)
+    parser.add_argument("--python-optimizer", choices=["auto", "fused", "foreach"],
+                        default="auto", help="reference_train.py --optimizer")
+    parser.add_argument("--lm-batches", default="",
+                        help="the LM table's per-GPU batches, comma-separated; empty: none")
+    parser.add_argument("--lm-preset", choices=["tiny", "small"], default="small")
+    parser.add_argument("--lm-precision", choices=["bf16", "fp32"], default="bf16")
+    parser.add_argument("--lm-binary", default="",
+                        help="the scalestudy-lm executable (default: beside --binary)")
+    args = parser.parse_args()
+    if args.device == "cpu" and (args.cuda_graph or args.compile):
+        parser.error("--device cpu runs neither --cuda-graph nor --compile")
+
+    compile_modes = [mode for mode in args.compile.split(",") if mode]
+    tables = []
+    if args.batches:
+        tables.append(resnet_table(args, compile_modes))
+    if args.lm_batches:
+        tables.append(lm_table(args, compile_modes))
     if args.markdown:
-        with open(args.markdown, "w") as table:
-            table.write("| " + " | ".join(columns) + " |\n")
-            table.write("|" + "---|" * len(columns) + "\n")
-            for row in rows:
-                table.write("| " + " | ".join(row) + " |\n")
-            table.write(f"\n{note}\n")
+        with open(args.markdown, "w") as handle:
+            for index, table in enumerate(tables):
+                if index:
+                    handle.write("\n")
+                write_markdown(handle, *table)
 
 
 if __name__ == "__main__":

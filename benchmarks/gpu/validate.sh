@@ -34,6 +34,10 @@
 #   instrument-ab (40 s) --instrument true against false
 #   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
 #                        cross-check (benchmarks/gpu/side_by_side.py)
+#   side-by-side-lm      scalestudy-lm against nanoGPT's model and step in PyTorch
+#     (180 s)            (lm_reference_train.py), GPT-2 small at batch 16, bf16, AdamW,
+#                        eager and torch.compile (mode default), tokens/s and MFU; its
+#                        table is added to side_by_side.md (8 files come back)
 #   allreduce (20 s)     scalestudy-allreduce's sweep on the one GPU, through the NCCL process
 #                        group of one rank and raw ncclAllReduce
 #   time-to-accuracy     with --data-root: ResNet-18 on Fashion-MNIST, bf16, batch 256, 10
@@ -144,6 +148,10 @@ if [ "$rehearse" = 1 ]; then
   lm_label="lm-tiny-bf16 (CPU rehearsal)"
   side_by_side_sizes="--batches 8 --precisions bf16 --repeats 1 --steps 2 --warmup-steps 1 \
 --cross-check-batch 4"
+  # fp32, no compile: a CPU's bf16 runs the tiny GPT ten times slower, and compiling needs time
+  # the rehearsal has not.
+  lm_side_by_side_sizes="--lm-batches 4 --lm-preset tiny --lm-precision fp32 --repeats 1 \
+--steps 3 --warmup-steps 1"
   allreduce_sizes="--max-bytes 1M --iters 5"
   # Learns, not to the target: 2 epochs of a small model on 2,048 images.
   accuracy_run="--model small-cnn --batch-size 64 --epochs 2 --train-samples 2048 \
@@ -169,6 +177,8 @@ else
 --steps-per-epoch 20 --measure-warmup-steps 5 --eval-batch-size 16"
   lm_label="lm-gpt2-small-bf16-b16"
   side_by_side_sizes="--batches 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15"
+  lm_side_by_side_sizes="--lm-batches 16 --lm-preset small --lm-precision bf16 --compile default \
+--repeats 2 --steps 50 --warmup-steps 10"
   allreduce_sizes="--max-bytes 256M --iters 20 $world_of_one_flag true"
   accuracy_run="--model resnet18 --batch-size 256 --epochs 10 --eval-batch-size 1024 \
 --target-val-accuracy 0.93"
@@ -315,6 +325,9 @@ done && $python $kit/instrument_overhead.py $work/runs/instrument-true $work/run
 --label $ab_label >$work/instrument.md" || true
 step side-by-side 240 "$python $kit/side_by_side.py --binary $train --device $device \
 $side_by_side_sizes --markdown $work/side_by_side.md" || true
+step side-by-side-lm 180 "$python $kit/side_by_side.py --binary $train --device $device \
+--batches '' $lm_side_by_side_sizes --markdown $work/side_by_side_lm.md && { echo; cat \
+$work/side_by_side_lm.md; } >>$work/side_by_side.md" || true
 step allreduce 20 "{ echo '\`\`\`'; $bin/scalestudy-allreduce --device $device $allreduce_sizes \
 --out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md" || true
 if [ -n "$data_root" ]; then

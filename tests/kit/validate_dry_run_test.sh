@@ -30,7 +30,7 @@ expect() {
 }
 
 printed=$(bash "$script" --dry-run --bundle "$bundle" --out "$out" --work "$work")
-[ "$(wc -l <<<"$printed")" -eq 17 ] || fail "expected 17 lines"
+[ "$(wc -l <<<"$printed")" -eq 18 ] || fail "expected 18 lines"
 expect "# skipped time-to-accuracy: no --data-root (Fashion-MNIST's idx files)"
 train="$bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 --epochs 3 \
 --steps-per-epoch 40 --measure-warmup-steps 10 --device cuda --data-on-device true \
@@ -73,6 +73,10 @@ grep -q -- "--instrument \$instrument --out-dir $work/runs/instrument-\$instrume
 $kit/instrument_overhead.py" <<<"$printed" || fail "no instrumentation A/B"
 expect "python3 $kit/side_by_side.py --binary $bundle/scalestudy-train --device cuda --batches \
 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15 --markdown $work/side_by_side.md"
+expect "python3 $kit/side_by_side.py --binary $bundle/scalestudy-train --device cuda --batches '' \
+--lm-batches 16 --lm-preset small --lm-precision bf16 --compile default --repeats 2 --steps 50 \
+--warmup-steps 10 --markdown $work/side_by_side_lm.md && { echo; cat $work/side_by_side_lm.md; } \
+>>$work/side_by_side.md"
 expect "{ echo '\`\`\`'; $bundle/scalestudy-allreduce --device cuda --max-bytes 256M --iters 20 \
 --one-rank-process-group true --out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md"
 expect "python3 $kit/pack_results.py --work $work --out $out --title \"GPU validation\""
@@ -94,7 +98,7 @@ expect "py $kit/preflight.py --bundle $bundle --out $work/preflight.md --allow-n
 expect "# skipped smoke-fp16: fp16 runs on CUDA only"
 expect "# skipped smoke-bf16-graph: CUDA graphs run on CUDA only"
 expect "# skipped smoke-bf16-one-rank-pg: a bundle has no gloo process group for the CPU"
-[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 9 ] || fail "not every run on the CPU"
+[ "$(grep -c -- '--device cpu ' <<<"$printed")" -eq 10 ] || fail "not every run on the CPU"
 grep -q -- "--out-dir $work/runs/small-cnn-64px --precision bf16 --model small-cnn --image-size 64 --precision fp32 " \
   <<<"$printed" || fail "no 64 px smoke run"
 ! grep -q -- '--device cuda' <<<"$printed" || fail "a rehearsal asks for CUDA"
