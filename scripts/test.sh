@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh Debian machine: installs dependencies (and Apache Otava
-# from PyPI for the change point cross-check, scripts/otava-venv.sh, and the pinned PyTorch
-# wheel, scripts/torch-venv.sh), builds, and runs
+# from PyPI for the change point cross-check, scripts/otava-venv.sh, the pinned PyTorch
+# wheel, scripts/torch-venv.sh, and the Python package's pinned pandas, matplotlib, MLflow
+# and Jupyter, scripts/python-venv.sh), builds, and runs
 # every CTest suite (unit, integration, and the local SLURM cluster's when run as root).
 # Then builds every target again with -DSCALESTUDY_CUDA=ON against the pinned PyTorch
 # wheel's LibTorch (scripts/build-cuda.sh: compile and link, no GPU needed) and runs the
@@ -25,6 +26,9 @@ bash scripts/otava-venv.sh || echo "test.sh: no Apache Otava venv; its cross-che
 # The pinned PyTorch wheel (the CUDA build's LibTorch, and the GPT example's DDP and FSDP2
 # test); without it that test fails, saying so.
 bash scripts/torch-venv.sh || echo "test.sh: no PyTorch venv; the GPT example's test will fail"
+# pandas, matplotlib, MLflow, nbclient and ipykernel for the Python package's suites
+# (tests/python); without them those suites fail, saying so.
+bash scripts/python-venv.sh || echo "test.sh: no Python package venv; tests/python will fail"
 build_dir=${SCALESTUDY_BUILD_DIR:-build}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALESTUDY_TESTS=ON
 cmake --build "$build_dir" -j "$(nproc)"

@@ -1,87 +1,24 @@
 // The run database schema (version 1), exactly as docs/run-database.md documents it: the
 // contract between a workload rank (harness/record writes it) and the orchestrator's
-// ingest (orchestrator/results reads it). Its tables, their column lists and the version
-// are spelled here only; tests/core pins the lists to the CREATE statements. Torch-free
-// constants.
+// ingest (orchestrator/results reads it). The CREATE statements are those of
+// python/scalestudy/schema/run.sql, embedded at build time (cmake/ScalestudySchema.cmake);
+// the column lists below are spelled here, and tests/core pins them to those statements
+// (tests/python/schema_agreement_test.py pins the Python package's). Torch-free constants.
 #pragma once
+
+#include "scalestudy_schema/run_sql.hpp"
 
 namespace scalestudy::run_schema {
 
 // PRAGMA user_version of a run database; readers refuse any other.
 inline constexpr int kVersion = 1;
 
-inline constexpr const char* kCreateSql = R"sql(
-CREATE TABLE run (
-  run_id        TEXT NOT NULL,
-  workload      TEXT NOT NULL,
-  rank          INTEGER NOT NULL,
-  local_rank    INTEGER NOT NULL,
-  world_size    INTEGER NOT NULL,
-  host          TEXT NOT NULL,
-  device        TEXT NOT NULL,
-  backend       TEXT NOT NULL,
-  config_json   TEXT NOT NULL,
-  started_at    TEXT NOT NULL,
-  finished_at   TEXT,
-  status        TEXT NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
-  failure_reason TEXT
-);
-CREATE TABLE provenance (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE steps (
-  global_step      INTEGER PRIMARY KEY,
-  epoch            INTEGER NOT NULL,
-  warmup           INTEGER NOT NULL,
-  samples          INTEGER NOT NULL,
-  data_ms          REAL NOT NULL,
-  forward_ms       REAL NOT NULL,
-  backward_ms      REAL NOT NULL,
-  comm_exposed_ms  REAL NOT NULL,
-  optimizer_ms     REAL NOT NULL,
-  step_ms          REAL NOT NULL,
-  loss             REAL
-);
-CREATE TABLE epochs (
-  epoch          INTEGER PRIMARY KEY,
-  lr             REAL NOT NULL,
-  train_loss     REAL NOT NULL,
-  train_acc      REAL,
-  val_loss       REAL,
-  val_acc        REAL,
-  samples_per_s  REAL NOT NULL,
-  epoch_s        REAL NOT NULL
-);
-CREATE TABLE summary (name TEXT PRIMARY KEY, value REAL NOT NULL);
-CREATE TABLE telemetry (
-  t_s              REAL NOT NULL,
-  cpu_rss_bytes    INTEGER,
-  gpu_util_pct     REAL,
-  gpu_mem_used_bytes INTEGER,
-  gpu_power_w      REAL,
-  gpu_temp_c       REAL
-);
-CREATE TABLE collectives (
-  op             TEXT NOT NULL,
-  bytes          INTEGER NOT NULL,
-  dtype          TEXT NOT NULL,
-  iterations     INTEGER NOT NULL,
-  time_us        REAL NOT NULL,
-  algbw_gbps     REAL NOT NULL,
-  busbw_gbps     REAL NOT NULL
-);
-)sql";
-
-// Tables added within version 1, after the first files were written: a writer creates them
-// with the rest (and in an earlier attempt's file it continues); readers take a file
-// without them as one that recorded no such data.
-// `arrivals`: per measured step, when this rank reached the gradient all-reduce (its first
-// bucket ready, before any wait) on its host's realtime clock, in seconds since the Unix
-// epoch; the summary's clock_offset_s puts it on rank 0's clock where hosts differ.
-inline constexpr const char* kAddedSql = R"sql(
-CREATE TABLE IF NOT EXISTS arrivals (
-  global_step     INTEGER PRIMARY KEY,
-  arrival_unix_s  REAL NOT NULL
-);
-)sql";
+// kCreateSql (the tables of the first files) and kAddedSql (tables added within version 1,
+// after the first files were written: a writer creates them with the rest, and in an
+// earlier attempt's file it continues; readers take a file without them as one that
+// recorded no such data; `arrivals`: per measured step, when this rank reached the gradient
+// all-reduce on its host's realtime clock) come from python/scalestudy/schema/run.sql, the
+// one definition, which the Python package reads too.
 
 // A table and its columns in CREATE order, comma-separated, ready for SELECT and INSERT.
 struct Table {

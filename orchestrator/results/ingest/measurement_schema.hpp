@@ -1,6 +1,7 @@
 // The measurement tables (`m_*`) of the study database: the columns ingest writes and the
-// report, query and export commands read. docs/study-database.md documents them; this
-// file is their single definition. Stateless functions.
+// report, query and export commands read. docs/study-database.md documents them;
+// python/scalestudy/schema/measurements.sql is their single definition (embedded at build
+// time; the Python package reads it too). Stateless functions.
 #pragma once
 
 #include "harness/core/sqlite.hpp"
