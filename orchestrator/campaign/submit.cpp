@@ -12,6 +12,7 @@
 #include "orchestrator/campaign/run_directory_outcome.hpp"
 #include "orchestrator/campaign/run_scheduler.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
+#include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 
@@ -27,12 +28,6 @@ std::string report_json(const Study& study) {
   if (!study.report.throughput_unit.empty()) json["throughput_unit"] = study.report.throughput_unit;
   if (!study.systems.empty()) json["systems"] = study.systems;
   return json.dump();
-}
-
-bool packed_run_not_reached(const RunRecord& run) {
-  const std::string marker = "packed-" + sched::packed_allocation_id(run.job_id) + ".not-reached";
-  std::error_code error;
-  return std::filesystem::exists(std::filesystem::path(run.out_dir) / marker, error);
 }
 
 bool in_share(const SubmitPlan& plan, const std::string& run_id) {
@@ -209,11 +204,12 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
       auto found = states->find(run->job_id);
       if (found == states->end()) continue;
       common::JobStatus status = found->second;
-      // A run its packed allocation never reached costs no attempt only when the wrapper
-      // says so (its marker: stopped for the time limit before the run's step started);
-      // any other end (a node failure, a scancel, a wrapper that could not start) is
-      // charged like a failure.
-      if (status.never_started && !packed_run_not_reached(*run)) status.never_started = false;
+      // A packed run accounting lists no step of: its marks say whether it ran, and
+      // whether not running costs it an attempt.
+      if (sched::is_packed_job_id(run->job_id)) {
+        status = sched::settle_packed_run_status(
+            status, sched::read_packed_run_marks(run->out_dir, run->job_id));
+      }
       // A run whose end nobody saw (its submitter ran it and was interrupted) may have finished
       // well: its directory says so, and it must not run again.
       if (!status.exit_code && status.state == common::JobState::kFailed &&

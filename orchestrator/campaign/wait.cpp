@@ -6,9 +6,23 @@
 
 #include "orchestrator/campaign/run_scheduler.hpp"
 #include "orchestrator/campaign/submit.hpp"
+#include "orchestrator/sched/packed_allocation.hpp"
+#include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::campaign {
+namespace {
+
+// Marks packed run `run` dropped, so its wrapper never starts it, then says whether its step
+// may have started (and so the scheduler must stop it: the wrapper marks a step started
+// before it looks for the dropped mark, so one of the two sees the other).
+bool packed_run_may_be_running(const RunRecord& run) {
+  sched::mark_packed_run_dropped(run.out_dir, run.job_id);
+  const sched::PackedRunMarks marks = sched::read_packed_run_marks(run.out_dir, run.job_id);
+  return marks.started && !marks.finished_exit_code;
+}
+
+}  // namespace
 
 Result<StudyProgress> study_progress(StudyState& state) {
   StudyProgress progress;
@@ -104,7 +118,10 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
                                            run_scheduler_values(*members.front()));
     if (!scheduler) return scheduler.status();
     std::vector<std::string> job_ids;
-    for (const RunRecord* run : members) job_ids.push_back(run->job_id);
+    for (const RunRecord* run : members) {
+      if (sched::is_packed_job_id(run->job_id) && !packed_run_may_be_running(*run)) continue;
+      job_ids.push_back(run->job_id);
+    }
     if (Status stopped = (*scheduler)->cancel(job_ids); !stopped) return stopped;
     for (const RunRecord* run : members) {
       common::JobStatus status{common::JobState::kCancelled, std::nullopt,

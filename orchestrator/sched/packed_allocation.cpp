@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "orchestrator/sched/job_arrays.hpp"
+#include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/render/shell_quote.hpp"
@@ -63,16 +64,38 @@ std::string bash_array(const std::string& name, const std::vector<std::string>& 
 // fill the gaps (largest first, for the concurrent policy).
 constexpr char kStepLoop[] =
     R"sh(mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST")
+wrapper_started_s=$(date +%s)
 out_of_time=0
 # The time limit is near: the running steps checkpoint (SIGTERM, exit 75), none starts.
 trap 'out_of_time=1; scancel --signal=TERM "$SLURM_JOB_ID"' USR1
+# mark: the path of run $1's mark $2 (packed_run_marks.hpp), written as things happen.
+mark() { echo "${run_dirs[$1]}/packed-${SLURM_JOB_ID}.$2"; }
+# The job's end in seconds since the epoch: SLURM_JOB_END_TIME where SLURM sets it, else
+# squeue's (tried three times, each bounded: it may be slow, or missing from the job's
+# PATH), else the job's start and its limit; nothing when none is known.
+job_end_s() {
+  local end tries
+  if [[ "${SLURM_JOB_END_TIME:-}" =~ ^[0-9]+$ ]]; then echo "$SLURM_JOB_END_TIME"; return; fi
+  for tries in 1 2 3; do
+    end=$(timeout 10 squeue -h -j "$SLURM_JOB_ID" -o %e 2>/dev/null)
+    if [[ "$end" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T ]] && date -d "$end" +%s 2>/dev/null; then
+      return
+    fi
+    sleep 1
+  done
+  ((limit_s > 0)) && echo $((${SLURM_JOB_START_TIME:-$wrapper_started_s} + limit_s))
+}
 # The wrapper's own alarm, stop_lead_s before the job's end: SLURM's --signal may come up to
-# a minute early, which would stop a short allocation soon after it starts.
+# a minute early, which would stop a short allocation soon after it starts. No end known:
+# no alarm (the limit still ends the job; its runs not started cost no attempt).
 timer=""
-if end_s=$(date -d "$(squeue -h -j "$SLURM_JOB_ID" -o %e)" +%s 2>/dev/null); then
+end_s=$(job_end_s)
+if [ -n "$end_s" ]; then
   left_s=$((end_s - $(date +%s) - stop_lead_s))
   (sleep $((left_s > 0 ? left_s : 0)); kill -USR1 $$) &
   timer=$!
+else
+  echo "the job's end is unknown (no SLURM_JOB_END_TIME, squeue or time limit): no stop alarm"
 fi
 busy=()
 for ((n = 0; n < ${#hosts[@]}; n++)); do busy[n]=0; done
@@ -88,20 +111,31 @@ pick() {
   done
   ((${#picked[@]} == run_nodes[i]))
 }
-# Starts run $1 as a step on the picked hosts.
+# Starts run $1 as a step on the picked hosts, marked started first and finished with its
+# exit status as it ends; false (nothing started) when it was dropped meanwhile: a
+# `scalestudy cancel` writes its dropped mark, then looks for its started one.
 start() {
   local i=$1 n names=()
+  : >"$(mark "$i" started)"
+  if [ -e "$(mark "$i" dropped)" ]; then
+    echo "step $i: run ${run_names[i]} was cancelled: not run here"
+    return 1
+  fi
   # In ascending host order, as srun places the ranks: rank 0 (MASTER_ADDR) comes first.
   for n in "${picked[@]}"; do busy[n]=1; done
   for ((n = 0; n < ${#hosts[@]}; n++)); do
     [[ " ${picked[*]} " == *" $n "* ]] && names+=("${hosts[n]}")
   done
-  local step_nodes
+  local step_nodes finished
   step_nodes=$(IFS=,; echo "${names[*]}")
+  finished=$(mark "$i" finished)
   echo "step $i: run ${run_names[i]} on $step_nodes"
-  SCALESTUDY_STEP_NODES="$step_nodes" SCALESTUDY_STEP_INDEX=$i \
-    SCALESTUDY_STEP_OPTIONS="${step_sizing[i]} --nodelist=$step_nodes --exclusive --job-name=${run_names[i]}" \
-    /bin/bash "${run_scripts[i]}" >>"${run_dirs[i]}/slurm-${SLURM_JOB_ID}.out" 2>&1 &
+  {
+    SCALESTUDY_STEP_NODES="$step_nodes" SCALESTUDY_STEP_INDEX=$i \
+      SCALESTUDY_STEP_OPTIONS="${step_sizing[i]} --nodelist=$step_nodes --exclusive --job-name=${run_names[i]}" \
+      /bin/bash "${run_scripts[i]}" >>"${run_dirs[i]}/slurm-${SLURM_JOB_ID}.out" 2>&1
+    echo $? >"$finished.tmp" && mv "$finished.tmp" "$finished"
+  } &
   hosts_of_step[$!]="${picked[*]}"
   running=$((running + 1))
 }
@@ -126,12 +160,13 @@ reap() {
 }
 # Whether run $1 is this job's: 0 when the study database recorded it here (its mark,
 # written by the submitter right after the record, or by any later submit or wait that
-# finds the record); 1 when it is not (its submitter could not record it, or a later
-# submit took it after its submitter died before recording it here); 2 while unknown.
+# finds the record); 1 when it is not (its submitter could not record it, it was
+# cancelled, or a later submit took it after its submitter died before recording it
+# here); 2 while unknown.
 known_here() {
   local mark job
-  [ -e "${run_dirs[$1]}/packed-${SLURM_JOB_ID}.recorded" ] && return 0
-  [ -e "${run_dirs[$1]}/packed-${SLURM_JOB_ID}.dropped" ] && return 1
+  [ -e "$(mark "$1" dropped)" ] && return 1
+  [ -e "$(mark "$1" recorded)" ] && return 0
   for mark in "${run_dirs[$1]}"/packed-*.recorded; do
     job=${mark##*/packed-}
     job=${job%.recorded}
@@ -139,9 +174,19 @@ known_here() {
   done
   return 2
 }
-# Recorded runs start as they fit; a run not yet recorded waits for its record however
-# long a stopped submitter takes, and never starts without it.
-waiting=("${!run_scripts[@]}")
+# Recorded runs start as they fit. A run not yet recorded waits for its record at most
+# record_wait_s (a submitter stopped for a while records it late; a dead one never does),
+# then is left unstarted for a later allocation, at no attempt's cost. A run that finished
+# in this job (which SLURM requeued: a node failure, scontrol requeue) is not run again.
+record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}
+waiting=()
+for i in "${!run_scripts[@]}"; do
+  if [ -e "$(mark "$i" finished)" ]; then
+    echo "step $i: run ${run_names[i]} finished in this job before its requeue: not run again"
+  else
+    waiting+=("$i")
+  fi
+done
 told=0
 while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
   left=()
@@ -151,11 +196,18 @@ while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
     known_here "$i"
     case $? in
       1) echo "step $i: run ${run_names[i]} is not this job's: not run here" ;;
-      2) unknown=$((unknown + 1)); left+=("$i") ;;
+      2)
+        if (($(date +%s) - wrapper_started_s < record_wait_s)); then
+          unknown=$((unknown + 1))
+          left+=("$i")
+        else
+          echo "step $i: run ${run_names[i]} has no record after $record_wait_s s: not run here"
+          : >"$(mark "$i" not-reached)"
+        fi
+        ;;
       *)
         if [ "$out_of_time" = 0 ] && ((running < max_running)) && pick "$i"; then
-          start "$i"
-          started=1
+          start "$i" && started=1
         else
           left+=("$i")
         fi
@@ -174,11 +226,13 @@ while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
     sleep 1
   fi
 done
-while ((running > 0)); do reap; done
 # The runs the time limit left: never started, so their next allocation costs no attempt.
+# Marked before the running steps are waited for: one slow to stop may outlast the job,
+# which SLURM then kills.
 if [ "$out_of_time" = 1 ]; then
-  for i in "${waiting[@]}"; do : >"${run_dirs[i]}/packed-${SLURM_JOB_ID}.not-reached"; done
+  for i in "${waiting[@]}"; do : >"$(mark "$i" not-reached)"; done
 fi
+while ((running > 0)); do reap; done
 [ -n "$timer" ] && kill "$timer" 2>/dev/null
 exit 0
 )sh";
@@ -199,8 +253,8 @@ std::vector<const PreparedRun*> shuffled_runs(std::vector<const PreparedRun*> or
 
 std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
                                   const std::vector<std::string>& directives, uint64_t seed,
-                                  bool concurrent, int stop_lead_s, const std::string& job_name,
-                                  const std::string& output_pattern) {
+                                  bool concurrent, int time_limit_s, int stop_lead_s,
+                                  const std::string& job_name, const std::string& output_pattern) {
   std::string script = "#!/bin/bash\n";
   script +=
       concurrent
@@ -229,6 +283,7 @@ std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
     next_node = (next_node + run->spec.nodes) % allocation_nodes;
   }
   script += "export SCALESTUDY_PACK_SEED=" + std::to_string(seed) + "\n";
+  script += "limit_s=" + std::to_string(time_limit_s) + "\n";
   script += "stop_lead_s=" + std::to_string(stop_lead_s) + "\n";
   script += "max_running=" + std::to_string(concurrent ? allocation_nodes : 1) + "\n";
   script += bash_array("run_scripts", scripts) + bash_array("run_dirs", dirs) +
@@ -264,9 +319,10 @@ Result<BatchJob> write_packed_job(const std::vector<const PreparedRun*>& runs,
   const std::string path = dir + "/" + stem.str() + ".sbatch";
   std::vector<const PreparedRun*> order = shuffled_runs(runs, seed, concurrent);
   std::ofstream file(path, std::ios::trunc);
-  file << packed_wrapper_script(
-      order, directives, seed, concurrent, term_signal_lead_seconds(time_minutes),
-      runs.front()->spec.study + "-packed", dir + "/" + stem.str() + "-%j.out");
+  file << packed_wrapper_script(order, directives, seed, concurrent, time_minutes * 60,
+                                term_signal_lead_seconds(time_minutes),
+                                runs.front()->spec.study + "-packed",
+                                dir + "/" + stem.str() + "-%j.out");
   if (!file.flush()) return Status::error(path + ": cannot write the packed job script");
   BatchJob job;
   job.script_path = path;
@@ -281,19 +337,13 @@ void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
     Submission submission{run->spec.run_id, packed_run_job_id(allocation_id, run->spec.run_id)};
     if (callbacks.launching && !callbacks.launching(submission)) {
       // Not recorded, so never to run here: the wrapper need not wait for it.
-      std::ofstream(run->out_dir + "/packed-" + allocation_id + ".dropped") << "\n";
+      mark_packed_run_dropped(run->out_dir, submission.job_id);
       continue;
     }
     mark_packed_run_recorded(run->out_dir, submission.job_id);
     if (callbacks.submitted) callbacks.submitted(submission);
     submissions.push_back(std::move(submission));
   }
-}
-
-void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id) {
-  const std::string mark = out_dir + "/packed-" + packed_allocation_id(job_id) + ".recorded";
-  std::error_code error;
-  if (!std::filesystem::exists(mark, error)) std::ofstream(mark) << job_id << "\n";
 }
 
 std::string packed_run_job_id(const std::string& allocation_id, const std::string& run_id) {
@@ -319,6 +369,22 @@ std::vector<std::string> packed_sacct_argv(const std::vector<std::string>& job_i
   for (const auto& id : packed_allocation_ids(job_ids)) joined += (joined.empty() ? "" : ",") + id;
   return {"sacct", "-n",   "--parsable2",
           "-j",    joined, "--format=JobID,JobName,State,ExitCode,NodeList,Submit,Start,End"};
+}
+
+std::map<std::string, std::string> packed_run_steps(const std::string& squeue_steps,
+                                                    const std::vector<std::string>& job_ids) {
+  std::map<std::string, std::string> step_of_job;
+  std::stringstream lines(squeue_steps);
+  for (std::string line; std::getline(lines, line);) {
+    auto fields = parsable_fields(line);
+    if (fields.size() < 2) continue;
+    const std::string& step_id = fields[0];
+    const std::string job_id = packed_run_job_id(step_id.substr(0, step_id.find('.')), fields[1]);
+    if (std::find(job_ids.begin(), job_ids.end(), job_id) != job_ids.end()) {
+      step_of_job[job_id] = step_id;
+    }
+  }
+  return step_of_job;
 }
 
 std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sacct_output) {

@@ -5,8 +5,10 @@
 // through the allocation, so neither time of day nor a node's speed lines up with a point
 // of the sweep. The serial policy runs one step at a time; the concurrent one is a list
 // scheduler: largest runs first, each started as soon as enough hosts are free, freed hosts
-// refilled as steps end. A failing step ends only its run; no step starts before every run
-// is recorded (report_packed_runs). Near the time limit (the wrapper's own alarm, or USR1
+// refilled as steps end. A failing step ends only its run; a run's step starts only once it
+// is recorded (report_packed_runs), or not here when no record comes within a bound; each
+// step is marked started and finished as it happens (packed_run_marks.hpp), and a requeued
+// job does not run again what finished. Near the time limit (the wrapper's own alarm, or USR1
 // sent to the batch shell, scancel -b -s USR1) the running steps get SIGTERM (they
 // checkpoint and exit 75) and no further step starts; the runs left go into the next
 // allocation at no attempt's cost. Each run is known by "<allocation id>+<run id>"; its
@@ -34,12 +36,12 @@ Result<BatchJob> write_packed_job(const std::vector<const PreparedRun*>& runs,
                                   const std::string& script_dir, bool concurrent, int time_minutes);
 
 // The wrapper script itself: `runs` in the order they are placed, the allocation's
-// directives, the policy, and how long before the job's end it stops the running steps
-// (USR1 to itself).
+// directives, the policy, its time limit (0: the partition's default), and how long before
+// the job's end it stops the running steps (USR1 to itself).
 std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
                                   const std::vector<std::string>& directives, uint64_t seed,
-                                  bool concurrent, int stop_lead_s, const std::string& job_name,
-                                  const std::string& output_pattern);
+                                  bool concurrent, int time_limit_s, int stop_lead_s,
+                                  const std::string& job_name, const std::string& output_pattern);
 
 // The order the runs of a packed job are placed in: `runs` shuffled with `seed`; with
 // `largest_first`, then stably sorted by node count, largest first.
@@ -52,19 +54,20 @@ std::vector<const PreparedRun*> shuffled_runs(std::vector<const PreparedRun*> ru
 // starts a run's step only once it is marked, and leaves a run dropped or recorded under a
 // later job (a later submit took it after its submitter died before recording it here), so
 // no run executes that the study database does not know, and a stopped submitter only
-// delays its runs.
+// delays its runs (a dead one delays them by at most $SCALESTUDY_PACKED_RECORD_WAIT_S, 300
+// s: then they are left unstarted, for a later allocation).
 void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
                         const SubmitCallbacks& callbacks, std::vector<Submission>& submissions);
-
-// The mark of packed run `job_id` ("J+run"), recorded in the study database, in its folder
-// `out_dir`: written by the submitter, and by any later submit or wait that finds the record
-// without its mark (its submitter died in between). Idempotent.
-void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id);
 
 // "123+<run id>", and its parts; is_packed_job_id tells such ids from "123" and "123_4".
 std::string packed_run_job_id(const std::string& allocation_id, const std::string& run_id);
 bool is_packed_job_id(const std::string& job_id);
 std::string packed_allocation_id(const std::string& job_id);
+
+// The running step of each packed run of `job_ids` that `squeue -h -s -o "%i|%j"` lists:
+// job id ("J+run") -> step id ("J.4"), found by the step's name, the run id.
+std::map<std::string, std::string> packed_run_steps(const std::string& squeue_steps,
+                                                    const std::vector<std::string>& job_ids);
 
 // What the accounting database says of one packed allocation and its steps (sacct, or
 // slurmrestd's /slurmdb/…/job): states as SLURM names them, times as the scheduler gives

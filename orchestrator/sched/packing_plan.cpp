@@ -32,6 +32,19 @@ std::string describe_minutes(int minutes) {
   return std::to_string(minutes) + " min";
 }
 
+// What a run asks of an allocation besides its nodes, tasks and time: runs differing in any
+// of it never share one, which takes its largest run's directives (and a step cannot ask
+// for more memory, GPUs or CPUs than its allocation holds).
+std::string allocation_request_key(const RunSpec& run) {
+  const SlurmOptions& slurm = run.slurm;
+  std::string key = run.system.label() + "\n" + slurm.partition + "\n" + slurm.account + "\n" +
+                    slurm.qos + "\n" + slurm.constraint + "\n" + slurm.reservation + "\n" +
+                    std::to_string(slurm.cpus_per_task) + "\n" + std::to_string(slurm.memory_mb) +
+                    "\n" + std::to_string(slurm.gpus_per_node);
+  for (const std::string& option : slurm.extra_options) key += "\n" + option;
+  return key;
+}
+
 }  // namespace
 
 StepEstimate estimate_step(const RunSpec& run, std::optional<double> measured_median_s) {
@@ -159,14 +172,13 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_allocations(
 Result<std::vector<PackedAllocationPlan>> plan_packed_sweep(
     const std::vector<const RunSpec*>& runs, const std::map<std::string, double>& measured_run_s,
     bool concurrent, const PartitionTimes& partitions) {
-  // The runs of each system's partition, in their first run's order, as indices into
-  // `runs`: one allocation never mixes two systems or two partitions.
+  // The runs asking for the same allocation (system, partition and every other directive),
+  // in their first run's order, as indices into `runs`.
   std::vector<std::vector<size_t>> groups;
   std::map<std::string, size_t> group_of;
   for (size_t index = 0; index < runs.size(); ++index) {
     const RunSpec& run = *runs[index];
-    auto [found, added] =
-        group_of.emplace(run.system.label() + "\n" + run.slurm.partition, groups.size());
+    auto [found, added] = group_of.emplace(allocation_request_key(run), groups.size());
     if (added) groups.emplace_back();
     groups[found->second].push_back(index);
   }

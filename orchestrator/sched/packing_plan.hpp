@@ -59,9 +59,11 @@ Result<std::vector<PackedAllocationPlan>> plan_packed_allocations(
     const std::vector<const RunSpec*>& runs, const std::vector<StepEstimate>& estimates,
     bool concurrent, const std::optional<TimeCap>& cap);
 
-// Every system's and partition's runs planned apart, each under its cap (allocation_time_cap), with
-// `measured_run_s` (run id -> median measured seconds) behind the estimates. Indices in the
-// plans are into `runs`.
+// The runs planned apart by what they ask of an allocation besides nodes, tasks and time
+// (system, partition, account, QOS, constraint, reservation, CPUs per task, memory, GPUs
+// per node, extra options), so each allocation's directives are every member's; each group
+// under its cap (allocation_time_cap), with `measured_run_s` (run id -> median measured
+// seconds) behind the estimates. Indices in the plans are into `runs`.
 Result<std::vector<PackedAllocationPlan>> plan_packed_sweep(
     const std::vector<const RunSpec*>& runs, const std::map<std::string, double>& measured_run_s,
     bool concurrent, const PartitionTimes& partitions);

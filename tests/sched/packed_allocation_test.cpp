@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
 #include "tests/sched/prepared_run_fixture.hpp"
@@ -243,4 +244,63 @@ TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of
   std::reverse(nodes.begin() + 1, nodes.end());
   std::reverse(seconds.begin() + 1, seconds.end());
   CHECK(makespan_s(nodes, seconds, true) != plans->front().estimated_s);
+}
+
+TEST_CASE("a packed run's marks settle its end where accounting lists no step of it") {
+  JobStatus timed_out{JobState::kTimeout, std::nullopt, "in allocation 11, which ended TIMEOUT"};
+  timed_out.never_started = true;
+  JobStatus ended = timed_out;  // a COMPLETED allocation: packed_run_states says CANCELLED
+  ended.state = JobState::kCancelled;
+  // Killed at the limit or preempted before its step: free, with or without a mark.
+  CHECK(settle_packed_run_status(timed_out, {}).never_started);
+  // Started (its step slow to show, or hidden by a requeue): charged.
+  CHECK_FALSE(settle_packed_run_status(timed_out, {true, false, std::nullopt}).never_started);
+  // A wrapper that ended early: free only when it said so.
+  CHECK_FALSE(settle_packed_run_status(ended, {}).never_started);
+  CHECK(settle_packed_run_status(ended, {false, true, std::nullopt}).never_started);
+  // Finished (before a requeue that hid its step): its exit status.
+  JobStatus finished = settle_packed_run_status(ended, {true, false, 0});
+  CHECK(finished.state == JobState::kCompleted);
+  CHECK_FALSE(finished.never_started);
+  CHECK(settle_packed_run_status(ended, {true, false, 3}).state == JobState::kFailed);
+  // A step accounting lists is left as it says.
+  JobStatus running{JobState::kRunning, std::nullopt, ""};
+  CHECK(settle_packed_run_status(running, {false, true, 0}).state == JobState::kRunning);
+}
+
+TEST_CASE("marks are read back from the run's folder for its allocation") {
+  fs::path dir = testing::scratch_dir("packed_marks");
+  fs::create_directories(dir);
+  CHECK_FALSE(read_packed_run_marks(dir.string(), "7+a").started);
+  std::ofstream(dir / "packed-7.started");
+  std::ofstream(dir / "packed-7.finished") << "75\n";
+  std::ofstream(dir / "packed-8.not-reached");
+  const PackedRunMarks marks = read_packed_run_marks(dir.string(), "7+a");
+  CHECK(marks.started);
+  CHECK(marks.finished_exit_code == 75);
+  CHECK_FALSE(marks.not_reached);
+  mark_packed_run_dropped(dir.string(), "7+a");
+  CHECK(fs::exists(dir / "packed-7.dropped"));
+}
+
+TEST_CASE("a packed run's step is found by its name among the allocation's steps") {
+  const auto steps =
+      packed_run_steps("12.0|a1\n12.1|b1\n12.batch|batch\n13.0|a1\n", {"12+b1", "13+a1", "12+c1"});
+  CHECK(steps == std::map<std::string, std::string>{{"12+b1", "12.1"}, {"13+a1", "13.0"}});
+}
+
+TEST_CASE("the wrapper marks steps as they happen and bounds its wait for records") {
+  fs::path dir = testing::scratch_dir("packed_wrapper_marks");
+  auto runs = ladder(dir);
+  auto job = packed_job(runs, dir / "arrays");
+  REQUIRE(job);
+  const std::string script = testing::read_file(job->script_path);
+  CHECK(has_line(script, "limit_s=1140"));  // the fallback for the job's end: 19 minutes
+  CHECK(script.find(": >\"$(mark \"$i\" started)\"") != std::string::npos);
+  CHECK(script.find("mv \"$finished.tmp\" \"$finished\"") != std::string::npos);
+  CHECK(script.find("record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}") != std::string::npos);
+  // The not-reached marks come before the wait for the running steps.
+  CHECK(script.find("not-reached)\"; done") < script.find("while ((running > 0)); do reap; done"));
+  // squeue's answer is checked itself, not date's.
+  CHECK(script.find("date -d \"$(squeue") == std::string::npos);
 }

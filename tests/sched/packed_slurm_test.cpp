@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "harness/core/sqlite.hpp"
+#include "orchestrator/sched/scheduler_registry.hpp"
 #include "tests/support/cli_test_support.hpp"
 #include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
@@ -604,4 +606,303 @@ TEST_CASE("a run not reached in three allocations completes in a fourth with one
         std::vector<std::vector<std::string>>{{"COMPLETED", "1"}});
   CHECK(query(db, "SELECT state FROM attempts") ==
         std::vector<std::vector<std::string>>{{"COMPLETED"}});
+}
+
+// Issue 53's packed-allocation faults, each kept to seconds of SLURM time: tiny sleeping
+// runs, USR1 and the limit brought forward by hand instead of waited for.
+namespace {
+
+// A study of `repeats` 1-node runs of the fake workload under `workload` (its flags).
+std::string fault_study(const fs::path& dir, const std::string& name, const std::string& workload,
+                        int repeats, const std::string& rest = "") {
+  return write_study(dir, name,
+                     "kind: custom\nworkload: {binary: " + write_fake_workload(dir) + ", " +
+                         workload + "}\nrepeats: " + std::to_string(repeats) +
+                         "\nallocation: packed\nslurm: {time: \"5\"}\nmax_attempts: 1\n" + rest);
+}
+
+ProcessResult submit_packed(const std::string& study, const std::string& results,
+                            const std::map<std::string, std::string>& environment = {}) {
+  return run_cli_with({"submit", study, "--scheduler", "slurm", "--results-dir", results},
+                      environment, 180'000);
+}
+
+// The one allocation the study's runs were submitted to.
+std::string allocation_of(const std::string& db) {
+  std::set<std::string> allocations;
+  for (const auto& row : query(db, "SELECT job_id FROM runs WHERE job_id IS NOT NULL")) {
+    allocations.insert(row[0].substr(0, row[0].find('+')));
+  }
+  REQUIRE(allocations.size() == 1);
+  return *allocations.begin();
+}
+
+void wait_until_gone(const std::string& job, int seconds) {
+  for (int tries = 0; tries < seconds * 2 && job_in_queue(job); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+// Each run's "run_id, state, attempts" once status has reconciled the allocation's end
+// (the accounting database may take a moment).
+std::vector<std::vector<std::string>> settled_runs(const std::string& study,
+                                                   const std::string& results) {
+  const std::string db = results + "/" + fs::path(study).stem().string() + ".sqlite";
+  std::vector<std::vector<std::string>> runs;
+  for (int tries = 0; tries < 60; ++tries) {
+    status_of(study, results);
+    runs = query(db, "SELECT run_id, state, attempts FROM runs ORDER BY run_id");
+    bool settled = true;
+    for (const auto& run : runs) {
+      settled = settled && run[1] != "SUBMITTED" && run[1] != "PENDING" && run[1] != "RUNNING";
+    }
+    if (settled) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  for (const auto& run : runs) MESSAGE(run[0] << " " << run[1] << " attempts " << run[2]);
+  return runs;
+}
+
+int count_in(const std::vector<std::vector<std::string>>& runs, const std::string& state,
+             const std::string& attempts) {
+  return static_cast<int>(std::count_if(runs.begin(), runs.end(), [&](const auto& run) {
+    return run[1] == state && run[2] == attempts;
+  }));
+}
+
+// How many of the job's numbered steps sacct lists in `state`.
+int steps_in(const std::string& job, const std::string& state) {
+  int steps = 0;
+  for (const auto& row : sacct_rows(job)) steps += is_numbered_step(row[0]) && row[2] == state;
+  return steps;
+}
+
+}  // namespace
+
+// Item 1: the running step ignores SIGTERM and outlasts the job, which SLURM kills at its
+// limit (brought forward to 1 minute): the wrapper has no last second to mark anything.
+TEST_CASE("a step ignoring SIGTERM past the limit: the runs it kept waiting cost no attempt") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_slow_stop";
+  fs::remove_all(dir);
+  const std::string study =
+      fault_study(dir, "slowstop", "sleep_s: 90, ignore_term: 1", 3, "pack: {policy: serial}\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string job = allocation_of(results + "/slowstop.sqlite");
+  REQUIRE_FALSE(
+      wrapper_output_with(fs::path(results) / "slowstop" / "arrays", job, "step ").empty());
+  run_process({{"scancel", "-b", "-s", "USR1", job}, {}, 10'000});
+  run_process({{"scontrol", "update", "JobId=" + job, "TimeLimit=1"}, {}, 10'000});
+  wait_until_gone(job, 120);
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "PLANNED", "0") == 2);  // never started: free
+  CHECK(runs.size() == 3);
+}
+
+// Item 2: squeue fails inside the job (as when missing from its PATH); the wrapper takes
+// the job's end from its start and limit and runs every run.
+TEST_CASE("squeue failing inside a packed job: every run still runs, once") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_no_squeue";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  auto squeue = find_on_path("squeue");
+  REQUIRE(squeue);
+  std::ofstream(dir / "bin" / "squeue")
+      << "#!/bin/sh\n[ -n \"$SLURM_JOB_ID\" ] && exit 127\nexec '" << *squeue << "' \"$@\"\n";
+  fs::permissions(dir / "bin" / "squeue", fs::perms::all);
+  const std::string study = fault_study(dir, "nosqueue", "sleep_s: 1", 2);
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted =
+      submit_packed(study, results, {{"PATH", (dir / "bin").string() + ":" + std::getenv("PATH")}});
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  wait_until_gone(allocation_of(results + "/nosqueue.sqlite"), 120);
+  CHECK(count_in(settled_runs(study, results), "COMPLETED", "1") == 2);
+}
+
+// Item 3: the submitter dies between sbatch and its records; the wrapper waits 15 s for
+// them (SCALESTUDY_PACKED_RECORD_WAIT_S), not until its limit, and leaves the runs for a
+// later submit at no attempt's cost.
+TEST_CASE("a submitter killed right after sbatch: its allocation ends soon, the runs uncharged") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_killed_submitter";
+  fs::remove_all(dir);
+  const std::string job_file = (dir / "job").string();
+  const fs::path bin = write_stopping_sbatch(
+      dir, "  printf '%s\\n' \"${out%%;*}\" >'" + job_file + "'\n  kill -KILL $PPID\n");
+  const std::string study = fault_study(dir, "killedsubmitter", "sleep_s: 1", 2);
+  const std::string results = (dir / "results").string();
+  const auto started = std::chrono::steady_clock::now();
+  submit_packed(study, results,
+                {{"PATH", bin.string() + ":" + std::getenv("PATH")},
+                 {"SCALESTUDY_PACKED_RECORD_WAIT_S", "15"}});
+  std::string job;
+  std::ifstream(job_file) >> job;
+  REQUIRE_FALSE(job.empty());
+  wait_until_gone(job, 60);
+  const bool ended = !job_in_queue(job);
+  MESSAGE("allocation " << job << " ended after "
+                        << std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::steady_clock::now() - started)
+                               .count()
+                        << " s");
+  CHECK(ended);
+  if (!ended) run_process({{"scancel", job}, {}, 10'000});
+  submit_then_wait(study, results, {"--scheduler", "slurm"});
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "COMPLETED", "1") == 2);
+  for (const auto& run : query(results + "/killedsubmitter.sqlite", "SELECT out_dir FROM runs")) {
+    CHECK(count_lines((fs::path(results) / run[0] / "executions.txt").string()) == 1);
+  }
+}
+
+// Item 4: two runs asking for different memory go to two allocations, each asking for its
+// run's (the budget gate counts the same plans).
+TEST_CASE("packed runs with different --mem get allocations of their own memory") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_memory";
+  fs::remove_all(dir);
+  std::vector<scalestudy::sched::PreparedRun> runs;
+  for (const long long memory_mb : {300LL, 600LL}) {
+    const std::string run_id = "mem" + std::to_string(memory_mb);
+    scalestudy::sched::PreparedRun run;
+    run.spec.run_id = run_id;
+    run.spec.study = "packedmemory";
+    run.spec.slurm.memory_mb = memory_mb;
+    run.spec.slurm.time_limit_minutes = 2;
+    run.out_dir = (dir / run_id).string();
+    run.script_path = run.out_dir + "/job.sbatch";
+    fs::create_directories(run.out_dir);
+    std::ofstream(run.script_path) << "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --mem=" << memory_mb
+                                   << "M\nsrun $SCALESTUDY_STEP_OPTIONS true\n";
+    runs.push_back(std::move(run));
+  }
+  scalestudy::sched::SchedulerContext context;
+  context.packed = true;
+  context.array_script_dir = (dir / "arrays").string();
+  auto scheduler = scalestudy::sched::make_scheduler("slurm", context);
+  REQUIRE(scheduler);
+  scalestudy::sched::SubmitCallbacks callbacks;
+  callbacks.launching = [](const scalestudy::sched::Submission&) {
+    return scalestudy::Status::ok();
+  };
+  auto submitted = (*scheduler)->submit(runs, callbacks);
+  REQUIRE_MESSAGE(submitted, submitted.status().message());
+  std::map<std::string, std::string> memory_of_job;  // allocation -> its ReqMem
+  for (const auto& submission : *submitted) {
+    const std::string job = submission.job_id.substr(0, submission.job_id.find('+'));
+    // slurmdbd may list a job just submitted without it ("", "16?").
+    auto& memory = memory_of_job[job];
+    for (int tries = 0; tries < 60 && (memory.empty() || memory.back() == '?'); ++tries) {
+      if (tries > 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      auto shown = run_process(
+          {{"sacct", "-n", "-X", "--parsable2", "-j", job, "--format=ReqMem"}, {}, 10'000});
+      REQUIRE(shown.is_ok());
+      memory = shown->stdout_text.substr(0, shown->stdout_text.find('\n'));
+    }
+    MESSAGE(submission.job_id << ": ReqMem " << memory);
+  }
+  CHECK(memory_of_job.size() == 2);
+  std::set<std::string> memories;
+  for (const auto& [job, memory] : memory_of_job) memories.insert(memory);
+  CHECK(memories == std::set<std::string>{"300M", "600M"});
+}
+
+// Item 5: SLURM requeues the job (as after a node failure) once two runs completed: they are
+// not run again, the third runs, nothing is charged twice.
+TEST_CASE("a packed job requeued after two runs completed runs only the rest") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_requeue";
+  fs::remove_all(dir);
+  const std::string study =
+      fault_study(dir, "requeued", "sleep_s: 4", 3, "pack: {policy: serial}\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string db = results + "/requeued.sqlite";
+  const std::string job = allocation_of(db);
+  for (int tries = 0; tries < 120 && steps_in(job, "COMPLETED") < 2; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  REQUIRE(steps_in(job, "COMPLETED") >= 2);
+  auto requeued = run_process({{"scontrol", "requeue", job}, {}, 10'000});
+  REQUIRE(requeued.is_ok());
+  CHECK(requeued->succeeded());
+  // SLURM holds a requeued job back a while (its BeginTime): let it start again now.
+  for (int tries = 0; tries < 20; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    auto updated =
+        run_process({{"scontrol", "update", "JobId=" + job, "StartTime=now"}, {}, 10'000});
+    if (updated.is_ok() && updated->succeeded()) break;
+  }
+  // Gone from the queue and ended in accounting: between its two runs the job may be
+  // neither, and a poll then would see the third run's step killed by the requeue.
+  for (int tries = 0; tries < 240; ++tries) {
+    wait_until_gone(job, 1);
+    auto listed = run_process(
+        {{"sacct", "-n", "-X", "--parsable2", "-j", job, "--format=State"}, {}, 10'000});
+    if (!job_in_queue(job) && listed.is_ok() && listed->stdout_text.rfind("COMPLETED", 0) == 0) {
+      break;
+    }
+  }
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "COMPLETED", "1") == 3);
+  int executions = 0;
+  for (const auto& run : query(db, "SELECT out_dir FROM runs")) {
+    executions += count_lines((fs::path(results) / run[0] / "executions.txt").string());
+  }
+  MESSAGE(executions << " executions of 3 runs");
+  CHECK(executions <= 4);  // the third may have started before the requeue
+}
+
+// Item 6: one of three runs side by side is cancelled; the other two finish, uncharged by
+// it. A 3-node run first (1 s) sizes the allocation for the three 1-node runs (20 s).
+TEST_CASE("cancelling one of three co-running packed runs leaves the other two running") {
+  REQUIRE_CLUSTER();
+  fs::path dir = cluster.work_dir() / "packed_cancel_one";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path workload = dir / "sized_sleeper.sh";
+  std::ofstream(workload)
+      << "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out-dir ] && out=$2; shift; done\n"
+         "echo \"$SLURM_JOB_ID\" >>\"$out/executions.txt\"\n"
+         "if [ \"${SLURM_STEP_NUM_NODES:-1}\" -gt 1 ]; then sleep 1; else sleep 20; fi\n";
+  fs::permissions(workload, fs::perms::all);
+  const std::string study = write_study(
+      dir, "cancelone",
+      "kind: custom\nworkload: {binary: " + workload.string() +
+          "}\nscale: [{nodes: 1, ranks_per_node: 1}, {nodes: 3, ranks_per_node: 1}]\n"
+          "repeats: 3\nallocation: packed\npack: {policy: concurrent}\nslurm: {time: \"5\"}\n"
+          "max_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string db = results + "/cancelone.sqlite";
+  const std::string job = allocation_of(db);
+  int running = 0;
+  for (int tries = 0; tries < 120 && running < 3; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    auto listed = run_process({{"squeue", "-h", "-s", "-j", job, "-o", "%i"}, {}, 10'000});
+    running = 0;
+    std::stringstream lines(listed->stdout_text);
+    for (std::string line; std::getline(lines, line);) running += is_numbered_step(line);
+  }
+  REQUIRE(running == 3);
+  const std::string cancelled =
+      query(db, "SELECT run_id FROM runs WHERE nodes = 1 ORDER BY run_id LIMIT 1")[0][0];
+  ProcessResult cancel =
+      run_cli({"cancel", "cancelone", "--run", cancelled, "--results-dir", results});
+  INFO(cancel.stdout_text << cancel.stderr_text);
+  CHECK(cancel.exit_code == 0);
+  wait_until_gone(job, 120);
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "COMPLETED", "1") == 5);
+  CHECK(query(db, "SELECT state, attempts FROM runs WHERE run_id = '" + cancelled + "'") ==
+        std::vector<std::vector<std::string>>{{"CANCELLED", "1"}});
 }

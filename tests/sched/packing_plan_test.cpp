@@ -221,3 +221,27 @@ TEST_CASE("each partition's runs are packed apart, under their own cap") {
   // minute together; big: b and d.
   CHECK(plans->size() == 2);
 }
+
+TEST_CASE("runs asking for other memory, GPUs, CPUs, constraint, account or QOS are packed apart") {
+  std::vector<RunSpec> runs(8, run_of("same", 1, 2));
+  for (size_t index = 0; index < runs.size(); ++index) {
+    runs[index].run_id = "r" + std::to_string(index);
+  }
+  runs[1].slurm.memory_mb = 600;
+  runs[2].slurm.gpus_per_node = 4;
+  runs[2].nodes = 2;
+  runs[3].slurm.cpus_per_task = 8;
+  runs[4].slurm.constraint = "fast";
+  runs[5].slurm.account = "other";
+  runs[6].slurm.qos = "high";
+  auto plans = plan_packed_sweep(pointers(runs), {}, false, {});
+  REQUIRE(plans);
+  check_each_run_once(*plans, runs.size());
+  CHECK(plans->size() == 7);  // r0 and r7 alike
+  // The budget gate counts what each allocation asks: GPUs only where its runs ask for them.
+  const RequestedCost cost = requested_packed_cost(*plans);
+  for (const auto& plan : *plans) {
+    CHECK(plan.gpus_per_node == (plan.runs == std::vector<size_t>{2} ? 4 : 0));
+  }
+  CHECK(cost.gpu_hours == doctest::Approx(3 / 60.0 * 2 * 4));  // r2: 3 min x 2 nodes x 4
+}

@@ -1,0 +1,44 @@
+// The marks a packed run's folder holds for one allocation, "packed-<allocation>.<mark>":
+// the only channel between the submitter, the allocation's wrapper script
+// (packed_allocation.hpp) and a later reconciliation that does not go through the
+// scheduler. Each mark is written as the thing happens, never at the wrapper's end, so a
+// wrapper killed at its limit, preempted or requeued leaves them true:
+//   recorded     the study database holds the run under this allocation (the submitter, or
+//                any later submit or wait that finds the record); the wrapper starts the
+//                run's step only then
+//   dropped      the run is never to start here: not recorded, or cancelled
+//   started      the wrapper is starting the run's step
+//   finished     the step has ended; holds its exit status
+//   not-reached  the wrapper will not start the run: its time is up, or no record came
+// Functions; the files are the state.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "orchestrator/sched/scheduler.hpp"
+
+namespace scalestudy::sched {
+
+struct PackedRunMarks {
+  bool started = false;
+  bool not_reached = false;
+  std::optional<int> finished_exit_code;  // set once the step has ended
+};
+
+// The marks of packed run `job_id` ("J+run") in its folder `out_dir`.
+PackedRunMarks read_packed_run_marks(const std::string& out_dir, const std::string& job_id);
+
+// Writes the recorded (dropped) mark of packed run `job_id`. Idempotent.
+void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id);
+void mark_packed_run_dropped(const std::string& out_dir, const std::string& job_id);
+
+// A packed run's polled status settled with its marks where accounting lists no step for
+// it (status.never_started: its allocation ended before a step of that name): the finished
+// mark gives its end (a requeue hides the earlier steps); a started one charges the
+// allocation's end; a run never started costs no attempt when the wrapper said so or its
+// allocation ran out of time or was preempted, ends that may leave the wrapper no last
+// second. Any other end (a scancel, a wrapper that could not start) is charged.
+JobStatus settle_packed_run_status(JobStatus status, const PackedRunMarks& marks);
+
+}  // namespace scalestudy::sched
