@@ -246,4 +246,15 @@ std::string to_string(const Value& value) {
   return "";
 }
 
+int64_t integer_of(const Value& value) {
+  if (const auto* number = std::get_if<int64_t>(&value)) return *number;
+  if (const auto* real = std::get_if<double>(&value)) return static_cast<int64_t>(*real);
+  return 0;
+}
+
+std::string text_of(const Value& value) {
+  if (const auto* text = std::get_if<std::string>(&value)) return *text;
+  return "";
+}
+
 }  // namespace scalestudy::sqlite

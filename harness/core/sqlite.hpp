@@ -104,6 +104,12 @@ class Database {
 // Renders a Value for tables and CSV: NULL as empty, doubles with up to 6 significant digits.
 std::string to_string(const Value& value);
 
+// A cell's integer, reals truncated; 0 for NULL or text.
+int64_t integer_of(const Value& value);
+
+// A cell's text; empty for NULL or a number.
+std::string text_of(const Value& value);
+
 // Runs `body` inside BEGIN IMMEDIATE ... COMMIT, rolling back when it returns an error.
 template <typename Body>
 Status in_transaction(Database& db, Body&& body) {

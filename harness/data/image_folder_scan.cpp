@@ -11,6 +11,8 @@
 #include <map>
 #include <set>
 
+#include "harness/core/ascii_case.hpp"
+
 namespace scalestudy::data {
 namespace {
 
@@ -18,12 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr char kAnnotationsFile[] = "val_annotations.txt";
 constexpr char kClassListFile[] = "wnids.txt";
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // Adds one source file (image, annotation list, class list) to the fingerprint.
 Status add_to_fingerprint(const std::string& path, SourceFingerprint& fingerprint) {
@@ -185,7 +181,7 @@ std::string SourceFingerprint::describe() const {
 }
 
 bool is_image_file_name(const std::string& file_name) {
-  const std::string extension = lowercase(fs::path(file_name).extension().string());
+  const std::string extension = ascii_lowercase(fs::path(file_name).extension().string());
   return extension == ".jpeg" || extension == ".jpg" || extension == ".png";
 }
 

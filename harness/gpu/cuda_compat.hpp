@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace scalestudy::gpu::compat {
+namespace scalestudy::compat {
 
 // Peak bytes the caching allocator has handed out on `device` since the last reset.
 // DeviceStats moved from c10::cuda::CUDACachingAllocator to c10::CachingDeviceAllocator
@@ -31,4 +31,4 @@ inline void allocator_reset_peaks(int device) {
   c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
 }
 
-}  // namespace scalestudy::gpu::compat
+}  // namespace scalestudy::compat

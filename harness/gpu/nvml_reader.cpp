@@ -3,10 +3,10 @@
 #include <dlfcn.h>
 
 namespace scalestudy::gpu {
-namespace {
 
 // The few NVML types used, declared here so no build needs nvml.h; their layout is part
-// of NVML's stable C ABI.
+// of NVML's stable C ABI. Not in an anonymous namespace: NvmlReader::Api, which has
+// external linkage, holds functions taking them.
 using NvmlReturn = int;  // nvmlReturn_t; 0 is NVML_SUCCESS
 using NvmlDevice = void*;
 struct NvmlUtilization {
@@ -20,8 +20,6 @@ struct NvmlMemory {
 };
 constexpr int kNvmlTemperatureGpu = 0;
 constexpr NvmlReturn kNvmlSuccess = 0;
-
-}  // namespace
 
 struct NvmlReader::Api {
   NvmlReturn (*init)();

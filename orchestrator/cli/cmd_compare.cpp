@@ -16,7 +16,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kCompareUsage[] =
     "usage: scalestudy compare A B [--threshold-pct P] [--format table|md|csv|json|html]\n"
     "                          [--no-ingest] [--results-dir DIR]\n\n"
     "Compares study B with study A (each a study name, YAML or database; STUDY@CAMPAIGN\n"
@@ -101,7 +101,7 @@ int run_compare(const std::vector<std::string>& args) {
   if (!parsed || parsed->positionals.size() != 2) {
     std::fprintf(stderr, "scalestudy compare: %s\n%s\n",
                  parsed ? "expected two studies A and B" : parsed.status().message().c_str(),
-                 kUsage);
+                 kCompareUsage);
     return kExitUsage;
   }
   auto format = results::parse_report_format(parsed->value_or("--format", "table"));
@@ -142,6 +142,6 @@ int run_compare(const std::vector<std::string>& args) {
 
 extern const Command kCompareCommand = {
     "compare", "compare two studies point by point; exit 1 on a significant regression",
-    fixed_usage<kUsage>, run_compare};
+    fixed_usage<kCompareUsage>, run_compare};
 
 }  // namespace scalestudy::cli

@@ -10,7 +10,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kExportUsage[] =
     "usage: scalestudy export STUDY --csv DIR [--results-dir DIR]\n\n"
     "Writes DIR/runs.csv (one row per run: job_id, run_id, repeat, nodes, gpus, ranks,\n"
     "global_batch, per_gpu_batch, config, state, throughput_samples_per_s, time_per_epoch_s,\n"
@@ -43,6 +43,6 @@ int run_export(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kExportCommand = {"export", "write a study's runs and epochs as CSV",
-                                       fixed_usage<kUsage>, run_export};
+                                       fixed_usage<kExportUsage>, run_export};
 
 }  // namespace scalestudy::cli

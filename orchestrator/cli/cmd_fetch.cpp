@@ -15,7 +15,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kFetchUsage[] =
     "usage: scalestudy fetch DATASET... [--data-root DIR] [--mirror URL]... [--offline]\n"
     "                        [--table FILE] [--list]\n\n"
     "Downloads each data set's files into DIR/<DATASET>/, resuming an interrupted download\n"
@@ -53,11 +53,12 @@ void print_table(const std::vector<fetch::Dataset>& table) {
 int run_fetch(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--data-root", "--mirror", "--table"}, {"--offline", "--list"}});
   if (!parsed) {
-    std::fprintf(stderr, "scalestudy fetch: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "scalestudy fetch: %s\n%s\n", parsed.status().message().c_str(),
+                 kFetchUsage);
     return kExitUsage;
   }
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(kFetchUsage);
     return kExitOk;
   }
   std::string table_text = fetch::builtin_dataset_table();
@@ -83,7 +84,7 @@ int run_fetch(const std::vector<std::string>& args) {
     return kExitOk;
   }
   if (parsed->positionals.empty()) {
-    std::fprintf(stderr, "scalestudy fetch: expected DATASET (see --list)\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy fetch: expected DATASET (see --list)\n%s\n", kFetchUsage);
     return kExitUsage;
   }
 
@@ -125,6 +126,6 @@ int run_fetch(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kFetchCommand = {"fetch", "download and verify data sets into the data root",
-                                      fixed_usage<kUsage>, run_fetch};
+                                      fixed_usage<kFetchUsage>, run_fetch};
 
 }  // namespace scalestudy::cli

@@ -12,7 +12,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kHistoryUsage[] =
     "usage: scalestudy history STUDY [--metric throughput|efficiency|time_to_target]\n"
     "                          [--point TEXT] [--since YYYY-MM-DD] [--check]\n"
     "                          [--threshold-pct P] [--format table|md|csv|json|html]\n"
@@ -44,7 +44,7 @@ int run_history(const std::vector<std::string>& args) {
                                   {"--check", "--no-ingest"}});
   if (!parsed || parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy history: %s\n%s\n",
-                 parsed ? "expected one STUDY" : parsed.status().message().c_str(), kUsage);
+                 parsed ? "expected one STUDY" : parsed.status().message().c_str(), kHistoryUsage);
     return kExitUsage;
   }
   auto fail_usage = [](const std::string& message) {
@@ -114,6 +114,6 @@ int run_history(const std::vector<std::string>& args) {
 
 extern const Command kHistoryCommand = {
     "history", "a study's campaigns: each point's series, change points, a regression gate",
-    fixed_usage<kUsage>, run_history};
+    fixed_usage<kHistoryUsage>, run_history};
 
 }  // namespace scalestudy::cli

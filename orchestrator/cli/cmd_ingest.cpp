@@ -47,7 +47,7 @@ int run_ingest(const std::vector<std::string>& args) {
   return outcome->failed > 0 ? kExitFailure : kExitOk;
 }
 
-const char kUsage[] =
+const char kIngestUsage[] =
     "usage: scalestudy ingest STUDY [--results-dir DIR] [--steps]\n\n"
     "Reads <out_dir>/rank*.sqlite of every completed run of STUDY (a study YAML, a study\n"
     "name, or a study database path) and copies them into the study database's m_* tables,\n"
@@ -61,6 +61,6 @@ const char kUsage[] =
 
 extern const Command kIngestCommand = {"ingest",
                                        "copy finished runs' measurements into the study database",
-                                       fixed_usage<kUsage>, run_ingest};
+                                       fixed_usage<kIngestUsage>, run_ingest};
 
 }  // namespace scalestudy::cli

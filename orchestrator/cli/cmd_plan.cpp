@@ -34,7 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char kUsage[] =
+const char kPlanUsage[] =
     "usage: scalestudy plan STUDY.yaml [--format table|json|csv] [--emit-scripts DIR]\n"
     "                       [--results-dir DIR] [--profiles-dir DIR]\n"
     "                       [--system ID[:VARIANT]]... [--packed]\n\n"
@@ -312,7 +312,7 @@ int run_plan(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (parsed->positionals.size() != 1) {
-    std::fprintf(stderr, "scalestudy plan: expected one study file\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy plan: expected one study file\n%s\n", kPlanUsage);
     return kExitUsage;
   }
   std::string format = parsed->value_or("--format", "table");
@@ -370,6 +370,6 @@ int run_plan(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kPlanCommand = {"plan", "expand a study and show its runs and job scripts",
-                                     fixed_usage<kUsage>, run_plan};
+                                     fixed_usage<kPlanUsage>, run_plan};
 
 }  // namespace scalestudy::cli

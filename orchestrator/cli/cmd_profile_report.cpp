@@ -13,7 +13,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kProfileReportUsage[] =
     "usage: scalestudy profile-report STUDY [--run ID] [--no-ingest] [--results-dir DIR]\n\n"
     "Reads the profiler output in every profiled run's folder into the study database\n"
     "(tables p_kernels, p_nvtx; again on every call, replacing what was there) and prints,\n"
@@ -32,15 +32,16 @@ int run_profile_report(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--run", "--results-dir"}, {"--no-ingest"}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy profile-report: %s\n%s\n", parsed.status().message().c_str(),
-                 kUsage);
+                 kProfileReportUsage);
     return kExitUsage;
   }
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(kProfileReportUsage);
     return kExitOk;
   }
   if (parsed->positionals.size() != 1) {
-    std::fprintf(stderr, "scalestudy profile-report: expected one STUDY\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy profile-report: expected one STUDY\n%s\n",
+                 kProfileReportUsage);
     return kExitUsage;
   }
   auto opened = open_study_or_explain("profile-report", *parsed);
@@ -78,6 +79,6 @@ int run_profile_report(const std::vector<std::string>& args) {
 
 extern const Command kProfileReportCommand = {
     "profile-report", "ingest profiled runs and print the kernel and NVTX breakdown",
-    fixed_usage<kUsage>, run_profile_report};
+    fixed_usage<kProfileReportUsage>, run_profile_report};
 
 }  // namespace scalestudy::cli

@@ -82,7 +82,7 @@ int run_query(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-const char kUsage[] =
+const char kQueryUsage[] =
     "usage: scalestudy query STUDY \"SQL\" | NAME [--format table|csv|json] [--results-dir DIR]\n"
     "                        [--time-limit-s S]\n"
     "       scalestudy query --list\n\n"
@@ -96,6 +96,6 @@ const char kUsage[] =
 
 extern const Command kQueryCommand = {"query",
                                       "run read-only SQL or a named query on a study database",
-                                      fixed_usage<kUsage>, run_query};
+                                      fixed_usage<kQueryUsage>, run_query};
 
 }  // namespace scalestudy::cli

@@ -58,7 +58,7 @@ int run_report(const std::vector<std::string>& args) {
                             parsed->value_or("--results-dir", campaign::default_results_dir()));
 }
 
-const char kUsage[] =
+const char kReportUsage[] =
     "usage: scalestudy report STUDY [--format table|md|csv|json|html] [--baseline K=V[,K=V]]\n"
     "                         [--plots DIR | --no-plots] [--html] [--comm-model SOURCE]\n"
     "                         [--input-bound-pct P] [--comm-bound-pct P] [--target-gain-pct P]\n"
@@ -103,7 +103,7 @@ const char kUsage[] =
 }  // namespace
 
 extern const Command kReportCommand = {
-    "report", "efficiency tables, bottlenecks, memory and plots of a study", fixed_usage<kUsage>,
-    run_report};
+    "report", "efficiency tables, bottlenecks, memory and plots of a study",
+    fixed_usage<kReportUsage>, run_report};
 
 }  // namespace scalestudy::cli

@@ -13,7 +13,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kStatusUsage[] =
     "usage: scalestudy status STUDY [--watch [SECONDS]] [--format table|json]\n"
     "                         [--results-dir DIR]\n\n"
     "Asks the schedulers about runs in flight, records what they say, and prints one line\n"
@@ -28,11 +28,12 @@ const char kUsage[] =
 int run_status(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--format", "--results-dir"}, {"--watch"}});
   if (!parsed) {
-    std::fprintf(stderr, "scalestudy status: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "scalestudy status: %s\n%s\n", parsed.status().message().c_str(),
+                 kStatusUsage);
     return kExitUsage;
   }
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(kStatusUsage);
     return kExitOk;
   }
   // `--watch 5`: the flag takes an optional number, which arrives as a positional.
@@ -47,7 +48,8 @@ int run_status(const std::vector<std::string>& args) {
   }
   const std::string format = parsed->value_or("--format", "table");
   if (positionals.size() != 1 || (format != "table" && format != "json") || watch_s < 0) {
-    std::fprintf(stderr, "scalestudy status: expected STUDY [--format table|json]\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy status: expected STUDY [--format table|json]\n%s\n",
+                 kStatusUsage);
     return kExitUsage;
   }
   auto opened = open_study_or_explain("status", *parsed);
@@ -79,6 +81,6 @@ int run_status(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kStatusCommand = {"status", "show the state of every run of a study",
-                                       fixed_usage<kUsage>, run_status};
+                                       fixed_usage<kStatusUsage>, run_status};
 
 }  // namespace scalestudy::cli

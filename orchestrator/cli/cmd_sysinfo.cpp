@@ -12,7 +12,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kSysinfoUsage[] =
     "usage: scalestudy sysinfo [--output FILE] [--results-dir DIR] [--data-root DIR]\n"
     "                          [--format markdown|facts] [--no-slurm]\n\n"
     "Describes this machine as Markdown: host and OS, CPU (sockets, cores, threads, NUMA),\n"
@@ -43,17 +43,18 @@ int run_sysinfo(const std::vector<std::string>& args) {
   auto parsed =
       parse_args(args, {{"--output", "--results-dir", "--data-root", "--format"}, {"--no-slurm"}});
   if (!parsed) {
-    std::fprintf(stderr, "scalestudy sysinfo: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "scalestudy sysinfo: %s\n%s\n", parsed.status().message().c_str(),
+                 kSysinfoUsage);
     return kExitUsage;
   }
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(kSysinfoUsage);
     return kExitOk;
   }
   const std::string format = parsed->value_or("--format", "markdown");
   if (!parsed->positionals.empty() || (format != "markdown" && format != "facts")) {
     std::fprintf(stderr, "scalestudy sysinfo: takes no arguments; --format markdown|facts\n%s\n",
-                 kUsage);
+                 kSysinfoUsage);
     return kExitUsage;
   }
   sysinfo::SysinfoOptions options;
@@ -84,6 +85,6 @@ int run_sysinfo(const std::vector<std::string>& args) {
 
 extern const Command kSysinfoCommand = {
     "sysinfo", "describe this machine (CPU, GPUs, software, SLURM) as SYSTEM.md",
-    fixed_usage<kUsage>, run_sysinfo};
+    fixed_usage<kSysinfoUsage>, run_sysinfo};
 
 }  // namespace scalestudy::cli

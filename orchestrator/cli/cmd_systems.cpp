@@ -16,7 +16,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kSystemsUsage[] =
     "usage: scalestudy systems list\n"
     "       scalestudy systems show ID[:VARIANT] [--resolved]\n"
     "       scalestudy systems check [FILE ...]\n"
@@ -40,7 +40,7 @@ const char kUsage[] =
     "3 no such system.";
 
 int usage_error(const std::string& message) {
-  std::fprintf(stderr, "scalestudy systems: %s\n%s\n", message.c_str(), kUsage);
+  std::fprintf(stderr, "scalestudy systems: %s\n%s\n", message.c_str(), kSystemsUsage);
   return kExitUsage;
 }
 
@@ -159,7 +159,7 @@ int run_systems(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--hostname"}, {"--resolved"}});
   if (!parsed) return usage_error(parsed.status().message());
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(kSystemsUsage);
     return kExitOk;
   }
   const std::vector<std::string>& words = parsed->positionals;
@@ -178,6 +178,6 @@ int run_systems(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kSystemsCommand = {"systems", "list, show, check and detect systems",
-                                        &fixed_usage<kUsage>, &run_systems};
+                                        &fixed_usage<kSystemsUsage>, &run_systems};
 
 }  // namespace scalestudy::cli

@@ -14,7 +14,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kValidateUsage[] =
     "usage: scalestudy validate STUDY.yaml... [--system ID[:VARIANT]]...\n\n"
     "Reads, validates and expands each study file, as `plan` would, and prints every error\n"
     "as file:line:column: field 'name': message, including workload parameters the\n"
@@ -32,7 +32,8 @@ int run_validate(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (parsed->positionals.empty()) {
-    std::fprintf(stderr, "scalestudy validate: expected at least one study file\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy validate: expected at least one study file\n%s\n",
+                 kValidateUsage);
     return kExitUsage;
   }
   int exit_code = kExitOk;
@@ -59,6 +60,6 @@ int run_validate(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kValidateCommand = {"validate", "check study files and report every error",
-                                         fixed_usage<kUsage>, run_validate};
+                                         fixed_usage<kValidateUsage>, run_validate};
 
 }  // namespace scalestudy::cli

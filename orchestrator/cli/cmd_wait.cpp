@@ -14,7 +14,7 @@
 namespace scalestudy::cli {
 namespace {
 
-const char kUsage[] =
+const char kWaitUsage[] =
     "usage: scalestudy wait STUDY [--timeout SECONDS] [--poll-interval SECONDS]\n"
     "                       [--results-dir DIR]\n\n"
     "Polls the schedulers until no run of the study is pending or running, printing a\n"
@@ -33,11 +33,12 @@ const char kUsage[] =
 int run_wait(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--timeout", "--poll-interval", "--results-dir"}, {}});
   if (!parsed) {
-    std::fprintf(stderr, "scalestudy wait: %s\n%s\n", parsed.status().message().c_str(), kUsage);
+    std::fprintf(stderr, "scalestudy wait: %s\n%s\n", parsed.status().message().c_str(),
+                 kWaitUsage);
     return kExitUsage;
   }
   if (parsed->has("--help")) {
-    std::puts(kUsage);
+    std::puts(kWaitUsage);
     return kExitOk;
   }
   campaign::WaitOptions wait;
@@ -49,7 +50,7 @@ int run_wait(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (parsed->positionals.size() != 1 || wait.timeout_s < 0 || wait.poll_interval_s <= 0) {
-    std::fprintf(stderr, "scalestudy wait: expected STUDY\n%s\n", kUsage);
+    std::fprintf(stderr, "scalestudy wait: expected STUDY\n%s\n", kWaitUsage);
     return kExitUsage;
   }
   auto opened = open_study_or_explain("wait", *parsed);
@@ -107,6 +108,6 @@ int run_wait(const std::vector<std::string>& args) {
 }  // namespace
 
 extern const Command kWaitCommand = {"wait", "wait until every run of a study has finished",
-                                     fixed_usage<kUsage>, run_wait};
+                                     fixed_usage<kWaitUsage>, run_wait};
 
 }  // namespace scalestudy::cli

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <sstream>
 
+#include "harness/core/ascii_case.hpp"
+
 namespace scalestudy::fetch {
 namespace {
 
@@ -15,13 +17,6 @@ bool is_hex(const std::string& text, size_t length) {
     if (!std::isxdigit(static_cast<unsigned char>(character))) return false;
   }
   return true;
-}
-
-std::string lowercase(std::string text) {
-  for (auto& character : text) {
-    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
-  }
-  return text;
 }
 
 // One parsed row, or the message of what is wrong with which field.
@@ -54,10 +49,10 @@ Status parse_row(const std::vector<std::string>& fields, std::string& name, Data
     file.digest_kind = DigestKind::kNone;
   } else if (digest.rfind("sha256:", 0) == 0 && is_hex(digest.substr(7), 64)) {
     file.digest_kind = DigestKind::kSha256;
-    file.digest_hex = lowercase(digest.substr(7));
+    file.digest_hex = ascii_lowercase(digest.substr(7));
   } else if (digest.rfind("md5:", 0) == 0 && is_hex(digest.substr(4), 32)) {
     file.digest_kind = DigestKind::kMd5;
-    file.digest_hex = lowercase(digest.substr(4));
+    file.digest_hex = ascii_lowercase(digest.substr(4));
   } else {
     return Status::error("expected sha256:<64 hex digits>, md5:<32 hex digits> or -, got '" +
                          digest + "'");

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <memory>
 
+#include "harness/core/ascii_case.hpp"
+
 namespace scalestudy::fetch {
 namespace {
 
@@ -28,13 +30,6 @@ struct Transfer {
   std::string abort_reason;  // set when a callback stops the transfer
 };
 
-std::string lowercase(std::string text) {
-  for (auto& character : text) {
-    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
-  }
-  return text;
-}
-
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto& transfer = *static_cast<Transfer*>(user);
   std::string line(data, size * count);
@@ -43,7 +38,7 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
     transfer.content_range_start = kNoRange;
     auto space = line.find(' ');
     if (space != std::string::npos) transfer.http_status = std::atol(line.c_str() + space + 1);
-  } else if (lowercase(line).rfind("content-range:", 0) == 0) {
+  } else if (ascii_lowercase(line).rfind("content-range:", 0) == 0) {
     unsigned long long start = 0;
     if (std::sscanf(line.c_str() + 14, " bytes %llu-", &start) == 1) {
       transfer.content_range_start = start;

@@ -6,22 +6,6 @@
 #include "orchestrator/profiling/time_totals.hpp"
 
 namespace scalestudy::profiling {
-namespace {
-
-using sqlite::Value;
-
-int64_t as_int(const Value& value) {
-  if (const auto* number = std::get_if<int64_t>(&value)) return *number;
-  if (const auto* real = std::get_if<double>(&value)) return static_cast<int64_t>(*real);
-  return 0;
-}
-
-std::string as_text(const Value& value) {
-  if (const auto* text = std::get_if<std::string>(&value)) return *text;
-  return "";
-}
-
-}  // namespace
 
 std::string memcpy_name(int copy_kind) {
   switch (copy_kind) {
@@ -44,7 +28,7 @@ Result<ProfileData> read_nsys_export(const std::string& path) {
   auto listed = db->query("SELECT name FROM sqlite_master WHERE type = 'table'");
   if (!listed) return listed.status();
   std::set<std::string> tables;
-  for (const auto& row : *listed) tables.insert(as_text(row[0]));
+  for (const auto& row : *listed) tables.insert(sqlite::text_of(row[0]));
   if (!tables.count("StringIds")) {
     return Status::error(path + ": not an nsys SQLite export (no StringIds table)");
   }
@@ -57,19 +41,20 @@ Result<ProfileData> read_nsys_export(const std::string& path) {
         "SELECT s.value, k.end - k.start FROM CUPTI_ACTIVITY_KIND_KERNEL AS k "
         "JOIN StringIds AS s ON s.id = k.demangledName");
     if (!rows) return rows.status();
-    for (const auto& row : *rows) kernels.add(as_text(row[0]), as_int(row[1]));
+    for (const auto& row : *rows) kernels.add(sqlite::text_of(row[0]), sqlite::integer_of(row[1]));
   }
   if (tables.count("CUPTI_ACTIVITY_KIND_MEMCPY")) {
     auto rows = db->query("SELECT copyKind, end - start FROM CUPTI_ACTIVITY_KIND_MEMCPY");
     if (!rows) return rows.status();
     for (const auto& row : *rows) {
-      kernels.add(memcpy_name(static_cast<int>(as_int(row[0]))), as_int(row[1]));
+      kernels.add(memcpy_name(static_cast<int>(sqlite::integer_of(row[0]))),
+                  sqlite::integer_of(row[1]));
     }
   }
   if (tables.count("CUPTI_ACTIVITY_KIND_MEMSET")) {
     auto rows = db->query("SELECT end - start FROM CUPTI_ACTIVITY_KIND_MEMSET");
     if (!rows) return rows.status();
-    for (const auto& row : *rows) kernels.add("[CUDA memset]", as_int(row[0]));
+    for (const auto& row : *rows) kernels.add("[CUDA memset]", sqlite::integer_of(row[0]));
   }
   data.kernels = kernels.sorted();
 
@@ -83,7 +68,8 @@ Result<ProfileData> read_nsys_export(const std::string& path) {
         {int64_t{kNvtxDomainCreateEvent}, int64_t{kNvtxPushPopRangeEvent}});
     if (!rows) return rows.status();
     RangeTotals ranges;
-    for (const auto& row : *rows) ranges.add(as_text(row[0]), as_text(row[1]), as_int(row[2]));
+    for (const auto& row : *rows)
+      ranges.add(sqlite::text_of(row[0]), sqlite::text_of(row[1]), sqlite::integer_of(row[2]));
     data.ranges = ranges.sorted();
   }
   return data;

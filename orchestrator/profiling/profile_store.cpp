@@ -33,15 +33,6 @@ CREATE TABLE IF NOT EXISTS p_nvtx (
 );
 )sql";
 
-int64_t as_int(const Value& value) {
-  if (const auto* number = std::get_if<int64_t>(&value)) return *number;
-  return 0;
-}
-std::string as_text(const Value& value) {
-  if (const auto* text = std::get_if<std::string>(&value)) return *text;
-  return "";
-}
-
 KernelCategory category_named(const std::string& name) {
   for (KernelCategory category : all_categories()) {
     if (name == category_name(category)) return category;
@@ -111,10 +102,10 @@ Result<std::vector<StoredProfile>> load_profiles(sqlite::Database& db, const std
   if (!run_id.empty()) params.push_back(run_id);
   std::map<std::pair<std::string, std::string>, StoredProfile> profiles;
   auto profile = [&](const Value& run, const Value& source) -> StoredProfile& {
-    StoredProfile& found = profiles[{as_text(run), as_text(source)}];
+    StoredProfile& found = profiles[{sqlite::text_of(run), sqlite::text_of(source)}];
     if (found.categories.empty()) {
-      found.run_id = as_text(run);
-      found.source = as_text(source);
+      found.run_id = sqlite::text_of(run);
+      found.source = sqlite::text_of(source);
       for (KernelCategory category : all_categories()) found.categories.push_back({category, 0});
     }
     return found;
@@ -126,7 +117,8 @@ Result<std::vector<StoredProfile>> load_profiles(sqlite::Database& db, const std
           ") GROUP BY run_id, source",
       run_id.empty() ? params : std::vector<Value>{run_id, run_id});
   if (!ranks) return ranks.status();
-  for (const auto& row : *ranks) profile(row[0], row[1]).ranks = static_cast<int>(as_int(row[2]));
+  for (const auto& row : *ranks)
+    profile(row[0], row[1]).ranks = static_cast<int>(sqlite::integer_of(row[2]));
 
   auto categories = db.query("SELECT run_id, source, category, SUM(total_ns) FROM p_kernels" +
                                  filter + " GROUP BY run_id, source, category",
@@ -134,9 +126,9 @@ Result<std::vector<StoredProfile>> load_profiles(sqlite::Database& db, const std
   if (!categories) return categories.status();
   for (const auto& row : *categories) {
     StoredProfile& found = profile(row[0], row[1]);
-    KernelCategory category = category_named(as_text(row[2]));
+    KernelCategory category = category_named(sqlite::text_of(row[2]));
     for (CategoryTime& time : found.categories) {
-      if (time.category == category) time.total_ns += as_int(row[3]);
+      if (time.category == category) time.total_ns += sqlite::integer_of(row[3]);
     }
   }
   auto ranges = db.query(
@@ -147,12 +139,12 @@ Result<std::vector<StoredProfile>> load_profiles(sqlite::Database& db, const std
   if (!ranges) return ranges.status();
   for (const auto& row : *ranges) {
     RangeTime range;
-    range.domain = as_text(row[2]);
-    range.name = as_text(row[3]);
-    range.total_ns = as_int(row[4]);
-    range.instances = as_int(row[5]);
-    range.min_ns = as_int(row[6]);
-    range.max_ns = as_int(row[7]);
+    range.domain = sqlite::text_of(row[2]);
+    range.name = sqlite::text_of(row[3]);
+    range.total_ns = sqlite::integer_of(row[4]);
+    range.instances = sqlite::integer_of(row[5]);
+    range.min_ns = sqlite::integer_of(row[6]);
+    range.max_ns = sqlite::integer_of(row[7]);
     profile(row[0], row[1]).ranges.push_back(std::move(range));
   }
   std::vector<StoredProfile> result;

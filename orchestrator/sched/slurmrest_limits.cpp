@@ -32,10 +32,6 @@ std::optional<int> limit_at(const json& value, std::initializer_list<const char*
   return static_cast<int>(node->get<long long>());
 }
 
-void keep_tighter(std::optional<SubmitLimit>& tightest, int jobs, const std::string& source) {
-  if (!tightest || jobs < tightest->jobs) tightest = SubmitLimit{jobs, source};
-}
-
 }  // namespace
 
 std::optional<SubmitLimit> rest_submit_limit(const json& associations, const json& qos,

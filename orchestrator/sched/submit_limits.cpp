@@ -34,11 +34,11 @@ std::optional<int> limit_value(const std::string& text) {
   return *value;
 }
 
+}  // namespace
+
 void keep_tighter(std::optional<SubmitLimit>& tightest, int jobs, const std::string& source) {
   if (!tightest || jobs < tightest->jobs) tightest = SubmitLimit{jobs, source};
 }
-
-}  // namespace
 
 std::optional<int> parse_max_array_size(const std::string& scontrol_config) {
   for (const std::string& line : lines_of(scontrol_config)) {

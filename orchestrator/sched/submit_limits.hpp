@@ -23,6 +23,9 @@ struct SubmitLimit {
   std::string source;  // "MaxSubmitJobs=2 for user root", "MaxSubmitPU=5 of QOS normal"
 };
 
+// Keeps `jobs` (from `source`) when no limit is held yet or it is tighter than the one held.
+void keep_tighter(std::optional<SubmitLimit>& tightest, int jobs, const std::string& source);
+
 // MaxArraySize from `scontrol show config`; nothing when the line is missing.
 std::optional<int> parse_max_array_size(const std::string& scontrol_config);
 

@@ -11,6 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/core/ascii_case.hpp"
+
 namespace scalestudy::fetch::testing {
 namespace {
 
@@ -22,13 +24,6 @@ bool send_all(int connection, const char* data, size_t length) {
     length -= static_cast<size_t>(sent);
   }
   return true;
-}
-
-std::string lowercase(std::string text) {
-  for (auto& character : text) {
-    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
-  }
-  return text;
 }
 
 }  // namespace
@@ -106,7 +101,7 @@ void LoopbackHttpServer::handle(int connection) {
   Request request{path, ""};
   while (std::getline(lines, line) && line != "\r") {
     auto colon = line.find(':');
-    if (colon != std::string::npos && lowercase(line.substr(0, colon)) == "range") {
+    if (colon != std::string::npos && ascii_lowercase(line.substr(0, colon)) == "range") {
       request.range = line.substr(colon + 1);
       while (!request.range.empty() &&
              std::isspace(static_cast<unsigned char>(request.range.front())))

@@ -4,6 +4,7 @@
 
 #include "orchestrator/results/ingest/ingest.hpp"
 #include "orchestrator/results/report/report.hpp"
+#include "tests/results/built_report.hpp"
 #include "tests/results/fixture.hpp"
 
 using namespace scalestudy;
@@ -36,15 +37,6 @@ void place(const StudyFixture& study, const std::string& run_id, const std::stri
       "started_at, ended_at) VALUES (?, 1, ?, NULL, ?, '2026-01-01T10:00:00', ?, ?)",
       {run_id, "7+" + run_id, nodes, started, ended});
   REQUIRE_MESSAGE(stored.is_ok(), stored.status().message());
-}
-
-Report report_of(const StudyFixture& study) {
-  REQUIRE(ingest_study(study.db_path()).is_ok());
-  auto db = sqlite::Database::open(study.db_path());
-  REQUIRE(db.is_ok());
-  auto report = build_report(*db);
-  REQUIRE_MESSAGE(report.is_ok(), report.status().message());
-  return *report;
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) {
+PreparedRun packed_run(const fs::path& dir, const std::string& run_id, int nodes) {
   PreparedRun run = scalestudy::sched_testing::prepared_run(
       dir, "demo", run_id,
       "#!/bin/bash\n#SBATCH --job-name=demo-" + run_id +
@@ -35,8 +35,8 @@ PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) 
 }
 
 std::vector<PreparedRun> ladder(const fs::path& dir) {
-  return {prepared(dir, "a1", 1), prepared(dir, "a2", 1), prepared(dir, "b1", 2),
-          prepared(dir, "b2", 2), prepared(dir, "c1", 4), prepared(dir, "c2", 4)};
+  return {packed_run(dir, "a1", 1), packed_run(dir, "a2", 1), packed_run(dir, "b1", 2),
+          packed_run(dir, "b2", 2), packed_run(dir, "c1", 4), packed_run(dir, "c2", 4)};
 }
 
 // The packed job of all `runs` with the slurm.time sum of a serial plan (6 x 3 minutes, and
@@ -220,8 +220,8 @@ TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of
   // A 2-node run, then 1-node runs two at a time: how long they take depends on which
   // pairs up, so a plan simulated in another order than the wrapper's would differ.
   fs::path dir = testing::scratch_dir("packed_plan_order");
-  std::vector<PreparedRun> runs = {prepared(dir, "wide", 2)};
-  for (int i = 0; i < 6; ++i) runs.push_back(prepared(dir, "narrow" + std::to_string(i), 1));
+  std::vector<PreparedRun> runs = {packed_run(dir, "wide", 2)};
+  for (int i = 0; i < 6; ++i) runs.push_back(packed_run(dir, "narrow" + std::to_string(i), 1));
   const int minutes[] = {1, 2, 13, 3, 21, 5, 8};
   for (size_t i = 0; i < runs.size(); ++i) runs[i].spec.slurm.time_limit_minutes = minutes[i];
   std::vector<const RunSpec*> specs;

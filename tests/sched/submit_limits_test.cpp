@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-PreparedRun prepared(const fs::path& dir, const std::string& run_id, int nodes) {
+PreparedRun wave_run(const fs::path& dir, const std::string& run_id, int nodes) {
   return scalestudy::sched_testing::prepared_run(dir, "waves", run_id,
                                                  "#!/bin/bash\n#SBATCH --job-name=" + run_id +
                                                      "\n#SBATCH --nodes=" + std::to_string(nodes) +
@@ -118,7 +118,7 @@ TEST_CASE("a wave submits what fits and defers the rest with the limit as the re
   fs::path dir = fs::temp_directory_path() / "scalestudy_submit_waves";
   fs::remove_all(dir);
   std::vector<PreparedRun> runs;
-  for (const char* id : {"a", "b", "c", "d", "e"}) runs.push_back(prepared(dir, id, 1));
+  for (const char* id : {"a", "b", "c", "d", "e"}) runs.push_back(wave_run(dir, id, 1));
   BatchOptions options;
   options.array_script_dir = (dir / "arrays").string();
   WaveCapacity capacity;
@@ -156,7 +156,7 @@ TEST_CASE("an array the limit refuses whole goes run by run until the limit refu
   fs::path dir = fs::temp_directory_path() / "scalestudy_submit_refused_array";
   fs::remove_all(dir);
   std::vector<PreparedRun> runs;
-  for (const char* id : {"a", "b", "c", "d"}) runs.push_back(prepared(dir, id, 1));
+  for (const char* id : {"a", "b", "c", "d"}) runs.push_back(wave_run(dir, id, 1));
   BatchOptions options;
   options.array_script_dir = (dir / "arrays").string();
   options.extra_sbatch_args = {"--hold"};

@@ -6,7 +6,6 @@
 namespace scalestudy::results {
 namespace {
 
-constexpr double kNormalQuantile975 = 1.960;
 constexpr double kNormalQuantile80 = 0.842;
 
 }  // namespace

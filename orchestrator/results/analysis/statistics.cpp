@@ -18,7 +18,6 @@ struct TRow {
   double quantile;
 };
 constexpr TRow kTLargeRows[] = {{30, 2.042}, {40, 2.021}, {60, 2.000}, {120, 1.980}};
-constexpr double kNormalQuantile975 = 1.960;
 
 }  // namespace
 

@@ -8,6 +8,9 @@
 
 namespace scalestudy::results {
 
+// The standard normal's 0.975 quantile: two-sided 95% bounds for large samples.
+inline constexpr double kNormalQuantile975 = 1.960;
+
 struct Summary {
   int count = 0;
   double median = 0, min = 0, max = 0, mean = 0;

@@ -1,0 +1,17 @@
+// ASCII case folding for names that protocols and file systems compare without case (HTTP
+// header names, digest prefixes, image extensions). Locale-free and stateless.
+#pragma once
+
+#include <cctype>
+#include <string>
+
+namespace scalestudy {
+
+inline std::string ascii_lowercase(std::string text) {
+  for (auto& character : text) {
+    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
+  }
+  return text;
+}
+
+}  // namespace scalestudy
