@@ -49,3 +49,20 @@ function(scalestudy_add_doctest name)
     set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT})
   endif()
 endfunction()
+
+# scalestudy_tests_take_a_core(): called at the end of each folder that adds tests. Every
+# test of the folder but the SLURM clusters' suites and fixtures takes one slot of the "cores" resource.
+# scripts/test.sh runs ctest with one such slot per core and a job more than the cores for
+# each cluster, so the cluster suites, which mostly wait on the scheduler (time limits,
+# polls, requeues), run beside as many CPU-bound tests as there are cores instead of
+# holding one core's turn.
+# Without a resource spec ctest ignores the slots.
+function(scalestudy_tests_take_a_core)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} RESOURCE_LOCK lock)
+    if(NOT lock MATCHES "^slurm_cluster")
+      set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "cores:1")
+    endif()
+  endforeach()
+endfunction()

@@ -2,8 +2,9 @@
 # The whole test suite on a fresh Debian machine: installs dependencies (and Apache Otava
 # from PyPI for the change point cross-check, scripts/otava-venv.sh, the pinned PyTorch
 # wheel, scripts/torch-venv.sh, and the Python package's pinned pandas, matplotlib, MLflow
-# and Jupyter, scripts/python-venv.sh), builds, and runs
-# every CTest suite (unit, integration, and the local SLURM cluster's when run as root).
+# and Jupyter, scripts/python-venv.sh; these three while the build compiles), builds, and
+# runs every CTest suite (unit, integration, and the local SLURM clusters' when run as
+# root; docs/building.md).
 # Then builds every target again with -DSCALESTUDY_CUDA=ON against the pinned PyTorch
 # wheel's LibTorch (scripts/build-cuda.sh: compile and link, no GPU needed) and runs the
 # GPU path's CPU suites from that build, then the GPU validation kit's checks on it
@@ -21,17 +22,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
-# Apache Otava for the change point cross-check; without it that one test fails, saying so.
-bash scripts/otava-venv.sh || echo "test.sh: no Apache Otava venv; its cross-check will fail"
-# The pinned PyTorch wheel (the CUDA build's LibTorch, and the GPT example's DDP and FSDP2
-# test); without it that test fails, saying so.
-bash scripts/torch-venv.sh || echo "test.sh: no PyTorch venv; the GPT example's test will fail"
-# pandas, matplotlib, MLflow, nbclient and ipykernel for the Python package's suites
-# (tests/python); without them those suites fail, saying so.
-bash scripts/python-venv.sh || echo "test.sh: no Python package venv; tests/python will fail"
+# The virtual environments download and unpack (network and disk, about 6 GB) while the
+# build compiles; the tests wait for them. Each one missing fails only its tests, saying so:
+# Apache Otava, the change point cross-check; the pinned PyTorch wheel, the CUDA build's
+# LibTorch and the GPT example's DDP and FSDP2 test; pandas, matplotlib, MLflow, nbclient
+# and ipykernel, the Python package's suites (tests/python).
+venvs_log=$(mktemp)
+{
+  bash scripts/otava-venv.sh || echo "test.sh: no Apache Otava venv; its cross-check will fail"
+  bash scripts/torch-venv.sh || echo "test.sh: no PyTorch venv; the GPT example's test will fail"
+  bash scripts/python-venv.sh || echo "test.sh: no Python package venv; tests/python will fail"
+} >"$venvs_log" 2>&1 &
+venvs=$!
 build_dir=${SCALESTUDY_BUILD_DIR:-build}
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALESTUDY_TESTS=ON
-cmake --build "$build_dir" -j "$(nproc)"
+build_status=0
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALESTUDY_TESTS=ON &&
+  cmake --build "$build_dir" -j "$(nproc)" || build_status=$?
+wait "$venvs"
+cat "$venvs_log"
+rm -f "$venvs_log"
+[ "$build_status" = 0 ] || exit "$build_status"
 tests_status=0
 junit_files=()
 # ctest_run BUILD_DIR NAME ARGS...: ctest with a JUnit record (BUILD_DIR/NAME.junit.xml) of
@@ -46,7 +56,17 @@ ctest_run() {
   [ ! -f "$dir/$name.junit.xml" ] || junit_files+=("$dir/$name.junit.xml")
   return "$status"
 }
-ctest_run "$build_dir" all -j "$(nproc)" "$@" || tests_status=$?
+# Every test but the SLURM clusters' suites takes one of the cores' slots
+# (scalestudy_tests_take_a_core, cmake/ScalestudyTest.cmake); ctest runs one job more than
+# there are cores for each of the two clusters (tests/sched/CMakeLists.txt), so their
+# suites, which mostly wait on the scheduler, run beside as many CPU-bound tests as there
+# are cores.
+cores=$(nproc)
+resource_spec=$(cd "$build_dir" && pwd)/ctest-resources.json
+printf '{"version": {"major": 1, "minor": 0}, "local": [{"cores": [{"id": "host", "slots": %d}]}]}\n' \
+  "$cores" >"$resource_spec"
+ctest_run "$build_dir" all -j "$((cores + 2))" --resource-spec-file "$resource_spec" "$@" ||
+  tests_status=$?
 if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
   # A compile or link error there fails the suite like a failed test. The cap only guards
   # against a hang: on 2 cores the build takes about 20 minutes (docs/gpu.md).
