@@ -104,8 +104,6 @@ def learning_failures(losses, accuracies, args):
     the training losses fell (loss_fall_failures) and the best accuracy beats chance by the
     margin."""
     failures = loss_fall_failures(losses, args)
-    if len(losses) < 2 or not all_finite(losses):
-        return failures
     measured = [accuracy for accuracy in accuracies if accuracy is not None]
     chance = 1 / args.classes
     if not measured or max(measured) <= chance + args.margin:

@@ -233,12 +233,28 @@ def run_cpp_lm(binary, batch, preset, precision, steps, warmup, device):
     return {"tokens_per_s": rate}
 
 
+def rate_columns(unit, compile_modes):
+    """The columns rate_cells fills, rates in `unit` per second."""
+    return ([f"python {unit}/s", f"C++ {unit}/s", "C++/py"]
+            + [f"compile-{m} {unit}/s" for m in compile_modes]
+            + [f"C++/compile-{m}" for m in compile_modes] + ["MFU C++", "MFU py"])
+
+
+def rate_cells(key, python, cpp, compiled, flops_per_item, peak):
+    """A row's rates (`key` of each run's summary): Python eager, C++ and their ratio; each
+    compiled mode and C++ against it; the MFU of C++ and of Python at `peak` TFLOP/s."""
+    cells = [f"{python[key]:.0f}", f"{cpp[key]:.0f}", f"{cpp[key] / python[key]:.2f}"]
+    cells += [f"{c[key]:.0f}" for c in compiled]
+    cells += [f"{cpp[key] / c[key]:.2f}" for c in compiled]
+    cells += [f"{100 * rate * flops_per_item / (peak * 1e12):.1f}%" if peak else "n/a"
+              for rate in (cpp[key], python[key])]
+    return cells
+
+
 def lm_table(args, compile_modes):
     """The LM rows: (columns, rows, note)."""
     binary = args.lm_binary or os.path.join(os.path.dirname(args.binary), "scalestudy-lm")
-    columns = ["LM batch", "precision", "python tok/s", "C++ tok/s", "C++/py"]
-    columns += [f"compile-{m} tok/s" for m in compile_modes]
-    columns += [f"C++/compile-{m}" for m in compile_modes] + ["MFU C++", "MFU py"]
+    columns = ["LM batch", "precision"] + rate_columns("tok", compile_modes)
     rows = []
     for batch in (int(b) for b in args.lm_batches.split(",")):
         python, cpp = interleaved(
@@ -250,13 +266,9 @@ def lm_table(args, compile_modes):
             rate="tokens_per_s")
         compiled = [run_python_lm(batch, args.lm_preset, args.lm_precision, mode, args.steps,
                                   args.warmup_steps, args.device) for mode in compile_modes]
-        row = [str(batch), args.lm_precision, f"{python['tokens_per_s']:.0f}",
-               f"{cpp['tokens_per_s']:.0f}", f"{cpp['tokens_per_s'] / python['tokens_per_s']:.2f}"]
-        row += [f"{c['tokens_per_s']:.0f}" for c in compiled]
-        row += [f"{cpp['tokens_per_s'] / c['tokens_per_s']:.2f}" for c in compiled]
-        peak = peak_tflops(python["device"], args.lm_precision)
-        row += [f"{100 * rate * python['flops_per_token'] / (peak * 1e12):.1f}%" if peak else "n/a"
-                for rate in (cpp["tokens_per_s"], python["tokens_per_s"])]
+        row = [str(batch), args.lm_precision]
+        row += rate_cells("tokens_per_s", python, cpp, compiled, python["flops_per_token"],
+                          peak_tflops(python["device"], args.lm_precision))
         rows.append(row)
         print(" | ".join(row), flush=True)
     note = (f"LM: preset {args.lm_preset} ({python['parameters']:,} parameters); device: "
@@ -279,9 +291,7 @@ def resnet_table(args, compile_modes):
     """The cross-check, then the ResNet-18 rows: (columns, rows, note)."""
     tolerance = args.loss_tolerance or LOSS_TOLERANCE[args.device]
     cross_check(args.binary, tolerance, args.device, args.cross_check_batch)
-    columns = ["batch", "precision", "python img/s", "C++ img/s", "C++/py"]
-    columns += [f"compile-{m} img/s" for m in compile_modes] + [f"C++/compile-{m}" for m in compile_modes]
-    columns += ["MFU C++", "MFU py"]
+    columns = ["batch", "precision"] + rate_columns("img", compile_modes)
     rows = []
     for batch in (int(b) for b in args.batches.split(",")):
         for precision in args.precisions.split(","):
@@ -292,18 +302,13 @@ def resnet_table(args, compile_modes):
                                    args.device, args.python_optimizer),
                 lambda: run_cpp(args.binary, batch, precision, args.steps, args.warmup_steps,
                                 graph, args.cpp_flags.split(), args.device))
-            row = [str(batch), precision + (" graph" if graph else ""),
-                   f"{python['images_per_s']:.0f}", f"{cpp['images_per_s']:.0f}",
-                   f"{cpp['images_per_s'] / python['images_per_s']:.2f}"]
             compiled = [run_python(batch, precision, mode, args.steps, args.warmup_steps, False,
                                    args.device, args.python_optimizer)
                         for mode in compile_modes]
-            row += [f"{c['images_per_s']:.0f}" for c in compiled]
-            row += [f"{cpp['images_per_s'] / c['images_per_s']:.2f}" for c in compiled]
-            peak = peak_tflops(python["device"], precision)
             train_flops_per_image = 3 * 2 * python["forward_macs"]
-            row += [f"{100 * rate * train_flops_per_image / (peak * 1e12):.1f}%" if peak else "n/a"
-                    for rate in (cpp["images_per_s"], python["images_per_s"])]
+            row = [str(batch), precision + (" graph" if graph else "")]
+            row += rate_cells("images_per_s", python, cpp, compiled, train_flops_per_image,
+                              peak_tflops(python["device"], precision))
             rows.append(row)
             print(" | ".join(row), flush=True)
     note = (f"device: {python['device']}; torch {python['torch_version']}; Python SGD: "

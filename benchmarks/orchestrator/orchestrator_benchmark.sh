@@ -27,6 +27,8 @@ done
 [ ${#bins[@]} -gt 0 ] || { sed -n 2,10p "$0" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scalestudy-orchestrator-benchmark.XXXXXX")
+# shellcheck source=timed_command.sh
+source "$here/timed_command.sh"
 trap 'rm -rf "$work"' EXIT
 # A private flag-description cache: the first plan of each build fills it, the rounds hit it.
 export XDG_CACHE_HOME=$work/cache
@@ -34,12 +36,7 @@ export XDG_CACHE_HOME=$work/cache
 timed() {  # LABEL BIN_INDEX COMMAND...: appends the wall seconds and peak MB as samples
   local label=$1 index=$2 seconds kilobytes
   shift 2
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
-    echo "$label failed with ${bins[$index]}:" >&2
-    tail -n 20 "$work/err" >&2
-    exit 1
-  }
-  read -r seconds kilobytes <"$work/time"
+  time_command "$label with ${bins[$index]}" "$@"
   printf '%s\t[%s] s\t%s\n%s\t[%s] peak MB\t%s\n' "$label" "$index" "$seconds" "$label" \
     "$index" "$((kilobytes / 1024))" >>"$work/samples"
 }

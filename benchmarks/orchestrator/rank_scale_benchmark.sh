@@ -29,18 +29,15 @@ done
 [ -d "$recorded" ] || { echo "no recorded study at $recorded: skipped" >&2; exit 77; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/scalestudy-rank-scale.XXXXXX")
+# shellcheck source=timed_command.sh
+source "$here/timed_command.sh"
 trap 'rm -rf "$work"' EXIT
 study=lm-gpt2-small-h100
 
 timed() {  # ROW LABEL COMMAND...: appends the wall seconds as a sample; peak MB for ingest
   local row=$1 label=$2 seconds kilobytes
   shift 2
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$work/out" 2>"$work/err" || {
-    echo "$row: $label failed:" >&2
-    tail -n 20 "$work/err" >&2
-    exit 1
-  }
-  read -r seconds kilobytes <"$work/time"
+  time_command "$row: $label" "$@"
   printf '%s\t%s [s]\t%s\n' "$row" "$label" "$seconds" >>"$work/samples"
   if [ "$label" = ingest ]; then
     printf '%s\tingest [ms/rank]\t%s\n' "$row" \

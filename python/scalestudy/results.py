@@ -24,18 +24,14 @@ import pandas as pd
 
 from . import cli as _cli
 from . import schema as _schema
+from .record import EPOCH_COLUMNS, STEP_COLUMNS, TELEMETRY_COLUMNS
 
 # The columns read whole from each table, checked against the schema at import: a column
-# added to the schema (or here) alone fails the import and tests/python.
+# added to the schema (or here) alone fails the import and tests/python. The steps', epochs'
+# and telemetry's are every column the recording module writes.
 RUN_COLUMNS = ("run_id", "workload", "rank", "local_rank", "world_size", "host", "device",
                "backend", "config_json", "started_at", "finished_at", "status",
                "failure_reason")
-STEP_COLUMNS = ("global_step", "epoch", "warmup", "samples", "data_ms", "forward_ms",
-                "backward_ms", "comm_exposed_ms", "optimizer_ms", "step_ms", "loss")
-EPOCH_COLUMNS = ("epoch", "lr", "train_loss", "train_acc", "val_loss", "val_acc",
-                 "samples_per_s", "epoch_s")
-TELEMETRY_COLUMNS = ("t_s", "cpu_rss_bytes", "gpu_util_pct", "gpu_mem_used_bytes",
-                     "gpu_power_w", "gpu_temp_c")
 KEYS = ("run_id", "rank")
 READ_RUN_COLUMNS = {"run": RUN_COLUMNS, "steps": STEP_COLUMNS, "epochs": EPOCH_COLUMNS,
                     "telemetry": TELEMETRY_COLUMNS}

@@ -64,7 +64,6 @@ void set_peak(const RunCeilings& first, PointCeilings& point) {
                                            first.system_gpu_model + ", not " + point.device + ")"
                                      : "";
   if (first.gpu_model.empty()) {
-    point.device = "cpu";
     point.peak_note = "CPU: no datasheet peak" + not_system;
     return;
   }
