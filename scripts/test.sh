@@ -69,7 +69,7 @@ ctest_run "$build_dir" all -j "$((cores + 2))" --resource-spec-file "$resource_s
   tests_status=$?
 if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
   # A compile or link error there fails the suite like a failed test. The cap only guards
-  # against a hang: on 2 cores the build takes about 20 minutes (docs/gpu.md).
+  # against a hang: on 2 cores the build takes about 3 minutes (docs/building.md).
   started=$SECONDS
   cuda_status=0
   timeout "${SCALESTUDY_CUDA_BUILD_TIMEOUT_S:-2700}" bash scripts/build-cuda.sh || cuda_status=$?
