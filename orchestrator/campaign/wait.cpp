@@ -11,19 +11,6 @@
 #include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::campaign {
-namespace {
-
-// Marks packed run `run` dropped, so its wrapper never starts it, then says whether its step
-// may have started (and so the scheduler must stop it: the wrapper marks a step started
-// before it looks for the dropped mark, so one of the two sees the other).
-bool packed_run_may_be_running(const RunRecord& run) {
-  sched::mark_packed_run_dropped(run.out_dir, run.job_id);
-  const sched::PackedRunMarks marks = sched::read_packed_run_marks(run.out_dir, run.job_id);
-  return marks.started && !marks.finished_exit_code;
-}
-
-}  // namespace
-
 Result<StudyProgress> study_progress(StudyState& state) {
   StudyProgress progress;
   auto study = state.study();
@@ -117,10 +104,15 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
     auto scheduler = sched::make_scheduler(members.front()->scheduler, context,
                                            run_scheduler_values(*members.front()));
     if (!scheduler) return scheduler.status();
+    // A packed run is marked dropped: its wrapper never starts it, or stops its step (a
+    // step cannot be cancelled through every backend; its allocation's other runs go on).
     std::vector<std::string> job_ids;
     for (const RunRecord* run : members) {
-      if (sched::is_packed_job_id(run->job_id) && !packed_run_may_be_running(*run)) continue;
-      job_ids.push_back(run->job_id);
+      if (sched::is_packed_job_id(run->job_id)) {
+        sched::mark_packed_run_dropped(run->out_dir, run->job_id);
+      } else {
+        job_ids.push_back(run->job_id);
+      }
     }
     if (Status stopped = (*scheduler)->cancel(job_ids); !stopped) return stopped;
     for (const RunRecord* run : members) {

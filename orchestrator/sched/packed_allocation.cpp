@@ -111,9 +111,28 @@ pick() {
   done
   ((${#picked[@]} == run_nodes[i]))
 }
+# Stops the steps of run $1 (its script runs as process $2) once `scalestudy cancel` drops
+# it, looking every 2 s: the wrapper cancels its own steps for every backend, because
+# slurmrestd cannot cancel one step (DELETE .../job/J.S ends the whole job).
+stop_when_dropped() {
+  local i=$1 script=$2 steps told=0
+  while kill -0 "$script" 2>/dev/null; do
+    if [ -e "$(mark "$i" dropped)" ]; then
+      steps=$(scontrol -o show step "$SLURM_JOB_ID" 2>/dev/null | awk -v name="Name=${run_names[i]}" \
+        '{ for (f = 2; f <= NF; f++) if ($f == name) { sub(/^StepId=/, "", $1); print $1 } }')
+      if [ -n "$steps" ]; then
+        ((told)) || echo "step $i: run ${run_names[i]} was cancelled: stopping" $steps
+        told=1
+        scancel $steps
+      fi
+    fi
+    sleep 2
+  done
+}
 # Starts run $1 as a step on the picked hosts, marked started first and finished with its
 # exit status as it ends; false (nothing started) when it was dropped meanwhile: a
-# `scalestudy cancel` writes its dropped mark, then looks for its started one.
+# `scalestudy cancel` writes its dropped mark, and a run dropped after its start is stopped
+# by stop_when_dropped.
 start() {
   local i=$1 n names=()
   : >"$(mark "$i" started)"
@@ -133,8 +152,14 @@ start() {
   {
     SCALESTUDY_STEP_NODES="$step_nodes" SCALESTUDY_STEP_INDEX=$i \
       SCALESTUDY_STEP_OPTIONS="${step_sizing[i]} --nodelist=$step_nodes --exclusive --job-name=${run_names[i]}" \
-      /bin/bash "${run_scripts[i]}" >>"${run_dirs[i]}/slurm-${SLURM_JOB_ID}.out" 2>&1
-    echo $? >"$finished.tmp" && mv "$finished.tmp" "$finished"
+      /bin/bash "${run_scripts[i]}" >>"${run_dirs[i]}/slurm-${SLURM_JOB_ID}.out" 2>&1 &
+    local script=$! status watcher
+    stop_when_dropped "$i" "$script" &
+    watcher=$!
+    wait "$script"
+    status=$?
+    kill "$watcher" 2>/dev/null
+    echo $status >"$finished.tmp" && mv "$finished.tmp" "$finished"
   } &
   hosts_of_step[$!]="${picked[*]}"
   running=$((running + 1))
@@ -371,22 +396,6 @@ std::vector<std::string> packed_sacct_argv(const std::vector<std::string>& job_i
           "-j",    joined, "--format=JobID,JobName,State,ExitCode,NodeList,Submit,Start,End"};
 }
 
-std::map<std::string, std::string> packed_run_steps(const std::string& squeue_steps,
-                                                    const std::vector<std::string>& job_ids) {
-  std::map<std::string, std::string> step_of_job;
-  std::stringstream lines(squeue_steps);
-  for (std::string line; std::getline(lines, line);) {
-    auto fields = parsable_fields(line);
-    if (fields.size() < 2) continue;
-    const std::string& step_id = fields[0];
-    const std::string job_id = packed_run_job_id(step_id.substr(0, step_id.find('.')), fields[1]);
-    if (std::find(job_ids.begin(), job_ids.end(), job_id) != job_ids.end()) {
-      step_of_job[job_id] = step_id;
-    }
-  }
-  return step_of_job;
-}
-
 std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sacct_output) {
   std::map<std::string, AllocationRecord> allocations;
   std::stringstream lines(sacct_output);
@@ -424,7 +433,15 @@ std::map<std::string, JobStatus> packed_run_states(
     std::optional<JobStatus> status;
     if (step != nullptr) {
       status = make_slurm_status(step->state, step->exit_code, "");
-      if (status) {
+      if (status && is_terminal(status->state) && status->state != JobState::kCompleted &&
+          job.state.rfind("REQUEUE", 0) == 0) {
+        // SLURM requeued the allocation (a node failure, scontrol requeue) and still lists
+        // the steps the requeue ended: the run starts again when the allocation does, or,
+        // had it finished, settles by its mark when the allocation ends.
+        status =
+            JobStatus{JobState::kPending, std::nullopt,
+                      "allocation " + allocation_id + " was requeued; the run starts again in it"};
+      } else if (status) {
         status->placement = {step->step_id, step->node_list, job.queued_at, step->started_at,
                              step->ended_at};
       }

@@ -64,11 +64,6 @@ std::string packed_run_job_id(const std::string& allocation_id, const std::strin
 bool is_packed_job_id(const std::string& job_id);
 std::string packed_allocation_id(const std::string& job_id);
 
-// The running step of each packed run of `job_ids` that `squeue -h -s -o "%i|%j"` lists:
-// job id ("J+run") -> step id ("J.4"), found by the step's name, the run id.
-std::map<std::string, std::string> packed_run_steps(const std::string& squeue_steps,
-                                                    const std::vector<std::string>& job_ids);
-
 // What the accounting database says of one packed allocation and its steps (sacct, or
 // slurmrestd's /slurmdb/…/job): states as SLURM names them, times as the scheduler gives
 // them, "" where there are none yet.
@@ -91,7 +86,8 @@ std::vector<std::string> packed_sacct_argv(const std::vector<std::string>& job_i
 std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sacct_output);
 
 // The state of each packed run: its step's state, exit code and placement; PENDING while
-// its turn has not come; for a run whose allocation ended before it started, that ending
+// its turn has not come, or while its requeued allocation still lists the step the requeue
+// ended; for a run whose allocation ended before it started, that ending
 // (TIMEOUT, ...) with a reason saying so. Ids of allocations not (yet) known are left out.
 std::map<std::string, JobStatus> packed_run_states(
     const std::map<std::string, AllocationRecord>& allocations,

@@ -6,7 +6,8 @@
 //   recorded     the study database holds the run under this allocation (the submitter, or
 //                any later submit or wait that finds the record); the wrapper starts the
 //                run's step only then
-//   dropped      the run is never to start here: not recorded, or cancelled
+//   dropped      the run is never to start here: not recorded, or cancelled (the wrapper
+//                stops the step of a run cancelled after its start)
 //   started      the wrapper is starting the run's step
 //   finished     the step has ended; holds its exit status
 //   not-reached  the wrapper will not start the run: its time is up, or no record came

@@ -93,6 +93,8 @@ class Scheduler {
   // The current state of each job the scheduler still knows; unknown ids are left out.
   virtual Result<std::map<std::string, JobStatus>> poll(
       const std::vector<std::string>& job_ids) = 0;
+  // Cancels whole jobs. A packed run is no job of its own: `scalestudy cancel` marks it
+  // dropped and its allocation's wrapper stops it (packed_run_marks.hpp).
   virtual Status cancel(const std::vector<std::string>& job_ids) = 0;
 };
 

@@ -3,9 +3,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <set>
-#include <thread>
 
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/batch_jobs.hpp"
@@ -21,9 +19,6 @@ std::string join(const std::set<std::string>& items) {
   for (const auto& item : items) joined += (joined.empty() ? "" : ",") + item;
   return joined;
 }
-
-// How often cancel looks for the step of a packed run that is just starting, a second apart.
-constexpr int kStepLookups = 10;
 
 }  // namespace
 
@@ -152,30 +147,10 @@ Result<std::map<std::string, JobStatus>> SlurmScheduler::poll(
   return states;
 }
 
-// A packed run is cancelled as its own job step (scancel J.S), never with its allocation,
-// whose other runs go on. The caller has marked it dropped, so a run without a step never
-// starts; one just starting (marked started) is looked for a few times.
 Status SlurmScheduler::cancel(const std::vector<std::string>& job_ids) {
-  std::set<std::string> targets, packed_runs;
-  for (const auto& job_id : job_ids) {
-    (is_packed_job_id(job_id) ? packed_runs : targets).insert(job_id);
-  }
-  for (int tries = 0; !packed_runs.empty() && tries < kStepLookups; ++tries) {
-    if (tries > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
-    const std::vector<std::string> wanted(packed_runs.begin(), packed_runs.end());
-    const std::vector<std::string> allocations = packed_allocation_ids(wanted);
-    auto listed = run_command(
-        {"squeue", "-h", "-s", "-o", "%i|%j", "-j", join({allocations.begin(), allocations.end()})},
-        true);
-    if (!listed) return listed.status();
-    for (const auto& [job_id, step_id] : packed_run_steps(*listed, wanted)) {
-      targets.insert(step_id);
-      packed_runs.erase(job_id);
-    }
-  }
-  if (targets.empty()) return Status::ok();
+  if (job_ids.empty()) return Status::ok();
   std::vector<std::string> argv = {"scancel"};
-  argv.insert(argv.end(), targets.begin(), targets.end());
+  argv.insert(argv.end(), job_ids.begin(), job_ids.end());
   return run_command(argv, false).status();
 }
 

@@ -322,7 +322,7 @@ std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& an
   if (!answer.contains("jobs") || !answer["jobs"].is_array()) return allocations;
   for (const auto& job : answer["jobs"]) {
     const std::string id = std::to_string(job.value("job_id", 0LL));
-    AllocationRecord& allocation = allocations[id];
+    AllocationRecord allocation;
     allocation.state = job.value("state", json::object()).value("current", "");
     json times = job.value("time", json::object());
     allocation.queued_at = rest_time(times.value("submission", json()));
@@ -338,6 +338,12 @@ std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& an
            step.value("nodes", json::object()).value("range", ""),
            rest_time(step_times.value("start", json())),
            rest_time(step_times.value("end", json()))});
+    }
+    // slurmrestd lists every run of a requeued job (sacct without --duplicates only the
+    // newest): the newest is the one queued last, the earlier ones' steps are history.
+    auto [known, fresh] = allocations.try_emplace(id, allocation);
+    if (!fresh && allocation.queued_at >= known->second.queued_at) {
+      known->second = std::move(allocation);
     }
   }
   return allocations;

@@ -214,9 +214,7 @@ Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
 }
 
 Status SlurmRestScheduler::cancel(const std::vector<std::string>& job_ids) {
-  std::set<std::string> jobs;  // a packed run is cancelled with its whole allocation
-  for (const auto& job_id : job_ids) jobs.insert(packed_allocation_id(job_id));
-  for (const auto& job_id : jobs) {
+  for (const auto& job_id : job_ids) {
     auto answer = call("DELETE", "/slurm/" + options_.rest_api_version + "/job/" + job_id);
     if (!answer) return answer.status();
     if (std::string errors = rest_errors(*answer); !errors.empty()) {

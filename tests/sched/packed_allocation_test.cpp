@@ -216,6 +216,48 @@ TEST_CASE("slurmrestd's accounting answer gives the same packed run states") {
   CHECK(states.at("10+b1").state == JobState::kPending);
 }
 
+// What sacct and slurmrestd showed on the local cluster for seconds after `scontrol
+// requeue` of an allocation whose third step was running: that step CANCELLED (signal 15)
+// beside the REQUEUED allocation, before its next start.
+TEST_CASE("a step ended by its allocation's requeue is pending: the run starts again in it") {
+  const std::string sacct =
+      "20|demo-packed|REQUEUED|0:0|node1|2026-01-01T10:00:00|2026-01-01T10:00:01|"
+      "2026-01-01T10:00:12\n"
+      "20.0|a1|COMPLETED|0:0|node1|2026-01-01T10:00:01|2026-01-01T10:00:01|2026-01-01T10:00:05\n"
+      "20.1|b1|FAILED|1:0|node1|2026-01-01T10:00:05|2026-01-01T10:00:05|2026-01-01T10:00:09\n"
+      "20.2|c1|CANCELLED|0:15|node1|2026-01-01T10:00:09|2026-01-01T10:00:09|"
+      "2026-01-01T10:00:12\n";
+  auto states = packed_run_states(parse_packed_sacct(sacct), {"20+a1", "20+b1", "20+c1"});
+  CHECK(states.at("20+a1").state == JobState::kCompleted);
+  // Ended by the requeue, or before it: their marks settle them when the allocation ends.
+  for (const char* run : {"20+b1", "20+c1"}) {
+    CAPTURE(run);
+    CHECK(states.at(run).state == JobState::kPending);
+    CHECK(states.at(run).reason == "allocation 20 was requeued; the run starts again in it");
+    CHECK_FALSE(states.at(run).never_started);
+  }
+}
+
+TEST_CASE("slurmrestd's list of a requeued allocation's runs: the newest one counts") {
+  // Both runs of allocation 21 as slurmrestd lists them after its requeue, oldest first:
+  // the first one's steps are history (sacct without --duplicates shows only the second).
+  auto answer = nlohmann::json::parse(R"({"jobs": [
+    {"job_id": 21, "state": {"current": "REQUEUED"}, "time": {"submission": 1767261600},
+     "steps": [{"step": {"id": 0, "name": "a1"}, "state": "COMPLETED",
+                "exit_code": {"return_code": 0}},
+               {"step": {"id": 1, "name": "b1"}, "state": "CANCELLED"}]},
+    {"job_id": 21, "state": {"current": "PENDING"}, "time": {"submission": 1767261612},
+     "steps": []}]})");
+  auto allocations = parse_rest_db_allocations(answer);
+  REQUIRE(allocations.count("21") == 1);
+  CHECK(allocations.at("21").state == "PENDING");
+  CHECK(allocations.at("21").steps.empty());
+  CHECK(packed_run_states(allocations, {"21+b1"}).at("21+b1").state == JobState::kPending);
+  // Listed newest first, the newest still counts.
+  std::swap(answer["jobs"][0], answer["jobs"][1]);
+  CHECK(parse_rest_db_allocations(answer).at("21").state == "PENDING");
+}
+
 TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of steps") {
   // A 2-node run, then 1-node runs two at a time: how long they take depends on which
   // pairs up, so a plan simulated in another order than the wrapper's would differ.
@@ -283,12 +325,6 @@ TEST_CASE("marks are read back from the run's folder for its allocation") {
   CHECK(fs::exists(dir / "packed-7.dropped"));
 }
 
-TEST_CASE("a packed run's step is found by its name among the allocation's steps") {
-  const auto steps =
-      packed_run_steps("12.0|a1\n12.1|b1\n12.batch|batch\n13.0|a1\n", {"12+b1", "13+a1", "12+c1"});
-  CHECK(steps == std::map<std::string, std::string>{{"12+b1", "12.1"}, {"13+a1", "13.0"}});
-}
-
 TEST_CASE("the wrapper marks steps as they happen and bounds its wait for records") {
   fs::path dir = testing::scratch_dir("packed_wrapper_marks");
   auto runs = ladder(dir);
@@ -303,4 +339,6 @@ TEST_CASE("the wrapper marks steps as they happen and bounds its wait for record
   CHECK(script.find("not-reached)\"; done") < script.find("while ((running > 0)); do reap; done"));
   // squeue's answer is checked itself, not date's.
   CHECK(script.find("date -d \"$(squeue") == std::string::npos);
+  // A run cancelled while it runs: the wrapper stops its step, watching from its start.
+  CHECK(script.find("stop_when_dropped \"$i\" \"$script\" &") != std::string::npos);
 }

@@ -622,8 +622,9 @@ std::string fault_study(const fs::path& dir, const std::string& name, const std:
 }
 
 ProcessResult submit_packed(const std::string& study, const std::string& results,
-                            const std::map<std::string, std::string>& environment = {}) {
-  return run_cli_with({"submit", study, "--scheduler", "slurm", "--results-dir", results},
+                            const std::map<std::string, std::string>& environment = {},
+                            const std::string& scheduler = "slurm") {
+  return run_cli_with({"submit", study, "--scheduler", scheduler, "--results-dir", results},
                       environment, 180'000);
 }
 
@@ -812,16 +813,20 @@ TEST_CASE("packed runs with different --mem get allocations of their own memory"
   CHECK(memories == std::set<std::string>{"300M", "600M"});
 }
 
+namespace {
+
 // Item 5: SLURM requeues the job (as after a node failure) once two runs completed: they are
-// not run again, the third runs, nothing is charged twice.
-TEST_CASE("a packed job requeued after two runs completed runs only the rest") {
-  REQUIRE_CLUSTER();
-  fs::path dir = cluster.work_dir() / "packed_requeue";
+// not run again, the third runs, nothing is charged twice. Polls while SLURM holds the
+// requeued job back see the step the requeue ended (sacct: CANCELLED beside the REQUEUED
+// job for seconds; slurmrestd: beside the job's next run too, until it starts): the run
+// is to start again, not over.
+void requeue_after_two_completed(const std::string& scheduler) {
+  fs::path dir = ClusterSession::get().work_dir() / ("packed_requeue_" + scheduler);
   fs::remove_all(dir);
   const std::string study =
       fault_study(dir, "requeued", "sleep_s: 4", 3, "pack: {policy: serial}\n");
   const std::string results = (dir / "results").string();
-  ProcessResult submitted = submit_packed(study, results);
+  ProcessResult submitted = submit_packed(study, results, {}, scheduler);
   INFO(submitted.stdout_text << submitted.stderr_text);
   REQUIRE(submitted.exit_code == 0);
   const std::string db = results + "/requeued.sqlite";
@@ -833,6 +838,15 @@ TEST_CASE("a packed job requeued after two runs completed runs only the rest") {
   auto requeued = run_process({{"scontrol", "requeue", job}, {}, 10'000});
   REQUIRE(requeued.is_ok());
   CHECK(requeued->succeeded());
+  for (int polls = 0; polls < 6; ++polls) {
+    status_of(study, results);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  for (const auto& run : query(db, "SELECT run_id, state, attempts FROM runs")) {
+    MESSAGE("after the requeue: " << run[0] << " " << run[1] << " attempts " << run[2]);
+    CHECK(run[1] != "CANCELLED");
+    CHECK(run[1] != "FAILED");
+  }
   // SLURM holds a requeued job back a while (its BeginTime): let it start again now.
   for (int tries = 0; tries < 20; ++tries) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
@@ -840,18 +854,10 @@ TEST_CASE("a packed job requeued after two runs completed runs only the rest") {
         run_process({{"scontrol", "update", "JobId=" + job, "StartTime=now"}, {}, 10'000});
     if (updated.is_ok() && updated->succeeded()) break;
   }
-  // Gone from the queue and ended in accounting: between its two runs the job may be
-  // neither, and a poll then would see the third run's step killed by the requeue.
-  for (int tries = 0; tries < 240; ++tries) {
-    wait_until_gone(job, 1);
-    auto listed = run_process(
-        {{"sacct", "-n", "-X", "--parsable2", "-j", job, "--format=State"}, {}, 10'000});
-    if (!job_in_queue(job) && listed.is_ok() && listed->stdout_text.rfind("COMPLETED", 0) == 0) {
-      break;
-    }
-  }
+  wait_until_gone(job, 120);
   const auto runs = settled_runs(study, results);
   CHECK(count_in(runs, "COMPLETED", "1") == 3);
+  CHECK(query(db, "SELECT COUNT(*) FROM attempts WHERE state <> 'COMPLETED'")[0][0] == "0");
   int executions = 0;
   for (const auto& run : query(db, "SELECT out_dir FROM runs")) {
     executions += count_lines((fs::path(results) / run[0] / "executions.txt").string());
@@ -860,11 +866,26 @@ TEST_CASE("a packed job requeued after two runs completed runs only the rest") {
   CHECK(executions <= 4);  // the third may have started before the requeue
 }
 
-// Item 6: one of three runs side by side is cancelled; the other two finish, uncharged by
-// it. A 3-node run first (1 s) sizes the allocation for the three 1-node runs (20 s).
-TEST_CASE("cancelling one of three co-running packed runs leaves the other two running") {
+}  // namespace
+
+TEST_CASE("a packed job requeued after two runs completed runs only the rest") {
   REQUIRE_CLUSTER();
-  fs::path dir = cluster.work_dir() / "packed_cancel_one";
+  requeue_after_two_completed("slurm");
+}
+
+TEST_CASE("a packed job requeued after two runs completed runs only the rest, via slurmrest") {
+  REQUIRE_CLUSTER();
+  requeue_after_two_completed("slurmrest");
+}
+
+namespace {
+
+// Item 6: one of three runs side by side is cancelled; the other two finish, uncharged by
+// it. A 3-node run first (1 s) sizes the allocation for the three 1-node runs (20 s). The
+// wrapper stops the cancelled run's step: slurmrestd cannot cancel one step (DELETE of
+// job J.S ends the whole job, as seen on this cluster's slurmrestd 22.05).
+void cancel_one_of_three_running(const std::string& scheduler) {
+  fs::path dir = ClusterSession::get().work_dir() / ("packed_cancel_one_" + scheduler);
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path workload = dir / "sized_sleeper.sh";
@@ -880,7 +901,7 @@ TEST_CASE("cancelling one of three co-running packed runs leaves the other two r
           "repeats: 3\nallocation: packed\npack: {policy: concurrent}\nslurm: {time: \"5\"}\n"
           "max_attempts: 1\n");
   const std::string results = (dir / "results").string();
-  ProcessResult submitted = submit_packed(study, results);
+  ProcessResult submitted = submit_packed(study, results, {}, scheduler);
   INFO(submitted.stdout_text << submitted.stderr_text);
   REQUIRE(submitted.exit_code == 0);
   const std::string db = results + "/cancelone.sqlite";
@@ -905,4 +926,22 @@ TEST_CASE("cancelling one of three co-running packed runs leaves the other two r
   CHECK(count_in(runs, "COMPLETED", "1") == 5);
   CHECK(query(db, "SELECT state, attempts FROM runs WHERE run_id = '" + cancelled + "'") ==
         std::vector<std::vector<std::string>>{{"CANCELLED", "1"}});
+  // Its step was stopped, not left to finish.
+  std::string step_state;
+  for (const auto& row : sacct_rows(job)) {
+    if (is_numbered_step(row[0]) && row[1] == cancelled) step_state = row[2];
+  }
+  CHECK(step_state.rfind("CANCELLED", 0) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("cancelling one of three co-running packed runs leaves the other two running") {
+  REQUIRE_CLUSTER();
+  cancel_one_of_three_running("slurm");
+}
+
+TEST_CASE("cancelling one of three co-running packed runs via slurmrest leaves the other two") {
+  REQUIRE_CLUSTER();
+  cancel_one_of_three_running("slurmrest");
 }
