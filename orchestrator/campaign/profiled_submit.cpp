@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "orchestrator/campaign/claim_lease.hpp"
 #include "orchestrator/campaign/launch_prepared.hpp"
 #include "orchestrator/study/run_id.hpp"
 
@@ -22,7 +23,8 @@ Result<ProfiledSubmission> submit_profiled_run(StudyState& state, const RunSpec&
   ProfiledSubmission result;
   result.run_id = spec.run_id;
   result.out_dir = out_dir;
-  const std::string token = make_claim_token();
+  const ClaimLease lease(state.database().path());
+  const std::string& token = lease.token();
   auto present = state.register_profiled_run(spec, out_dir, token);
   if (!present) return present.status();
   if (*present) {

@@ -17,6 +17,7 @@
 #include "orchestrator/campaign/study_state_schema.hpp"
 #include "orchestrator/common/empty_database_check.hpp"
 #include "orchestrator/common/results_path.hpp"
+#include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy::campaign {
@@ -24,14 +25,8 @@ namespace {
 
 using sqlite::Value;
 
-std::string text_of(const Value& value) {
-  if (const auto* text = std::get_if<std::string>(&value)) return *text;
-  if (const auto* number = std::get_if<int64_t>(&value)) return std::to_string(*number);
-  return "";
-}
 int int_of(const Value& value) {
-  if (const auto* number = std::get_if<int64_t>(&value)) return static_cast<int>(*number);
-  return 0;
+  return static_cast<int>(sqlite::integer_of(value));
 }
 
 std::string host_name() {
@@ -40,8 +35,11 @@ std::string host_name() {
   return name;
 }
 
-// A SUBMITTING claim whose process is known to be gone (same host, pid not alive).
-bool claim_is_stale(const std::string& token) {
+// A SUBMITTING claim whose holder is gone: not renewed for kClaimLease (on any host, where
+// no pid can be asked), or on this host, its process no longer alive.
+bool claim_is_stale(const std::string& token, const std::string& claimed_at) {
+  const auto renewed = common::parse_utc_timestamp(claimed_at);
+  if (!renewed || std::time(nullptr) - *renewed > kClaimLease.count()) return true;
   size_t first = token.find(':');
   size_t second = token.find(':', first + 1);
   if (first == std::string::npos || second == std::string::npos) return false;
@@ -52,24 +50,19 @@ bool claim_is_stale(const std::string& token) {
 
 }  // namespace
 
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
-
 Result<std::optional<std::string>> StudyState::register_profiled_run(
     const RunSpec& spec, const std::string& out_dir, const std::string& claim_token) {
   std::optional<std::string> present;
   Status claimed = sqlite::in_transaction(db_, [&]() -> Status {
-    auto existing = db_.query("SELECT state FROM runs WHERE run_id = ?", {spec.run_id});
+    auto existing = db_.query("SELECT state, claim_token, claimed_at FROM runs WHERE run_id = ?",
+                              {spec.run_id});
     if (!existing) return existing.status();
     if (!existing->empty()) {
-      const std::string current = sqlite::to_string((*existing)[0][0]);
-      if (current == "COMPLETED" || is_in_flight(current) || current == kStateSubmitting) {
+      const auto& row = (*existing)[0];
+      const std::string current = sqlite::to_string(row[0]);
+      const bool held = current == kStateSubmitting &&
+                        !claim_is_stale(sqlite::to_string(row[1]), sqlite::to_string(row[2]));
+      if (current == "COMPLETED" || is_in_flight(current) || held) {
         present = current;
         return Status::ok();
       }
@@ -85,7 +78,7 @@ Result<std::optional<std::string>> StudyState::register_profiled_run(
          int64_t{spec.world_size}, int64_t{spec.slurm.gpus_per_node}, int64_t{spec.global_batch},
          int64_t{spec.per_gpu_batch}, nlohmann::json(spec.varied).dump(),
          nlohmann::json(workload_params(spec)).dump(), run_spec_to_json(spec).dump(), out_dir,
-         claim_token, utc_now_iso8601()});
+         claim_token, common::utc_now_iso8601()});
     return upsert.status();
   });
   if (!claimed) return claimed.with_context("registering profiled run " + spec.run_id);
@@ -162,8 +155,9 @@ Result<std::optional<StudyRecord>> StudyState::study() {
   if (!rows) return rows.status();
   if (rows->empty()) return std::optional<StudyRecord>();
   const auto& row = rows->front();
-  return std::optional<StudyRecord>(StudyRecord{text_of(row[0]), text_of(row[1]), text_of(row[2]),
-                                                text_of(row[3]), text_of(row[4]), int_of(row[5])});
+  return std::optional<StudyRecord>(
+      StudyRecord{sqlite::to_string(row[0]), sqlite::to_string(row[1]), sqlite::to_string(row[2]),
+                  sqlite::to_string(row[3]), sqlite::to_string(row[4]), int_of(row[5])});
 }
 
 Status StudyState::save_campaign(const std::string& name) {
@@ -171,7 +165,7 @@ Status StudyState::save_campaign(const std::string& name) {
   auto saved = db_.query(
       "INSERT OR IGNORE INTO campaign(only_row, name, created_at) "
       "VALUES (1, ?, COALESCE((SELECT MIN(submitted_at) FROM attempts), ?))",
-      {name.empty() ? std::string(kDefaultCampaign) : name, utc_now_iso8601()});
+      {name.empty() ? std::string(kDefaultCampaign) : name, common::utc_now_iso8601()});
   return saved.status();
 }
 
@@ -180,7 +174,7 @@ Status StudyState::save_submit_choices(const SubmitChoices& choices) {
       "INSERT INTO submit_choices(only_row, scheduler, options_json, recorded_at) "
       "VALUES (1, ?, ?, ?) ON CONFLICT(only_row) DO UPDATE SET scheduler = excluded.scheduler, "
       "options_json = excluded.options_json, recorded_at = excluded.recorded_at",
-      {choices.scheduler, nlohmann::json(choices.options).dump(), utc_now_iso8601()});
+      {choices.scheduler, nlohmann::json(choices.options).dump(), common::utc_now_iso8601()});
   return saved.status();
 }
 
@@ -188,12 +182,12 @@ Result<std::optional<SubmitChoices>> StudyState::submit_choices() {
   auto rows = db_.query("SELECT scheduler, options_json FROM submit_choices");
   if (!rows) return rows.status();
   if (rows->empty()) return std::optional<SubmitChoices>();
-  auto options = nlohmann::json::parse(text_of(rows->front()[1]), nullptr, false);
+  auto options = nlohmann::json::parse(sqlite::to_string(rows->front()[1]), nullptr, false);
   if (!options.is_array()) {
     return Status::error("submit_choices.options_json is not a JSON array: " +
-                         text_of(rows->front()[1]));
+                         sqlite::to_string(rows->front()[1]));
   }
-  SubmitChoices choices{text_of(rows->front()[0]), {}};
+  SubmitChoices choices{sqlite::to_string(rows->front()[0]), {}};
   for (const auto& option : options) {
     if (!option.is_string()) return Status::error("submit_choices.options_json holds a non-string");
     choices.options.push_back(option.get<std::string>());
@@ -246,16 +240,17 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
   std::vector<std::string> claimed;
   Status claim = sqlite::in_transaction(db_, [&]() -> Status {
     auto candidates = db_.query(
-        "SELECT run_id, state, attempts, claim_token FROM runs WHERE planned = 1 ORDER BY run_id");
+        "SELECT run_id, state, attempts, claim_token, claimed_at FROM runs WHERE planned = 1 "
+        "ORDER BY run_id");
     if (!candidates) return candidates.status();
-    std::string now = utc_now_iso8601();
+    std::string now = common::utc_now_iso8601();
     for (const auto& row : *candidates) {
-      if (only != nullptr && only->count(text_of(row[0])) == 0) continue;
-      std::string state = text_of(row[1]);
+      if (only != nullptr && only->count(sqlite::to_string(row[0])) == 0) continue;
+      std::string state = sqlite::to_string(row[1]);
       auto job_state = common::parse_job_state(state);
       bool wanted = false;
       if (state == kStateSubmitting) {
-        wanted = claim_is_stale(text_of(row[3]));
+        wanted = claim_is_stale(sqlite::to_string(row[3]), sqlite::to_string(row[4]));
       } else if (state == kStatePlanned ||
                  (!planned_only && job_state && common::is_retryable(*job_state))) {
         wanted = int_of(row[2]) < max_attempts;
@@ -265,7 +260,7 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
           "UPDATE runs SET state = 'SUBMITTING', claim_token = ?, claimed_at = ? WHERE run_id = ?",
           {claim_token, now, row[0]});
       if (!update) return update.status();
-      claimed.push_back(text_of(row[0]));
+      claimed.push_back(sqlite::to_string(row[0]));
     }
     return Status::ok();
   });
@@ -276,7 +271,7 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
 Status StudyState::record_submission(const sched::Submission& submission,
                                      const std::string& scheduler, const std::string& claim_token) {
   return sqlite::in_transaction(db_, [&]() -> Status {
-    std::string now = utc_now_iso8601();
+    std::string now = common::utc_now_iso8601();
     auto updated = db_.query(
         "UPDATE runs SET state = 'SUBMITTED', attempts = attempts + 1, scheduler = ?, job_id = ?, "
         "reason = NULL, submitted_at = ?, started_at = NULL, finished_at = NULL, "
@@ -294,6 +289,13 @@ Status StudyState::record_submission(const sched::Submission& submission,
         {scheduler, submission.job_id, now, submission.run_id});
     return inserted.status();
   });
+}
+
+Status StudyState::renew_claims(const std::string& claim_token) {
+  return db_
+      .query("UPDATE runs SET claimed_at = ? WHERE state = 'SUBMITTING' AND claim_token = ?",
+             {common::utc_now_iso8601(), claim_token})
+      .status();
 }
 
 Status StudyState::release_claim(const std::string& run_id, const std::string& claim_token,
@@ -317,8 +319,8 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
         "job_id = runs.job_id) FROM runs WHERE run_id = ?",
         {run_id});
     if (!current) return current.status();
-    if (current->empty() || text_of((*current)[0][1]) != job_id) return Status::ok();
-    const std::string previous_name = text_of((*current)[0][0]);
+    if (current->empty() || sqlite::to_string((*current)[0][1]) != job_id) return Status::ok();
+    const std::string previous_name = sqlite::to_string((*current)[0][0]);
     auto previous = common::parse_job_state(previous_name);
     // A job the scheduler started again under the same id (SLURM requeues a batch job whose
     // node failed): its restart count says so, or a running job seen pending again.
@@ -334,7 +336,7 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
     if (terminal && status.never_started && previous != common::JobState::kRunning) {
       return take_back_attempt(run_id, std::string(kReasonNotReached) + " " + status.reason);
     }
-    std::string now = utc_now_iso8601();
+    std::string now = common::utc_now_iso8601();
     for (int restart = recorded_restarts; restart < restarts; ++restart) {
       if (Status closed = close_requeued_attempt(run_id, now); !closed) return closed;
     }
@@ -399,23 +401,23 @@ Result<std::vector<RunRecord>> StudyState::runs() {
   std::vector<RunRecord> records;
   for (const auto& row : *rows) {
     RunRecord record;
-    record.run_id = text_of(row[0]);
+    record.run_id = sqlite::to_string(row[0]);
     record.repeat = int_of(row[1]);
     record.nodes = int_of(row[2]);
     record.tasks_per_node = int_of(row[3]);
     record.world_size = int_of(row[4]);
     record.gpus_per_node = int_of(row[5]);
-    record.varied_json = text_of(row[6]);
-    record.state = text_of(row[7]);
+    record.varied_json = sqlite::to_string(row[6]);
+    record.state = sqlite::to_string(row[7]);
     record.attempts = int_of(row[8]);
-    record.scheduler = text_of(row[9]);
-    record.job_id = text_of(row[10]);
-    record.reason = text_of(row[11]);
-    record.submitted_at = text_of(row[12]);
-    record.started_at = text_of(row[13]);
-    record.finished_at = text_of(row[14]);
-    record.out_dir = common::results_path(db_.path(), text_of(row[15]));
-    auto settings = nlohmann::json::parse(text_of(row[16]), nullptr, false);
+    record.scheduler = sqlite::to_string(row[9]);
+    record.job_id = sqlite::to_string(row[10]);
+    record.reason = sqlite::to_string(row[11]);
+    record.submitted_at = sqlite::to_string(row[12]);
+    record.started_at = sqlite::to_string(row[13]);
+    record.finished_at = sqlite::to_string(row[14]);
+    record.out_dir = common::results_path(db_.path(), sqlite::to_string(row[15]));
+    auto settings = nlohmann::json::parse(sqlite::to_string(row[16]), nullptr, false);
     if (settings.is_object()) {
       for (const auto& [key, value] : settings.items()) {
         if (value.is_string()) record.scheduler_settings[key] = value.get<std::string>();
@@ -434,8 +436,10 @@ Result<std::vector<AttemptRecord>> StudyState::attempts(const std::string& run_i
   if (!rows) return rows.status();
   std::vector<AttemptRecord> records;
   for (const auto& row : *rows) {
-    records.push_back({text_of(row[0]), int_of(row[1]), text_of(row[2]), text_of(row[3]),
-                       text_of(row[4]), text_of(row[5]), text_of(row[6]), text_of(row[7])});
+    records.push_back({sqlite::to_string(row[0]), int_of(row[1]), sqlite::to_string(row[2]),
+                       sqlite::to_string(row[3]), sqlite::to_string(row[4]),
+                       sqlite::to_string(row[5]), sqlite::to_string(row[6]),
+                       sqlite::to_string(row[7])});
   }
   return records;
 }

@@ -7,6 +7,7 @@
 // processes coordinate through SQLite's locking.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <set>
@@ -25,6 +26,11 @@ namespace scalestudy::campaign {
 inline constexpr const char* kStatePlanned = "PLANNED";        // not submitted (yet / again)
 inline constexpr const char* kStateSubmitting = "SUBMITTING";  // claimed by a submit process
 inline constexpr const char* kStateSubmitted = "SUBMITTED";    // has a job id, not yet polled
+// A claim's life: its holder renews it every kClaimRenewal (ClaimLease); one not renewed for
+// kClaimLease is a dead submitter's and is taken over, on whatever host it ran. Ten
+// renewals long: a holder slowed by a busy database or host keeps its claims.
+inline constexpr std::chrono::seconds kClaimRenewal{60};
+inline constexpr std::chrono::seconds kClaimLease{600};
 // The reason of a PLANNED run that a site submit limit held back (launch_prepared); a later
 // wave submits it.
 inline constexpr const char* kReasonWaitingForSlot = "waiting for a free submit slot";
@@ -98,7 +104,8 @@ class StudyState {
 
   // Claims, atomically, every planned run that needs a submission: PLANNED or finished
   // retryably (is_retryable; unless planned_only) with attempts < max_attempts, plus runs
-  // whose SUBMITTING claim belongs to a dead process on this host. Returns the claimed run ids.
+  // whose SUBMITTING claim is stale: not renewed for kClaimLease, or held by a dead process
+  // on this host. Returns the claimed run ids.
   // `only` (when set) limits the claim to those runs: one scheduler's share of a study
   // planned on several systems.
   Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token,
@@ -108,6 +115,8 @@ class StudyState {
   // claim is not (any more) held under `claim_token`.
   Status record_submission(const sched::Submission& submission, const std::string& scheduler,
                            const std::string& claim_token);
+  // The claims `claim_token` holds are alive now (ClaimLease calls this every kClaimRenewal).
+  Status renew_claims(const std::string& claim_token);
   // The claimed run was not submitted (an error, or a dry run): back to PLANNED. A run held
   // back for a later wave keeps the `scheduler` that is to submit it (empty: unchanged).
   Status release_claim(const std::string& run_id, const std::string& claim_token,
@@ -122,9 +131,10 @@ class StudyState {
                            const common::JobStatus& status);
 
   // Claims a profiled run (`scalestudy profile`) under `claim_token`: inserts it, or takes
-  // back its row when that is neither in flight nor completed, as SUBMITTING with
-  // profiled = 1 (claim_runs would claim every planned run of the study). Returns the
-  // state of a run already in flight or completed, which is left alone; else nothing.
+  // back its row when that is neither in flight, completed nor held by a live claim, as
+  // SUBMITTING with profiled = 1 (claim_runs would claim every planned run of the study).
+  // Returns the state of a run in flight, completed or claimed, which is left alone; else
+  // nothing.
   Result<std::optional<std::string>> register_profiled_run(const RunSpec& spec,
                                                            const std::string& out_dir,
                                                            const std::string& claim_token);
@@ -149,8 +159,6 @@ class StudyState {
 
 // A token naming this process ("host:pid:nonce") for claim_runs.
 std::string make_claim_token();
-// The current UTC time as ISO-8601 ("2024-05-01T12:00:00Z").
-std::string utc_now_iso8601();
 
 // True for run states that a scheduler still holds (SUBMITTED, PENDING, RUNNING).
 bool is_in_flight(const std::string& run_state);

@@ -7,6 +7,7 @@
 
 #include "harness/core/run_layout.hpp"
 #include "orchestrator/campaign/campaign_name.hpp"
+#include "orchestrator/campaign/claim_lease.hpp"
 #include "orchestrator/campaign/job_directory.hpp"
 #include "orchestrator/campaign/launch_prepared.hpp"
 #include "orchestrator/campaign/run_directory_outcome.hpp"
@@ -233,7 +234,8 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
   if (!state) return state.status();
   if (Status recorded = record_plan(*state, plan, scheduler, options); !recorded) return recorded;
 
-  const std::string token = make_claim_token();
+  const ClaimLease lease(report.database_path);
+  const std::string& token = lease.token();
   auto claimed = claim_for_submit(*state, plan, options, token, faults, report);
   if (!claimed) return claimed.status();
   std::vector<sched::PreparedRun> prepared =

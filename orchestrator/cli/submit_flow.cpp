@@ -18,6 +18,7 @@
 #include "orchestrator/cli/profiles_dir.hpp"
 #include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/cli/workload_param_check.hpp"
+#include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/study/budget.hpp"
@@ -98,7 +99,7 @@ Result<std::string> campaign_of(const ParsedArgs& parsed, const Study& study,
     if (auto found = commits.find(path); found != commits.end()) commit = found->second;
     if (auto key = binary_content_key(path)) content_key = *key;
   }
-  std::string date = campaign::utc_now_iso8601().substr(0, 10);  // YYYY-MM-DD
+  std::string date = common::utc_now_iso8601().substr(0, 10);  // YYYY-MM-DD
   date.erase(std::remove(date.begin(), date.end(), '-'), date.end());
   return campaign::auto_campaign_name(date, commit, content_key);
 }

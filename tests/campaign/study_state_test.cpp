@@ -185,6 +185,36 @@ TEST_CASE("claims of a dead submitter are taken over, live ones are not") {
   CHECK(other->empty());
 }
 
+// A claim's age, as if its holder last renewed it `seconds` ago.
+void age_claims(StudyState& state, int seconds) {
+  REQUIRE(state.database()
+              .query("UPDATE runs SET claimed_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?)",
+                     {"-" + std::to_string(seconds) + " seconds"})
+              .is_ok());
+}
+
+TEST_CASE("a claim not renewed for its lease is taken over, whichever host held it") {
+  StudyState state = fresh_state("scalestudy_state_lease.sqlite");
+  REQUIRE(state.plan_runs({planned("a")}).is_ok());
+  // A submitter on another login node, whose pid nobody here can ask about.
+  REQUIRE(state.claim_runs(3, "login2:4242:7").is_ok());
+  const int lease_s = static_cast<int>(kClaimLease.count());
+  age_claims(state, lease_s - 60);
+  CHECK(state.claim_runs(3, "t:1:early")->empty());
+  // It renews: young again.
+  age_claims(state, lease_s + 60);
+  REQUIRE(state.renew_claims("login2:4242:7").is_ok());
+  CHECK(state.claim_runs(3, "t:1:renewed")->empty());
+  // It stops renewing (it died): the lease runs out and the claim is taken over.
+  age_claims(state, lease_s + 60);
+  auto taken = state.claim_runs(3, "t:1:late");
+  REQUIRE(taken.is_ok());
+  CHECK(*taken == std::vector<std::string>{"a"});
+  // The late holder can no longer record a submission under the claim it lost.
+  CHECK_FALSE(state.record_submission({"a", "17"}, "slurm", "login2:4242:7").is_ok());
+  CHECK(state.record_submission({"a", "18"}, "slurm", "t:1:late").is_ok());
+}
+
 TEST_CASE("runs dropped from the plan keep their history but leave the study's runs") {
   StudyState state = fresh_state("scalestudy_state_replan.sqlite");
   REQUIRE(state.plan_runs({planned("old"), planned("kept")}).is_ok());

@@ -89,13 +89,6 @@ TEST_CASE("thresholds: without efficiency_pct nothing is marked or missed") {
   CHECK(render_report(report, ReportFormat::kTable).find("MISSED") == std::string::npos);
 }
 
-TEST_CASE("parse_utc_timestamp reads the run database's ISO-8601 UTC times") {
-  CHECK(*parse_utc_timestamp("1970-01-01T00:00:00Z") == doctest::Approx(0));
-  CHECK(*parse_utc_timestamp("1970-01-02T01:00:30.250Z") == doctest::Approx(86400 + 3600 + 30.25));
-  CHECK_FALSE(parse_utc_timestamp("2025-01-01 00:00:00").has_value());
-  CHECK_FALSE(parse_utc_timestamp("").has_value());
-}
-
 TEST_CASE("find_overlaps: pairs of runs on one host whose windows intersect") {
   const std::vector<RunWindow> windows = {
       {"a", "node1", 0, 100},   {"b", "node1", 60, 200},  // overlap 40 s

@@ -1,30 +1,12 @@
 #include "orchestrator/results/analysis/interference.hpp"
 
 #include <algorithm>
-#include <cstdio>
-#include <ctime>
 #include <map>
 #include <tuple>
 
-namespace scalestudy::results {
+#include "orchestrator/common/utc_time.hpp"
 
-std::optional<double> parse_utc_timestamp(const std::string& text) {
-  std::tm utc{};
-  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
-  double second = 0;
-  char zone = 0;
-  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%lf%c", &year, &month, &day, &hour, &minute,
-                  &second, &zone) != 7 ||
-      zone != 'Z') {
-    return std::nullopt;
-  }
-  utc.tm_year = year - 1900;
-  utc.tm_mon = month - 1;
-  utc.tm_mday = day;
-  utc.tm_hour = hour;
-  utc.tm_min = minute;
-  return static_cast<double>(timegm(&utc)) + second;
-}
+namespace scalestudy::results {
 
 std::vector<RunOverlap> find_overlaps(std::vector<RunWindow> windows) {
   std::sort(windows.begin(), windows.end(), [](const RunWindow& a, const RunWindow& b) {
@@ -52,8 +34,8 @@ Result<std::vector<RunWindow>> load_run_windows(sqlite::Database& study_db) {
   std::vector<RunWindow> windows;
   for (const auto& row : *rows) {
     if (sqlite::to_string(row[4]) != "1") continue;  // a rank never finished
-    auto start = parse_utc_timestamp(sqlite::to_string(row[2]));
-    auto end = parse_utc_timestamp(sqlite::to_string(row[3]));
+    auto start = common::parse_utc_timestamp(sqlite::to_string(row[2]));
+    auto end = common::parse_utc_timestamp(sqlite::to_string(row[3]));
     if (!start || !end) continue;
     windows.push_back({sqlite::to_string(row[0]), sqlite::to_string(row[1]), *start, *end});
   }

@@ -4,7 +4,6 @@
 // values and a Database used by one thread.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,9 +24,6 @@ struct RunOverlap {
   std::string host;
   double overlap_s = 0;
 };
-
-// "2025-01-01T00:10:00Z" or with milliseconds ("…:00.250Z") → seconds since the epoch.
-std::optional<double> parse_utc_timestamp(const std::string& text);
 
 // Every pair of distinct runs with windows on the same host that intersect for > 0 s,
 // ordered by host, then start.

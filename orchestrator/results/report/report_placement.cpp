@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/results/analysis/interference.hpp"
 
 namespace scalestudy::results {
@@ -19,7 +20,7 @@ struct Placement {
 // The scheduler's local time ("2026-11-26T04:55:57", sacct): only differences matter.
 std::optional<double> scheduler_time(const std::string& text) {
   if (text.empty()) return std::nullopt;
-  return parse_utc_timestamp(text.back() == 'Z' ? text : text + "Z");
+  return common::parse_utc_timestamp(text.back() == 'Z' ? text : text + "Z");
 }
 
 // Every run's placements, by run id, attempts in order.
