@@ -51,12 +51,11 @@ function(scalestudy_add_doctest name)
 endfunction()
 
 # scalestudy_tests_take_a_core(): called at the end of each folder that adds tests. Every
-# test of the folder but the SLURM clusters' suites and fixtures takes one slot of the "cores" resource.
-# scripts/test.sh runs ctest with one such slot per core and a job more than the cores for
-# each cluster, so the cluster suites, which mostly wait on the scheduler (time limits,
-# polls, requeues), run beside as many CPU-bound tests as there are cores instead of
-# holding one core's turn.
-# Without a resource spec ctest ignores the slots.
+# test of the folder but the SLURM clusters' suites and fixtures takes one slot of the
+# "cores" resource. scripts/test.sh runs ctest with one such slot per core and a job more
+# than the cores for each cluster, so the cluster suites, which mostly wait on the
+# scheduler (time limits, polls, requeues), run beside as many CPU-bound tests as there are
+# cores instead of holding one core's turn. Without a resource spec ctest ignores the slots.
 function(scalestudy_tests_take_a_core)
   get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(test IN LISTS tests)

@@ -6,6 +6,7 @@
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
+#include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/sysinfo/markdown.hpp"
 #include "orchestrator/sysinfo/system_report.hpp"
 
@@ -31,12 +32,7 @@ const char kSysinfoUsage[] =
     "exit codes: 0 written; 2 wrong arguments; 3 FILE cannot be written.";
 
 std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%d %H:%M UTC", &parts);
-  return text;
+  return common::format_utc(std::time(nullptr), "%Y-%m-%d %H:%M UTC");
 }
 
 int run_sysinfo(const std::vector<std::string>& args) {

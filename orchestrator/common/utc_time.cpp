@@ -5,13 +5,19 @@
 
 namespace scalestudy::common {
 
-std::string utc_now_iso8601() {
-  std::time_t now = std::time(nullptr);
+std::string format_utc(std::time_t seconds, const char* format) {
   std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
+  gmtime_r(&seconds, &parts);
+  char text[64];
+  return std::strftime(text, sizeof(text), format, &parts) > 0 ? text : "";
+}
+
+std::string utc_iso8601(std::time_t seconds) {
+  return format_utc(seconds, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+std::string utc_now_iso8601() {
+  return utc_iso8601(std::time(nullptr));
 }
 
 std::optional<double> parse_utc_timestamp(const std::string& text) {

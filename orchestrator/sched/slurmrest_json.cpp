@@ -3,6 +3,7 @@
 #include <ctime>
 #include <set>
 
+#include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 
@@ -307,12 +308,7 @@ namespace {
 std::string rest_time(const json& value) {
   auto seconds = optional_int(value);
   if (!seconds || *seconds <= 0) return "";
-  std::time_t time = *seconds;
-  std::tm parts{};
-  gmtime_r(&time, &parts);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
+  return common::utc_iso8601(static_cast<std::time_t>(*seconds));
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "orchestrator/results/ingest/ingest.hpp"
 
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -9,6 +8,7 @@
 #include "harness/core/run_layout.hpp"
 #include "orchestrator/common/job_state.hpp"
 #include "orchestrator/common/results_path.hpp"
+#include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/results/ingest/measurement_schema.hpp"
 #include "orchestrator/results/ingest/output_metrics.hpp"
 #include "orchestrator/results/ingest/output_metrics_store.hpp"
@@ -49,15 +49,6 @@ struct RunReading {
 };
 
 constexpr char kGoneKept[] = "run directory gone, measurements kept";
-
-std::string utc_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 // Ends the fingerprint of a run whose step rows were stored (IngestOptions::store_steps).
 constexpr const char* kWithStepsMark = "steps;";
@@ -245,7 +236,7 @@ Status record_ingest(PreparedQueries& queries, const PlannedRun& run, const std:
           "INSERT OR REPLACE INTO m_ingest (run_id, status, reason, ranks, fingerprint, "
           "ingested_at) VALUES (?, ?, ?, ?, ?, ?)",
           {run.run_id, std::string(failure ? "failed" : "ingested"), reason,
-           int64_t{run.world_size}, print, utc_now()});
+           int64_t{run.world_size}, print, common::utc_now_iso8601()});
       !status) {
     return status;
   }
