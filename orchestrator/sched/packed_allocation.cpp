@@ -87,12 +87,15 @@ job_end_s() {
 }
 # The wrapper's own alarm, stop_lead_s before the job's end: SLURM's --signal may come up to
 # a minute early, which would stop a short allocation soon after it starts. No end known:
-# no alarm (the limit still ends the job; its runs not started cost no attempt).
+# no alarm (the limit still ends the job; its runs not started cost no attempt). Only a
+# sleep that ran out rings it: a requeue's SIGTERM may kill the sleep before its shell,
+# and the alarm's scancel, retried while SLURM requeues the job, would stop the job's
+# next run.
 timer=""
 end_s=$(job_end_s)
 if [ -n "$end_s" ]; then
   left_s=$((end_s - $(date +%s) - stop_lead_s))
-  (sleep $((left_s > 0 ? left_s : 0)); kill -USR1 $$) &
+  (sleep $((left_s > 0 ? left_s : 0)) && kill -USR1 $$) &
   timer=$!
 else
   echo "the job's end is unknown (no SLURM_JOB_END_TIME, squeue or time limit): no stop alarm"
@@ -201,13 +204,15 @@ known_here() {
 }
 # Recorded runs start as they fit. A run not yet recorded waits for its record at most
 # record_wait_s (a submitter stopped for a while records it late; a dead one never does),
-# then is left unstarted for a later allocation, at no attempt's cost. A run that finished
-# in this job (which SLURM requeued: a node failure, scontrol requeue) is not run again.
+# then is left unstarted for a later allocation, at no attempt's cost. A run that completed
+# in this job (which SLURM requeued: a node failure, scontrol requeue) is not run again; one
+# that did not runs again: the requeue itself may have killed it (SIGTERM reaches the
+# step's shell after its srun, which then marks the step finished with status 143).
 record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}
 waiting=()
 for i in "${!run_scripts[@]}"; do
-  if [ -e "$(mark "$i" finished)" ]; then
-    echo "step $i: run ${run_names[i]} finished in this job before its requeue: not run again"
+  if [ "$(cat "$(mark "$i" finished)" 2>/dev/null)" = 0 ]; then
+    echo "step $i: run ${run_names[i]} completed in this job before its requeue: not run again"
   else
     waiting+=("$i")
   fi

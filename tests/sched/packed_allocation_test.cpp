@@ -337,6 +337,13 @@ TEST_CASE("the wrapper marks steps as they happen and bounds its wait for record
   CHECK(script.find("record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}") != std::string::npos);
   // The not-reached marks come before the wait for the running steps.
   CHECK(script.find("not-reached)\"; done") < script.find("while ((running > 0)); do reap; done"));
+  // On a requeue only the runs that completed in the job are skipped; one the requeue
+  // killed (its finished mark holds 143) runs again.
+  CHECK(script.find("if [ \"$(cat \"$(mark \"$i\" finished)\" 2>/dev/null)\" = 0 ]; then") !=
+        std::string::npos);
+  // The alarm rings only when its sleep ran out, not when a requeue killed the sleep.
+  CHECK(script.find("(sleep $((left_s > 0 ? left_s : 0)) && kill -USR1 $$) &") !=
+        std::string::npos);
   // squeue's answer is checked itself, not date's.
   CHECK(script.find("date -d \"$(squeue") == std::string::npos);
   // A run cancelled while it runs: the wrapper stops its step, watching from its start.
