@@ -9,6 +9,7 @@ packages=(
   libre2-dev libgloo-dev doctest-dev nlohmann-json3-dev libssl-dev zlib1g-dev libturbojpeg0-dev libpng-dev
   libopenblas0-openmp dataset-fashion-mnist fortunes gnuplot-nox python3 python3-torch
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
+  mmdebstrap  # SLURM 24.11 and 26.05 for the local clusters (slurm/cluster/slurm_root.sh)
   curl jq procps time chromium
   python3-venv python3-pip shellcheck patchelf
 )

@@ -58,14 +58,14 @@ ctest_run() {
 }
 # Every test but the SLURM clusters' suites takes one of the cores' slots
 # (scalestudy_tests_take_a_core, cmake/ScalestudyTest.cmake); ctest runs one job more than
-# there are cores for each of the two clusters (tests/sched/CMakeLists.txt), so their
-# suites, which mostly wait on the scheduler, run beside as many CPU-bound tests as there
-# are cores.
+# there are cores for each of the four clusters (22.05 twice, 24.11, 26.05;
+# tests/sched/CMakeLists.txt), so their suites, which mostly wait on the scheduler, run
+# beside as many CPU-bound tests as there are cores.
 cores=$(nproc)
 resource_spec=$(cd "$build_dir" && pwd)/ctest-resources.json
 printf '{"version": {"major": 1, "minor": 0}, "local": [{"cores": [{"id": "host", "slots": %d}]}]}\n' \
   "$cores" >"$resource_spec"
-ctest_run "$build_dir" all -j "$((cores + 2))" --resource-spec-file "$resource_spec" "$@" ||
+ctest_run "$build_dir" all -j "$((cores + 4))" --resource-spec-file "$resource_spec" "$@" ||
   tests_status=$?
 if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
   # A compile or link error there fails the suite like a failed test. The cap only guards

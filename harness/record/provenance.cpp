@@ -99,6 +99,9 @@ ProvenanceEntries collect_provenance(const std::map<std::string, std::string>& e
       {"SLURM_JOB_ID", "slurm_job_id"},
       {"SLURM_ARRAY_TASK_ID", "slurm_array_task_id"},
       {"SLURM_JOB_NODELIST", "slurm_nodelist"},
+      // Set by the job script (scontrol --version) and by the slurmrest backend.
+      {"SCALESTUDY_SLURM_RELEASE", "slurm_version"},
+      {"SCALESTUDY_SLURMREST_API", "slurmrest_api"},
   };
   for (const auto& [variable, key] : slurm_keys) {
     auto found = environment.find(variable);

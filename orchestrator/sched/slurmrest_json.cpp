@@ -6,6 +6,7 @@
 #include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
+#include "orchestrator/sched/slurmrest_values.hpp"
 
 namespace scalestudy::sched {
 namespace {
@@ -69,29 +70,50 @@ long long parse_memory_mb(const std::string& text) {
   return amount;
 }
 
-json node_range(const std::string& text) {
+// --nodes as v0.0.38's [min, max], or from v0.0.40 on as text ("2", "2-4").
+json node_range(const std::string& text, const RestApi& api) {
   size_t dash = text.find('-');
   int low = std::stoi(text.substr(0, dash));
   int high = dash == std::string::npos ? low : std::stoi(text.substr(dash + 1));
-  return json::array({low, high});
+  if (!api.typed_numbers()) return json::array({low, high});
+  return low == high ? std::to_string(low) : std::to_string(low) + "-" + std::to_string(high);
+}
+
+// A number as the version writes it: bare (v0.0.38) or {set, infinite, number}.
+json rest_number_field(long long number, const RestApi& api) {
+  if (!api.typed_numbers()) return number;
+  return json{{"set", true}, {"infinite", false}, {"number", number}};
+}
+
+// --signal=[B:|R:]SIG[@SECONDS]. v0.0.38 takes "SIG@SECONDS" and rejects the target prefix;
+// from v0.0.40 on the signal, its delay and BATCH_JOB (B:, the batch shell only: what the
+// packed allocations' stop alarm needs) are fields of their own.
+void apply_signal(json& job, const std::string& value, const RestApi& api) {
+  std::string signal = value;
+  const bool batch_only = signal.rfind("B:", 0) == 0;
+  if (signal.size() > 2 && signal[1] == ':') signal = signal.substr(2);
+  if (!api.typed_numbers()) {
+    job["signal"] = signal;
+    return;
+  }
+  size_t at = signal.find('@');
+  job["kill_warning_signal"] = signal.substr(0, at);
+  if (at != std::string::npos) {
+    job["kill_warning_delay"] = rest_number_field(std::stoi(signal.substr(at + 1)), api);
+  }
+  if (batch_only) job["kill_warning_flags"] = json::array({"BATCH_JOB"});
 }
 
 // Sets one job property; false for an option the REST API has no field for.
-bool apply_option(json& job, const std::string& name, const std::string& value) {
+bool apply_option(json& job, const std::string& name, const std::string& value,
+                  const RestApi& api) {
   static const std::map<std::string, std::string> kStrings = {
-      {"job-name", "name"},
-      {"partition", "partition"},
-      {"account", "account"},
-      {"qos", "qos"},
-      {"constraint", "constraints"},
-      {"output", "standard_output"},
-      {"error", "standard_error"},
-      {"array", "array"},
-      {"dependency", "dependency"},
-      {"chdir", "current_working_directory"},
-      {"comment", "comment"},
-      {"reservation", "reservation"},
-      {"gpus-per-node", "gpus_per_node"},
+      {"job-name", "name"},          {"partition", "partition"},
+      {"account", "account"},        {"qos", "qos"},
+      {"constraint", "constraints"}, {"output", "standard_output"},
+      {"error", "standard_error"},   {"array", "array"},
+      {"dependency", "dependency"},  {"chdir", "current_working_directory"},
+      {"comment", "comment"},        {"reservation", "reservation"},
   };
   static const std::map<std::string, std::string> kIntegers = {
       {"ntasks", "tasks"},
@@ -103,23 +125,29 @@ bool apply_option(json& job, const std::string& name, const std::string& value) 
   } else if (auto number = kIntegers.find(name); number != kIntegers.end()) {
     job[number->second] = std::stoi(value);
   } else if (name == "nodes") {
-    job["nodes"] = node_range(value);
+    job["nodes"] = node_range(value, api);
   } else if (name == "time") {
     auto minutes = parse_time_minutes(value);
-    job["time_limit"] = *minutes;
+    job["time_limit"] = rest_number_field(*minutes, api);
   } else if (name == "mem") {
-    job["memory_per_node"] = parse_memory_mb(value);
+    job["memory_per_node"] = rest_number_field(parse_memory_mb(value), api);
   } else if (name == "signal") {
-    // 22.05's REST parser rejects the B:/R: target prefix; the signal itself is kept.
-    std::string signal = value;
-    if (signal.size() > 2 && signal[1] == ':') signal = signal.substr(2);
-    job["signal"] = signal;
+    apply_signal(job, value, api);
+  } else if (name == "gpus-per-node") {
+    // v0.0.40 on: as sbatch sends it, a TRES per node.
+    job[api.typed_numbers() ? "tres_per_node" : "gpus_per_node"] =
+        api.typed_numbers() ? "gres/gpu:" + value : value;
   } else if (name == "hold") {
     job["hold"] = true;
   } else if (name == "requeue" || name == "no-requeue") {
     job["requeue"] = name == "requeue";
   } else if (name == "exclusive") {
-    job["exclusive"] = "exclusive";
+    // v0.0.42 dropped "exclusive"; sharing nothing is what sbatch --exclusive asks.
+    if (api.typed_numbers()) {
+      job["shared"] = json::array({"none"});
+    } else {
+      job["exclusive"] = "exclusive";
+    }
   } else {
     return false;
   }
@@ -127,8 +155,13 @@ bool apply_option(json& job, const std::string& name, const std::string& value) 
 }
 
 std::optional<int> optional_int(const json& value) {
-  if (value.is_number_integer()) return value.get<int>();
-  return std::nullopt;
+  auto number = rest_number(value);
+  if (!number) return std::nullopt;
+  return static_cast<int>(*number);
+}
+
+long long number_or_zero(const json& job, const char* key) {
+  return rest_number(job.value(key, json())).value_or(0);
 }
 
 // sbatch's file name patterns as SLURM expands them for one job: %j, %A, %a, %u, %%.
@@ -141,13 +174,13 @@ std::string expand_file_pattern(const std::string& pattern, const json& job) {
     }
     switch (pattern[++i]) {
       case 'j':
-        expanded += std::to_string(job.value("job_id", 0LL));
+        expanded += std::to_string(number_or_zero(job, "job_id"));
         break;
       case 'A':
-        expanded += std::to_string(job.value("array_job_id", 0LL));
+        expanded += std::to_string(number_or_zero(job, "array_job_id"));
         break;
       case 'a':
-        expanded += std::to_string(job.value("array_task_id", 0LL));
+        expanded += std::to_string(number_or_zero(job, "array_task_id"));
         break;
       case 'u':
         expanded += job.value("user_name", "");
@@ -211,17 +244,23 @@ Result<std::vector<std::pair<std::string, std::string>>> parse_sbatch_options(
 Result<nlohmann::json> rest_submit_body(const std::string& script_text,
                                         const std::vector<std::string>& options,
                                         const std::map<std::string, std::string>& environment,
-                                        const std::string& working_directory) {
+                                        const std::string& working_directory, const RestApi& api) {
   std::vector<std::string> words = sbatch_directives(script_text);
   words.insert(words.end(), options.begin(), options.end());
   auto parsed = parse_sbatch_options(words);
   if (!parsed) return parsed.status();
-  json job = {{"current_working_directory", working_directory}, {"environment", json(environment)}};
+  json job = {{"current_working_directory", working_directory}};
+  if (api.typed_numbers()) {  // NAME=value words, as execve takes them
+    job["environment"] = json::array();
+    for (const auto& [name, value] : environment) job["environment"].push_back(name + "=" + value);
+  } else {
+    job["environment"] = json(environment);
+  }
   for (const auto& [name, value] : *parsed) {
     try {
-      if (!apply_option(job, name, value)) {
-        return Status::error("sbatch option --" + name +
-                             " has no slurmrestd v0.0.38 equivalent; use the slurm scheduler");
+      if (!apply_option(job, name, value, api)) {
+        return Status::error("sbatch option --" + name + " has no slurmrestd " + api.name() +
+                             " equivalent; use the slurm scheduler");
       }
     } catch (const std::exception&) {
       return Status::error("sbatch option --" + name + "=" + value + ": not a valid value");
@@ -230,9 +269,13 @@ Result<nlohmann::json> rest_submit_body(const std::string& script_text,
   // sbatch derives the task count from --nodes x --ntasks-per-node; slurmrestd defaults it
   // to 1, which would start one rank.
   if (!job.contains("tasks") && job.contains("tasks_per_node") && job.contains("nodes")) {
-    job["tasks"] = job["nodes"][0].get<int>() * job["tasks_per_node"].get<int>();
+    const int nodes = job["nodes"].is_array() ? job["nodes"][0].get<int>()
+                                              : std::stoi(job["nodes"].get<std::string>());
+    job["tasks"] = nodes * job["tasks_per_node"].get<int>();
   }
-  return json{{"script", script_text}, {"job", job}};
+  if (!api.typed_numbers()) return json{{"script", script_text}, {"job", job}};
+  job["script"] = script_text;  // v0.0.42 deprecates the top-level script
+  return json{{"job", job}};
 }
 
 std::string rest_errors(const nlohmann::json& answer) {
@@ -259,9 +302,9 @@ std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
   std::map<std::string, JobStatus> states;
   if (!answer.contains("jobs") || !answer["jobs"].is_array()) return states;
   for (const auto& job : answer["jobs"]) {
-    auto status =
-        make_slurm_status(job.value("job_state", ""), optional_int(job.value("exit_code", json())),
-                          job.value("state_reason", ""));
+    auto status = make_slurm_status(rest_state(job.value("job_state", json())),
+                                    rest_exit_code(job.value("exit_code", json())),
+                                    job.value("state_reason", ""));
     if (!status) continue;
     status->restarts = optional_int(job.value("restart_cnt", json())).value_or(0);
     if (job.value("state_reason", "") == "JobLaunchFailure") {
@@ -274,10 +317,11 @@ std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
 }
 
 std::vector<std::string> rest_job_ids(const nlohmann::json& job) {
-  std::string job_id = std::to_string(job.value("job_id", 0LL));
+  std::string job_id = std::to_string(number_or_zero(job, "job_id"));
   auto task = optional_int(job.value("array_task_id", json()));
   std::string pending_tasks = job.value("array_task_string", "");
-  if (task) return {std::to_string(job.value("array_job_id", 0LL)) + "_" + std::to_string(*task)};
+  if (task)
+    return {std::to_string(number_or_zero(job, "array_job_id")) + "_" + std::to_string(*task)};
   if (!pending_tasks.empty()) return expand_array_job_id(job_id + "_[" + pending_tasks + "]");
   return {job_id};
 }
@@ -287,22 +331,34 @@ std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer
   if (!answer.contains("jobs") || !answer["jobs"].is_array()) return states;
   for (const auto& job : answer["jobs"]) {
     json state = job.value("state", json::object());
-    json exit = job.value("exit_code", json::object());
-    auto status = make_slurm_status(state.value("current", ""),
-                                    optional_int(exit.value("return_code", json())),
+    auto status = make_slurm_status(rest_state(state.value("current", json())),
+                                    rest_exit_code(job.value("exit_code", json())),
                                     state.value("reason", ""));
     if (!status) continue;
     json array = job.value("array", json::object());
     auto task = optional_int(array.value("task_id", json()));
     std::string job_id =
-        task ? std::to_string(array.value("job_id", 0LL)) + "_" + std::to_string(*task)
-             : std::to_string(job.value("job_id", 0LL));
+        task ? std::to_string(number_or_zero(array, "job_id")) + "_" + std::to_string(*task)
+             : std::to_string(number_or_zero(job, "job_id"));
     states[job_id] = *status;
   }
   return states;
 }
 
 namespace {
+
+// A numbered step's number: v0.0.38's bare 3, or from v0.0.40 on "1040.3"; none for the
+// batch and extern steps ("1040.batch").
+std::optional<long long> step_number(const json& id) {
+  if (id.is_number_integer()) return id.get<long long>();
+  if (!id.is_string()) return std::nullopt;
+  const std::string text = id.get<std::string>();
+  const std::string number = text.substr(text.find('.') + 1);
+  if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoll(number);
+}
 
 // Epoch seconds (0 or absent: not yet) as "2026-01-01T10:00:00Z".
 std::string rest_time(const json& value) {
@@ -319,21 +375,20 @@ std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& an
   for (const auto& job : answer["jobs"]) {
     const std::string id = std::to_string(job.value("job_id", 0LL));
     AllocationRecord allocation;
-    allocation.state = job.value("state", json::object()).value("current", "");
+    allocation.state = rest_state(job.value("state", json::object()).value("current", json()));
     json times = job.value("time", json::object());
     allocation.queued_at = rest_time(times.value("submission", json()));
     for (const auto& step : job.value("steps", json::array())) {
       json names = step.value("step", json::object());
-      json step_id = names.value("id", json());
-      if (!step_id.is_number_integer()) continue;  // batch, extern
+      auto step_id = step_number(names.value("id", json()));
+      if (!step_id) continue;  // batch, extern
       json step_times = step.value("time", json::object());
-      allocation.steps.push_back(
-          {id + "." + std::to_string(step_id.get<long long>()), names.value("name", ""),
-           step.value("state", ""),
-           optional_int(step.value("exit_code", json::object()).value("return_code", json())),
-           step.value("nodes", json::object()).value("range", ""),
-           rest_time(step_times.value("start", json())),
-           rest_time(step_times.value("end", json()))});
+      allocation.steps.push_back({id + "." + std::to_string(*step_id), names.value("name", ""),
+                                  rest_state(step.value("state", json())),
+                                  rest_exit_code(step.value("exit_code", json())),
+                                  step.value("nodes", json::object()).value("range", ""),
+                                  rest_time(step_times.value("start", json())),
+                                  rest_time(step_times.value("end", json()))});
     }
     // slurmrestd lists every run of a requeued job (sacct without --duplicates only the
     // newest): the newest is the one queued last, the earlier ones' steps are history.

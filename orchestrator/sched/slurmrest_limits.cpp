@@ -6,6 +6,7 @@
 #include "orchestrator/common/job_state.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
+#include "orchestrator/sched/slurmrest_values.hpp"
 
 namespace scalestudy::sched {
 namespace {
@@ -21,15 +22,11 @@ std::optional<int> limit_at(const json& value, std::initializer_list<const char*
     if (!node->is_object() || !node->contains(key)) return std::nullopt;
     node = &(*node)[key];
   }
-  if (node->is_object() && node->contains("number")) {
-    if (!node->value("set", false) || node->value("infinite", false)) return std::nullopt;
-    node = &(*node)["number"];
-  }
-  if (!node->is_number_integer() || node->get<long long>() < 0 ||
-      node->get<long long>() > std::numeric_limits<int>::max()) {
+  auto number = rest_number(*node);
+  if (!number || *number < 0 || *number > std::numeric_limits<int>::max()) {
     return std::nullopt;  // unlimited (slurmrestd also spells it 4294967295)
   }
-  return static_cast<int>(node->get<long long>());
+  return static_cast<int>(*number);
 }
 
 }  // namespace
@@ -37,7 +34,8 @@ std::optional<int> limit_at(const json& value, std::initializer_list<const char*
 std::optional<SubmitLimit> rest_submit_limit(const json& associations, const json& qos,
                                              const std::string& user) {
   std::map<std::string, std::optional<int>> per_user;
-  for (const json& entry : qos.value("QOS", json::array())) {
+  // v0.0.38 lists them under "QOS", v0.0.40 on under "qos".
+  for (const json& entry : qos.value(qos.contains("qos") ? "qos" : "QOS", json::array())) {
     per_user[entry.value("name", "")] = limit_at(entry, {"limits", "max", "jobs", "per", "user"});
   }
   std::optional<SubmitLimit> tightest;
@@ -49,7 +47,7 @@ std::optional<SubmitLimit> rest_submit_limit(const json& associations, const jso
     // Jobs go to the association's default QOS; without one, to the first it may use.
     std::string name;
     const json default_qos = association.value("default", json::object()).value("qos", json());
-    if (default_qos.is_string()) {
+    if (default_qos.is_string() && !default_qos.get<std::string>().empty()) {  // v0.0.40 on: ""
       name = default_qos.get<std::string>();
     } else if (auto listed = association.value("qos", json::array());
                listed.is_array() && !listed.empty() && listed[0].is_string()) {
@@ -68,7 +66,7 @@ int rest_queued_jobs(const json& jobs, const std::string& user) {
   int queued = 0;
   for (const json& job : jobs.value("jobs", json::array())) {
     if (job.value("user_name", "") != user) continue;
-    auto status = make_slurm_status(job.value("job_state", ""), std::nullopt, "");
+    auto status = make_slurm_status(rest_state(job.value("job_state", json())), std::nullopt, "");
     if (!status || is_terminal(status->state)) continue;
     queued += static_cast<int>(rest_job_ids(job).size());
   }
@@ -80,8 +78,10 @@ PartitionTimes rest_partition_times(const json& partitions) {
   for (const json& partition : partitions.value("partitions", json::array())) {
     const std::string name = partition.value("name", "");
     if (name.empty()) continue;
-    for (const json& flag : partition.value("flags", json::array())) {
-      if (flag == "default") times.default_partition = name;
+    // v0.0.38's "default", v0.0.45's "DEFAULT"; v0.0.40-44 do not say which is the default.
+    const json flags = partition.value("flags", json::array());
+    for (const json& flag : flags.is_array() ? flags : json::array()) {
+      if (flag == "default" || flag == "DEFAULT") times.default_partition = name;
     }
     // v0.0.38's max_time_limit; v0.0.39 on, maximums.time.
     auto minutes = limit_at(partition, {"max_time_limit"});

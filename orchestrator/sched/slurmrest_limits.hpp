@@ -1,10 +1,11 @@
-// What bounds a submission wave, as slurmrestd (OpenAPI v0.0.38) shows it, so the slurmrest
+// What bounds a submission wave, as slurmrestd shows it (v0.0.38 and v0.0.40 on alike: the
+// paths below are the same, the values' shapes are read by slurmrest_values.hpp), so the slurmrest
 // backend waves as the slurm one does (submit_limits.hpp): the user's associations'
 // MaxSubmitJobs (/slurmdb/.../associations?user=U: max.jobs.total) and the MaxSubmitPU of
 // the QOS their jobs go to (/slurmdb/.../qos: limits.max.jobs.per.user), the jobs the user
 // holds in the queue (/slurm/.../jobs, every array task one), and each partition's MaxTime
-// (/slurm/.../partitions: max_time_limit). v0.0.38 has no endpoint for slurm.conf, so
-// MaxArraySize stays unknown there. Pure.
+// (/slurm/.../partitions: max_time_limit, from v0.0.39 on maximums.time). slurmrestd has no
+// endpoint for slurm.conf, so MaxArraySize stays unknown there. Pure.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -33,12 +33,14 @@ std::string current_user_name() {
 }
 
 // The environment a REST-submitted batch script starts with (slurmrestd requires one; it
-// does not inherit ours as sbatch does).
-std::map<std::string, std::string> job_environment() {
+// does not inherit ours as sbatch does), and the data parser it was submitted with (the
+// run's provenance records it).
+std::map<std::string, std::string> job_environment(const RestApi& api) {
   std::map<std::string, std::string> environment = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "SLURM_CONF", "LANG"}) {
     if (const char* value = std::getenv(name); value != nullptr) environment[name] = value;
   }
+  environment["SCALESTUDY_SLURMREST_API"] = api.name();
   return environment;
 }
 
@@ -52,9 +54,14 @@ SchedulerEntry slurmrest_scheduler_entry() {
   entry.options.push_back({"--url", "URL",
                            "slurmrest's slurmrestd, unix:/path/to/socket or https://host:port "
                            "(default $SCALESTUDY_SLURMRESTD)"});
+  entry.options.push_back({"--rest-api", "VERSION",
+                           "slurmrest's data parser, e.g. v0.0.42 (default: the newest both "
+                           "slurmrestd and scalestudy speak)"});
   entry.system_keys = batch_system_keys();
   entry.system_keys.push_back(
       {"url", "URL", "slurmrestd: unix:/path/to/socket or https://host:port"});
+  entry.system_keys.push_back(
+      {"rest_api", "VERSION", "slurmrestd's data parser to speak, e.g. v0.0.42 (pins it)"});
   entry.cancels_with = "slurmrestd DELETE";
   entry.detect_order = 0;
   entry.detect_when = "$SCALESTUDY_SLURMRESTD is set";
@@ -64,6 +71,9 @@ SchedulerEntry slurmrest_scheduler_entry() {
     SlurmRestOptions options;
     options.batch = parse_batch_options(context, values);
     if (auto url = values.find("--url"); url != values.end()) options.rest_url = url->second;
+    if (auto api = values.find("--rest-api"); api != values.end()) {
+      options.rest_api_version = api->second;
+    }
     auto made = SlurmRestScheduler::create(options);
     if (!made) return made.status();
     return std::unique_ptr<Scheduler>(std::move(*made));
@@ -109,8 +119,28 @@ Status SlurmRestScheduler::scrubbed(const Status& status) const {
   return Status::error(redact(status.message(), token_, "<token>"));
 }
 
+Result<RestApi> SlurmRestScheduler::api() {
+  if (api_) return *api_;
+  auto openapi = call_raw("GET", "/openapi/v3", "");
+  if (!openapi) {
+    return openapi.status().with_context("reading slurmrestd's API versions (GET /openapi/v3)");
+  }
+  auto chosen = choose_rest_api(offered_rest_apis(*openapi), options_.rest_api_version);
+  if (!chosen) return chosen.status();
+  api_ = *chosen;
+  return *api_;
+}
+
 Result<nlohmann::json> SlurmRestScheduler::call(const std::string& method, const std::string& path,
-                                                const std::string& body) {
+                                                const std::string& body, bool accounting) {
+  auto version = api();
+  if (!version) return version.status();
+  return call_raw(method, (accounting ? "/slurmdb/" : "/slurm/") + version->name() + path, body);
+}
+
+Result<nlohmann::json> SlurmRestScheduler::call_raw(const std::string& method,
+                                                    const std::string& path,
+                                                    const std::string& body) {
   auto response = http_.request(method, path, body);
   if (!response) return scrubbed(response.status());
   auto answer = nlohmann::json::parse(response->body, nullptr, false);
@@ -123,7 +153,8 @@ Result<nlohmann::json> SlurmRestScheduler::call(const std::string& method, const
 }
 
 Status SlurmRestScheduler::check_reachable() {
-  auto answer = call("GET", "/slurm/" + options_.rest_api_version + "/ping");
+  if (auto version = api(); !version) return version.status();
+  auto answer = call("GET", "/ping");
   if (!answer) return answer.status().with_context("slurmrestd unreachable");
   if (std::string errors = rest_errors(*answer); !errors.empty()) {
     return scrubbed(Status::error("slurmrestd answered the ping with errors: " + errors));
@@ -133,17 +164,15 @@ Status SlurmRestScheduler::check_reachable() {
 
 WaveCapacity SlurmRestScheduler::read_wave_capacity() {
   WaveCapacity capacity;
-  const std::string slurm = "/slurm/" + options_.rest_api_version;
-  const std::string slurmdb = "/slurmdb/" + options_.rest_api_version;
-  if (auto partitions = call("GET", slurm + "/partitions")) {
+  if (auto partitions = call("GET", "/partitions")) {
     capacity.partitions = rest_partition_times(*partitions);
   }
-  auto associations = call("GET", slurmdb + "/associations?user=" + user_);
-  auto qos = call("GET", slurmdb + "/qos");
+  auto associations = call("GET", "/associations?user=" + user_, "", true);
+  auto qos = call("GET", "/qos", "", true);
   if (!associations || !qos) return capacity;
   auto limit = rest_submit_limit(*associations, *qos, user_);
   if (!limit) return capacity;
-  auto jobs = call("GET", slurm + "/jobs");
+  auto jobs = call("GET", "/jobs");
   if (!jobs) return capacity;
   capacity.free_slots = std::max(0, limit->jobs - rest_queued_jobs(*jobs, user_));
   capacity.limit = limit->source;
@@ -152,9 +181,10 @@ WaveCapacity SlurmRestScheduler::read_wave_capacity() {
 
 Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<PreparedRun>& runs,
                                                            const SubmitCallbacks& callbacks) {
+  auto version = api();
+  if (!version) return version.status();
   const WaveCapacity capacity = read_wave_capacity();
-  const std::map<std::string, std::string> environment = job_environment();
-  const std::string path = "/slurm/" + options_.rest_api_version + "/job/submit";
+  const std::map<std::string, std::string> environment = job_environment(*version);
   auto post = [&](const BatchJob& job,
                   const std::vector<std::string>& submit_options) -> Result<std::string> {
     std::ifstream file(job.script_path);
@@ -164,9 +194,10 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
     std::string working_directory = job.is_array
                                         ? job.script_path.substr(0, job.script_path.rfind('/'))
                                         : job.runs.front()->out_dir;
-    auto body = rest_submit_body(script.str(), submit_options, environment, working_directory);
+    auto body =
+        rest_submit_body(script.str(), submit_options, environment, working_directory, *version);
     if (!body) return body.status();
-    auto answer = call("POST", path, body->dump());
+    auto answer = call("POST", "/job/submit", body->dump());
     if (!answer) return answer.status();
     auto job_id = parse_rest_submit_response(*answer);
     return job_id ? job_id : scrubbed(job_id.status());
@@ -182,13 +213,13 @@ Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
     (is_packed_job_id(job_id) ? packed_ids : job_ids).push_back(job_id);
   }
   for (const auto& allocation : packed_allocation_ids(packed_ids)) {  // steps: accounting
-    auto accounted = call("GET", "/slurmdb/" + options_.rest_api_version + "/job/" + allocation);
+    auto accounted = call("GET", "/job/" + allocation, "", true);
     if (!accounted) return accounted.status();
     auto packed = packed_run_states(parse_rest_db_allocations(*accounted), packed_ids);
     states.insert(packed.begin(), packed.end());
   }
   if (job_ids.empty()) return states;
-  auto live = call("GET", "/slurm/" + options_.rest_api_version + "/jobs");
+  auto live = call("GET", "/jobs");
   if (!live) return live.status();
   auto known = parse_rest_jobs(*live);
   std::set<std::string> missing_bases;
@@ -201,7 +232,7 @@ Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
   }
   // Finished jobs slurmctld has forgotten: ask the accounting database.
   for (const auto& base : missing_bases) {
-    auto accounted = call("GET", "/slurmdb/" + options_.rest_api_version + "/job/" + base);
+    auto accounted = call("GET", "/job/" + base, "", true);
     if (!accounted) return accounted.status();
     for (const auto& [job_id, status] : parse_rest_db_jobs(*accounted)) {
       if (std::find(job_ids.begin(), job_ids.end(), job_id) != job_ids.end() &&
@@ -215,7 +246,7 @@ Result<std::map<std::string, JobStatus>> SlurmRestScheduler::poll(
 
 Status SlurmRestScheduler::cancel(const std::vector<std::string>& job_ids) {
   for (const auto& job_id : job_ids) {
-    auto answer = call("DELETE", "/slurm/" + options_.rest_api_version + "/job/" + job_id);
+    auto answer = call("DELETE", "/job/" + job_id);
     if (!answer) return answer.status();
     if (std::string errors = rest_errors(*answer); !errors.empty()) {
       return scrubbed(Status::error("cancel " + job_id + ": " + errors));

@@ -253,7 +253,9 @@ class Run:
             entries["libtorch_version"] = str(torch.__version__)
         for key, name in (("slurm_job_id", "SLURM_JOB_ID"),
                           ("slurm_array_task_id", "SLURM_ARRAY_TASK_ID"),
-                          ("slurm_nodelist", "SLURM_JOB_NODELIST")):
+                          ("slurm_nodelist", "SLURM_JOB_NODELIST"),
+                          ("slurm_version", "SCALESTUDY_SLURM_RELEASE"),
+                          ("slurmrest_api", "SCALESTUDY_SLURMREST_API")):
             if name in os.environ:
                 entries[key] = os.environ[name]
         for name, value in os.environ.items():

@@ -6,11 +6,50 @@
 
 CLUSTER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# The SLURM release the cluster runs: 22.05 is this host's (Debian 12's packages); 24.11
+# and 26.05 are Debian trixie's and sid's, unpacked into a root of their own under .deps/
+# (slurm_root.sh). Each release has its own default state folder and ports, so clusters
+# of every release can run side by side.
+SLURM_VERSION=${SCALESTUDY_SLURM_VERSION:-22.05}
+case $SLURM_VERSION in
+  22.05) SLURM_SUITE="" DEFAULT_STATE=/tmp/scalestudy-slurm DEFAULT_PORT_BASE=46800 ;;
+  24.11) SLURM_SUITE=trixie DEFAULT_STATE=/tmp/scalestudy-slurm-24.11 DEFAULT_PORT_BASE=50800 ;;
+  26.05) SLURM_SUITE=sid DEFAULT_STATE=/tmp/scalestudy-slurm-26.05 DEFAULT_PORT_BASE=52800 ;;
+  *)
+    printf '[slurm-cluster] ERROR: SCALESTUDY_SLURM_VERSION=%s: not one of 22.05, 24.11, 26.05\n' \
+      "$SLURM_VERSION" >&2
+    exit 1
+    ;;
+esac
 # One directory holds every piece of state: configs, keys, logs, pid files,
 # spool dirs, the MariaDB datadir and the sockets.
-STATE=${SCALESTUDY_SLURM_DIR:-/tmp/scalestudy-slurm}
+STATE=${SCALESTUDY_SLURM_DIR:-$DEFAULT_STATE}
 # Non-standard ports so a real SLURM/MariaDB on the same laptop does not clash.
-PORT_BASE=${SCALESTUDY_SLURM_PORT_BASE:-46800}
+PORT_BASE=${SCALESTUDY_SLURM_PORT_BASE:-$DEFAULT_PORT_BASE}
+# The newest slurmrestd API (data parser) of the release, for start.sh's readiness ping:
+# 22.05 serves v0.0.36-38, 24.11 v0.0.40-42, 26.05 v0.0.42-45.
+case $SLURM_VERSION in
+  22.05) REST_API=v0.0.38 ;;
+  24.11) REST_API=v0.0.42 ;;
+  26.05) REST_API=v0.0.45 ;;
+esac
+# The unprivileged account REST jobs run as when no user is named (start.sh): nobody, but
+# 26.05 rejects every request from nobody ("rejecting authenticated request from nobody"),
+# so there a system account of its own, which start.sh adds.
+UNPRIVILEGED_USER=nobody
+[ "$SLURM_VERSION" != 26.05 ] || UNPRIVILEGED_USER=scalestudy-jobs
+# Where the release's programs and plugins are: the host's, or its root's (whose clients
+# and daemons come first on PATH; slurmd is told where its slurmstepd is).
+if [ -z "$SLURM_SUITE" ]; then
+  SLURM_ROOT=""
+  PLUGIN_DIR=/usr/lib/x86_64-linux-gnu/slurm-wlm
+  SLURMSTEPD=/usr/sbin/slurmstepd
+else
+  SLURM_ROOT=${SCALESTUDY_DEPS_DIR:-$(cd "$CLUSTER_DIR/../.." && pwd)/.deps}/slurm-$SLURM_SUITE
+  PLUGIN_DIR=$SLURM_ROOT/usr/lib/x86_64-linux-gnu/slurm-wlm
+  SLURMSTEPD=$SLURM_ROOT/scalestudy-bin/slurmstepd
+  export PATH=$SLURM_ROOT/scalestudy-bin:$PATH
+fi
 DB_PORT=$((PORT_BASE + 6))
 CTLD_PORT=$((PORT_BASE + 17))
 DBD_PORT=$((PORT_BASE + 19))
@@ -24,6 +63,9 @@ DB_SOCKET=$STATE/mariadb/mysqld.sock
 # Clients (sinfo, sbatch, ...) and the daemons all find the generated config here,
 # so /etc/slurm is never read or written.
 export SLURM_CONF=$STATE/etc/slurm.conf
+
+# shellcheck source=slurm_root.sh
+source "$CLUSTER_DIR/slurm_root.sh"
 
 log() { printf '[slurm-cluster] %s\n' "$*" >&2; }
 

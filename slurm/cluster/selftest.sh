@@ -121,38 +121,51 @@ rest() {
     -H 'Content-Type: application/json' "$@" "http://localhost$path"
 }
 
+# rest_job JSON: a job submit body in the cluster's REST API: v0.0.38 takes the script beside
+# the job and the environment as an object; v0.0.40 on the script inside the job, the
+# environment as NAME=value words and limits as {set, number}.
+rest_job() {
+  if [ "$REST_API" = v0.0.38 ]; then
+    jq '{script: .script, job: (del(.script) | .environment |= (map(split("=") | {(.[0]): .[1]}) | add)
+      | if .nodes then .nodes |= [tonumber, tonumber] else . end)}' <<<"$1"
+  else
+    jq '{job: (. | if .time_limit then .time_limit |= {set: true, number: .} else . end)}' <<<"$1"
+  fi
+}
+
 check_rest() {
   local out id body state
-  out=$(rest GET /slurm/v0.0.38/ping) || true
-  [ "$(jq -r '.pings[0].ping' <<<"$out")" = UP ] && pass "REST ping" || { fail "REST ping: $out"; return 0; }
-  out=$(rest GET /slurm/v0.0.38/jobs) || true
+  out=$(rest GET "/slurm/$REST_API/ping") || true
+  # v0.0.38 says "ping": "UP"; v0.0.40 on "responding": true.
+  jq -e '.pings[0].ping == "UP" or .pings[0].responding == true' <<<"$out" >/dev/null 2>&1 &&
+    pass "REST ping ($REST_API)" || { fail "REST ping: $out"; return 0; }
+  out=$(rest GET "/slurm/$REST_API/jobs") || true
   jq -e '(.errors | length) == 0 and (.jobs | type) == "array"' <<<"$out" >/dev/null &&
     pass "REST GET jobs ($(jq '.jobs | length' <<<"$out") jobs)" || fail "REST GET jobs: $(head -c 300 <<<"$out")"
 
   # The job runs as $SCALESTUDY_SLURMRESTD_USER, so its directory must be writable by it.
-  body=$(jq -n --arg dir "$WORK" '{
+  # PATH as ours: srun must be the cluster's release's.
+  body=$(rest_job "$(jq -n --arg dir "$WORK" --arg path "$PATH" '{
     script: "#!/bin/bash\nsrun bash -c '\''echo $SLURMD_NODENAME $SLURM_PROCID $GREETING'\''\n",
-    job: {
-      name: "selftest-rest", partition: "debug",
-      nodes: [2, 2], tasks: 4, tasks_per_node: 2, time_limit: 5,
-      current_working_directory: $dir,
-      standard_output: ($dir + "/rest-%j.out"),
-      environment: {PATH: "/usr/local/bin:/usr/bin:/bin", GREETING: "hi"}
-    }}')
-  out=$(rest POST /slurm/v0.0.38/job/submit --data-binary "$body") || true
+    name: "selftest-rest", partition: "debug",
+    nodes: "2", tasks: 4, tasks_per_node: 2, time_limit: 5,
+    current_working_directory: $dir,
+    standard_output: ($dir + "/rest-%j.out"),
+    environment: ["PATH=" + $path, "GREETING=hi"]}')")
+  out=$(rest POST "/slurm/$REST_API/job/submit" --data-binary "$body") || true
   id=$(jq -r '.job_id // empty' <<<"$out")
   [ -n "$id" ] && pass "REST submit (job $id)" || { fail "REST submit: $out"; return 0; }
   expect_states "REST-submitted 2x2 job" "$id" COMPLETED 1 || return 0
   [ "$(grep -c ' hi$' "$WORK/rest-$id.out" 2>/dev/null)" -eq 4 ] &&
     pass "REST job output has 4 task lines" || fail "REST job output: $(cat "$WORK/rest-$id.out" 2>&1)"
-  state=$(rest GET "/slurm/v0.0.38/job/$id" | jq -r '.jobs[0].job_state') || true
+  state=$(rest GET "/slurm/$REST_API/job/$id" | jq -r '.jobs[0].job_state | if type == "array" then .[0] else . end') || true
   [ "$state" = COMPLETED ] && pass "REST GET job/$id: $state" || fail "REST GET job/$id: $state"
 
-  out=$(rest POST /slurm/v0.0.38/job/submit --data-binary "$(jq -n --arg dir "$WORK" \
-    '{script: "#!/bin/bash\nsleep 300\n", job: {current_working_directory: $dir, environment: {PATH: "/usr/bin:/bin"}}}')") || true
+  out=$(rest POST "/slurm/$REST_API/job/submit" --data-binary "$(rest_job "$(jq -n --arg dir "$WORK" \
+    '{script: "#!/bin/bash\nsleep 300\n", current_working_directory: $dir, environment: ["PATH=/usr/bin:/bin"]}')")") || true
   id=$(jq -r '.job_id // empty' <<<"$out")
   [ -n "$id" ] || { fail "REST submit (sleep): $out"; return 0; }
-  out=$(rest DELETE "/slurm/v0.0.38/job/$id") || true
+  out=$(rest DELETE "/slurm/$REST_API/job/$id") || true
   if jq -e '(.errors | length) == 0' <<<"$out" >/dev/null 2>&1; then
     expect_states "REST DELETE job" "$id" CANCELLED 1 || true
   else

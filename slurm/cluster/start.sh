@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts a real local SLURM 22.05 cluster on loopback (run as root):
+# Starts a real local SLURM cluster on loopback (run as root), of release 22.05 (this host's
+# packages) or, with SCALESTUDY_SLURM_VERSION, 24.11 or 26.05 (slurm_root.sh):
 #   munged, MariaDB, slurmdbd, slurmctld, 4 slurmd "nodes" (node1..node4 on this
 #   host) and slurmrestd on a unix socket.
 # Everything lives under $SCALESTUDY_SLURM_DIR (default /tmp/scalestudy-slurm).
@@ -17,10 +18,10 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/common.sh"
 WAIT_SECONDS=${SCALESTUDY_SLURM_WAIT:-60}
 # The user whose JWT goes into env.sh: jobs submitted through slurmrestd run as
 # this user. It cannot be root: `scontrol token username=root` fails ("Invalid
-# user id"). Default: the user behind sudo (laptop), else nobody (CI running as
-# root; the directories of its REST jobs must be writable by nobody).
-TOKEN_USER=${SCALESTUDY_SLURM_USER:-${SUDO_USER:-nobody}}
-[ "$TOKEN_USER" = root ] && TOKEN_USER=nobody
+# user id"). Default: the user behind sudo (laptop), else the release's unprivileged account
+# (CI running as root; the directories of its REST jobs must be writable by it).
+TOKEN_USER=${SCALESTUDY_SLURM_USER:-${SUDO_USER:-$UNPRIVILEGED_USER}}
+[ "$TOKEN_USER" = root ] && TOKEN_USER=$UNPRIVILEGED_USER
 # Users that get an association in slurmdbd (jobs of users without one are
 # rejected because AccountingStorageEnforce=associations).
 ACCOUNT_USERS=(root "$TOKEN_USER")
@@ -98,6 +99,7 @@ render_template() {
   local in=$1 out=$2 tmp
   tmp=$(mktemp "$out.XXXXXX")
   sed -e "s|@STATE@|$STATE|g" \
+    -e "s|@PLUGIN_DIR@|$PLUGIN_DIR|g" \
     -e "s|@CTLD_PORT@|$CTLD_PORT|g" \
     -e "s|@DBD_PORT@|$DBD_PORT|g" \
     -e "s|@DB_PORT@|$DB_PORT|g" \
@@ -125,9 +127,13 @@ check_prerequisites() {
     slurmd slurmrestd sacctmgr sinfo sacct scontrol curl setpriv; do
     command -v "$tool" >/dev/null || die "$tool not found; run scripts/install-deps.sh"
   done
-  [ -e /usr/lib/x86_64-linux-gnu/slurm-wlm/auth_jwt.so ] || [ -n "$(find /usr/lib -name auth_jwt.so -print -quit 2>/dev/null)" ] ||
-    die "auth_jwt.so missing; install slurm-wlm-jwt-plugin (scripts/install-deps.sh)"
+  [ -e "$PLUGIN_DIR/auth_jwt.so" ] ||
+    die "$PLUGIN_DIR/auth_jwt.so missing; install slurm-wlm-jwt-plugin (scripts/install-deps.sh)"
   id "$REST_USER" >/dev/null 2>&1 || die "user $REST_USER (for slurmrestd) does not exist"
+  if [ "$TOKEN_USER" = scalestudy-jobs ] && ! id scalestudy-jobs >/dev/null 2>&1; then
+    log "adding the system account scalestudy-jobs (REST jobs run as it)"
+    useradd --system --user-group --no-create-home --shell /usr/sbin/nologin scalestudy-jobs
+  fi
   id "$TOKEN_USER" >/dev/null 2>&1 || die "user $TOKEN_USER (SCALESTUDY_SLURM_USER) does not exist"
 }
 
@@ -167,7 +173,8 @@ prepare_state_dir() {
 
   # Configs are regenerated every time so template edits take effect on restart.
   render_template "$CLUSTER_DIR/slurm.conf.in" "$SLURM_CONF"
-  chmod 0644 "$SLURM_CONF"
+  cp "$CLUSTER_DIR/slurm-$SLURM_VERSION.conf" "$STATE/etc/slurm-release.conf"
+  chmod 0644 "$SLURM_CONF" "$STATE/etc/slurm-release.conf"
   # slurmdbd reads slurmdbd.conf next to $SLURM_CONF and insists on mode 0600.
   render_template "$CLUSTER_DIR/slurmdbd.conf.in" "$STATE/etc/slurmdbd.conf"
   chmod 0600 "$STATE/etc/slurmdbd.conf"
@@ -269,7 +276,7 @@ start_slurmds() {
   for node in "${NODES[@]}"; do
     # -N: this build supports several slurmd per host; each picks its own
     # NodeName entry (port, spool dir, pid file, log) from slurm.conf.
-    start_forking_daemon "slurmd-$node" slurmd -N "$node"
+    start_forking_daemon "slurmd-$node" slurmd -N "$node" -d "$SLURMSTEPD"
   done
 }
 
@@ -282,12 +289,14 @@ start_slurmrestd() {
   # auth plugin; without it the token is handed to auth/munge, which rejects it
   # ("Rejecting thread config token"). rest_auth/local is not offered: with
   # SLURM_JWT=daemon its munge-less requests fail ("config is unable to load").
-  # v0.0.38 (+ dbv0.0.38 for accounting) are the newest API versions in 22.05.
+  # 22.05 has a plugin per API version (v0.0.38 + dbv0.0.38 are its newest); from 23.02 on
+  # the two plugins slurmctld and slurmdbd serve every data parser the release has.
+  local plugins=openapi/slurmctld,openapi/slurmdbd
+  [ "$SLURM_VERSION" != 22.05 ] ||
+    plugins=openapi/v0.0.38,openapi/dbv0.0.38,openapi/v0.0.37,openapi/dbv0.0.37
   start_foreground_daemon slurmrestd setpriv --reuid="$REST_USER" --regid="$(id -g "$REST_USER")" \
     --clear-groups env SLURM_CONF="$SLURM_CONF" SLURM_JWT=daemon \
-    slurmrestd -a rest_auth/jwt \
-    -s openapi/v0.0.38,openapi/dbv0.0.38,openapi/v0.0.37,openapi/dbv0.0.37 \
-    "unix:$REST_SOCKET"
+    "$(command -v slurmrestd)" -a rest_auth/jwt -s "$plugins" "unix:$REST_SOCKET"
 }
 
 nodes_idle() {
@@ -296,7 +305,7 @@ nodes_idle() {
 
 rest_ping() {
   curl -sf --unix-socket "$REST_SOCKET" -H "X-SLURM-USER-NAME: $TOKEN_USER" \
-    -H "X-SLURM-USER-TOKEN: $1" http://localhost/slurm/v0.0.38/ping | grep -q '"pings"'
+    -H "X-SLURM-USER-TOKEN: $1" "http://localhost/slurm/$REST_API/ping" | grep -q '"pings"'
 }
 
 wait_until_ready() {
@@ -317,6 +326,7 @@ write_env() {
   cat >"$tmp" <<ENV
 # Generated by slurm/cluster/start.sh -- source this file.
 export SCALESTUDY_SLURM_DIR='$STATE'
+export SCALESTUDY_SLURM_VERSION='$SLURM_VERSION'
 export SLURM_CONF='$SLURM_CONF'
 export SCALESTUDY_SLURMRESTD='unix:$REST_SOCKET'
 # slurmrestd identity: send X-SLURM-USER-NAME=\$SCALESTUDY_SLURMRESTD_USER and
@@ -326,6 +336,12 @@ export SCALESTUDY_SLURMRESTD='unix:$REST_SOCKET'
 export SCALESTUDY_SLURMRESTD_USER='$TOKEN_USER'
 export SCALESTUDY_SLURMRESTD_TOKEN='$token'
 ENV
+  # A release of its own root: its clients (sbatch, srun, ...) before the host's.
+  if [ -n "$SLURM_ROOT" ]; then
+    printf "export SCALESTUDY_SLURM_BIN='%s'\n" "$SLURM_ROOT/scalestudy-bin" >>"$tmp"
+    # shellcheck disable=SC2016 # expanded where env.sh is sourced
+    echo 'export PATH="$SCALESTUDY_SLURM_BIN:$PATH"' >>"$tmp"
+  fi
   chmod 0644 "$tmp"
   mv "$tmp" "$STATE/env.sh"
 }
@@ -351,6 +367,7 @@ main() {
   # A signal ends the script through exit, so the EXIT trap sees a failure status.
   trap 'exit 143' TERM
   trap 'exit 130' INT
+  [ -z "$SLURM_ROOT" ] || prepare_slurm_root "$SLURM_SUITE" "$SLURM_ROOT"
   check_prerequisites
   prepare_state_dir
   start_munge
@@ -362,14 +379,18 @@ main() {
   start_slurmds
   start_slurmrestd
   wait_until_ready
-  # Keep the existing token on a no-op rerun; mint one when missing or rejected.
+  # Keep the existing token on a no-op rerun; mint one when missing, rejected or another
+  # user's.
   token=""
-  if [ -f "$STATE/env.sh" ]; then token=$(sed -n "s/^export SCALESTUDY_SLURMRESTD_TOKEN='\(.*\)'$/\1/p" "$STATE/env.sh"); fi
+  if [ -f "$STATE/env.sh" ] &&
+    grep -qx "export SCALESTUDY_SLURMRESTD_USER='$TOKEN_USER'" "$STATE/env.sh"; then
+    token=$(sed -n "s/^export SCALESTUDY_SLURMRESTD_TOKEN='\(.*\)'$/\1/p" "$STATE/env.sh")
+  fi
   if [ -z "$token" ] || ! rest_ping "$token"; then
     token=$(make_token)
     [ -n "$token" ] || die "scontrol token returned no token"
   fi
-  wait_until slurmrestd "slurmrestd answering GET /slurm/v0.0.38/ping" rest_ping "$token"
+  wait_until slurmrestd "slurmrestd answering GET /slurm/$REST_API/ping" rest_ping "$token"
   write_env "$token"
   log "cluster ready in $((SECONDS - start))s; source $STATE/env.sh"
   cat "$STATE/env.sh"

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -92,13 +93,17 @@ class ClusterSession {
     // Jobs through slurmrestd run as an unprivileged user: everything they touch must be
     // world-readable, their output directories world-writable.
     umask(0);
-    work_dir_ = scratch_dir(std::string("slurm_cluster_") + program_invocation_short_name);
+    // One folder per cluster and suite: a suite runs against several clusters at once (one
+    // per SLURM release, tests/sched/CMakeLists.txt).
+    work_dir_ = scratch_dir(std::filesystem::path(state_dir).filename().string() + "_" +
+                            program_invocation_short_name);
     std::filesystem::permissions(work_dir_,
                                  std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
     ready_ = true;
   }
 
-  // `export KEY='VALUE'` lines into our environment.
+  // `export KEY='VALUE'` lines into our environment, and `export KEY="...$NAME..."` with
+  // each $NAME expanded (a newer release's PATH="$SCALESTUDY_SLURM_BIN:$PATH").
   static bool load_env(const std::string& path) {
     std::ifstream file(path);
     if (!file) return false;
@@ -108,10 +113,30 @@ class ClusterSession {
       std::string key = line.substr(7, equals - 7), value = line.substr(equals + 1);
       if (value.size() >= 2 && value.front() == '\'' && value.back() == '\'') {
         value = value.substr(1, value.size() - 2);
+      } else if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+        value = expand_variables(value.substr(1, value.size() - 2));
       }
       setenv(key.c_str(), value.c_str(), 1);
     }
     return true;
+  }
+
+  static std::string expand_variables(const std::string& text) {
+    std::string expanded;
+    for (size_t i = 0; i < text.size(); ++i) {
+      size_t end = i + 1;
+      while (text[i] == '$' && end < text.size() && (std::isalnum(text[end]) || text[end] == '_')) {
+        ++end;
+      }
+      if (end == i + 1) {
+        expanded += text[i];
+        continue;
+      }
+      const char* value = std::getenv(text.substr(i + 1, end - i - 1).c_str());
+      expanded += value != nullptr ? value : "";
+      i = end - 1;
+    }
+    return expanded;
   }
 
   std::string scripts_;

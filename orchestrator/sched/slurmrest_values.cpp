@@ -1,0 +1,36 @@
+#include "orchestrator/sched/slurmrest_values.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace scalestudy::sched {
+
+std::optional<long long> rest_number(const nlohmann::json& value) {
+  if (value.is_number_integer()) return value.get<long long>();
+  if (value.is_object() && value.contains("number")) {
+    if (!value.value("set", false) || value.value("infinite", false)) return std::nullopt;
+    return rest_number(value["number"]);
+  }
+  return std::nullopt;
+}
+
+std::string rest_state(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (!value.is_array() || value.empty() || !value[0].is_string()) return "";
+  static const std::array<const char*, 12> kShownFirst = {
+      "COMPLETING",   "STAGE_OUT",    "CONFIGURING", "RESIZING", "REQUEUED",      "REQUEUE_FED",
+      "REQUEUE_HOLD", "SPECIAL_EXIT", "STOPPED",     "REVOKED",  "RESV_DEL_HOLD", "SIGNALING"};
+  for (const char* flag : kShownFirst) {
+    if (std::find(value.begin(), value.end(), flag) != value.end()) return flag;
+  }
+  return value[0].get<std::string>();
+}
+
+std::optional<int> rest_exit_code(const nlohmann::json& value) {
+  auto code = rest_number(value.is_object() && value.contains("return_code") ? value["return_code"]
+                                                                             : value);
+  if (!code) return std::nullopt;
+  return static_cast<int>(*code);
+}
+
+}  // namespace scalestudy::sched
