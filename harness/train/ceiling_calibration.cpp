@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "harness/core/bus_bandwidth.hpp"
+#include "harness/train/steady_seconds.hpp"
 
 namespace scalestudy::train {
 namespace {
@@ -20,10 +21,6 @@ constexpr auto kGemmBudget = std::chrono::milliseconds(25);
 constexpr int kGemmBatch = 2;  // products between two looks at the clock (one sync each)
 constexpr int kAllreduceWarmup = 2;
 constexpr int kAllreduceIterations = 5;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Reading one element back waits for the work queued on the tensor's device.
 void wait_for_device(const torch::Tensor& tensor) {

@@ -1,5 +1,6 @@
 // TrainingWorkload: the data-parallel training loop, in the role of nccl-tests' common
-// driver, around a TrainingTask. Per step: data wait, forward, backward with bucketed
+// driver, around a TrainingTask; run() runs one TrainingLoop (training_loop.hpp names the
+// loop's files and the rooms around it). Per step: data wait, forward, backward with bucketed
 // all-reduces overlapping it, exposed communication wait, optimizer step — each a timed
 // phase and an NVTX range, one `steps` row. Per epoch: global training and (sharded,
 // sum-reduced) validation metrics, global throughput, one `epochs` row and, on rank 0, one
