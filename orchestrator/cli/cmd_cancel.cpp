@@ -6,7 +6,7 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
-#include "orchestrator/cli/scheduler_help.hpp"
+#include "orchestrator/sched/scheduler_help.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -16,7 +16,7 @@ std::string cancel_usage() {
   return "usage: scalestudy cancel STUDY [--run ID] [--results-dir DIR]\n\n"
          "Cancels every pending or running run of the study (or only run ID) through its\n"
          "scheduler (" +
-         scheduler_cancel_means() +
+         sched::scheduler_cancel_means() +
          ") and\n"
          "records it as CANCELLED. A cancelled run counts as an attempt and is resubmitted by "
          "the\n"

@@ -1,6 +1,5 @@
 // `scalestudy compare A B`: two studies (or one study at two git commits) point by point,
 // with significance over repeats and a verdict; exit 1 on a regression, for CI gates.
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,10 +7,9 @@
 #include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/results/compare/compare_render.hpp"
-#include "orchestrator/results/ingest/ingest.hpp"
-#include "orchestrator/results/report/report_systems.hpp"
+#include "orchestrator/results/compare/compared_study.hpp"
+#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -50,49 +48,19 @@ StudySide split_side(const std::string& text) {
   return {text.substr(0, at), text.substr(at + 1)};
 }
 
-// One side of the comparison: its report and what its measured runs recorded.
-struct ComparedStudy {
-  results::Report report;
-  std::map<std::string, results::ProvenanceValues> provenance;  // by run id
-};
-
-Result<ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
-                                bool ingest, bool& missing) {
+Result<results::ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
+                                         bool ingest, bool& missing) {
   // STUDY@CAMPAIGN names a database of its own; otherwise '@' selects runs within one.
   const bool campaign_database =
       std::filesystem::is_regular_file(campaign::study_database_path(results_dir, text));
   const StudySide side = campaign_database ? StudySide{text, ""} : split_side(text);
-  auto database =
-      campaign::locate_study_database(side.study, results_dir, naming_only_system_choice());
+  auto database = campaign::locate_study_database(side.study, results_dir,
+                                                  submission::naming_only_system_choice());
   if (!database) {
     missing = true;
     return database.status();
   }
-  if (ingest) {
-    auto ingested = results::ingest_study(*database);
-    if (!ingested) return ingested.status().with_context(text);
-  }
-  auto db = sqlite::Database::open(*database, sqlite::OpenMode::kReadOnly);
-  if (!db) return db.status();
-  // STUDY@SYSTEM when the study ran on a system of that name, else STUDY@COMMIT.
-  auto report = results::build_report(*db);
-  if (!report) return report.status().with_context(text);
-  const std::vector<std::string> systems = results::report_systems(*report);
-  if (std::find(systems.begin(), systems.end(), side.suffix) != systems.end()) {
-    report = results::report_on_system(*report, side.suffix);
-  } else if (!side.suffix.empty()) {
-    results::ReportOptions options;
-    options.git_commit = side.suffix;
-    report = results::build_report(*db, options);
-    if (!report) return report.status().with_context(text);
-  }
-  std::vector<std::string> run_ids;
-  for (const auto& point : report->points) {
-    run_ids.insert(run_ids.end(), point.run_ids.begin(), point.run_ids.end());
-  }
-  auto provenance = results::load_run_provenance(*db, run_ids);
-  if (!provenance) return provenance.status().with_context(text);
-  return ComparedStudy{std::move(*report), std::move(*provenance)};
+  return results::load_compared_study(*database, side.suffix, ingest, text);
 }
 
 int run_compare(const std::vector<std::string>& args) {
@@ -119,7 +87,7 @@ int run_compare(const std::vector<std::string>& args) {
   }
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
-  ComparedStudy studies[2];
+  results::ComparedStudy studies[2];
   for (int side = 0; side < 2; ++side) {
     bool missing = false;
     auto report =

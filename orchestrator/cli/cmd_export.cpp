@@ -4,8 +4,8 @@
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/results/query/export_csv.hpp"
+#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -26,7 +26,7 @@ int run_export(const std::vector<std::string>& args) {
   }
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
-      naming_only_system_choice());
+      submission::naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy export: %s\n", database.status().message().c_str());
     return kExitEnvironment;

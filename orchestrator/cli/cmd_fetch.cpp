@@ -4,8 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
@@ -61,20 +59,7 @@ int run_fetch(const std::vector<std::string>& args) {
     std::puts(kFetchUsage);
     return kExitOk;
   }
-  std::string table_text = fetch::builtin_dataset_table();
-  std::string table_name = "datasets.tsv (built in)";
-  if (auto table_file = parsed->value("--table")) {
-    std::ifstream file(*table_file);
-    if (!file) {
-      std::fprintf(stderr, "scalestudy fetch: cannot read %s\n", table_file->c_str());
-      return kExitEnvironment;
-    }
-    std::ostringstream contents;
-    contents << file.rdbuf();
-    table_text = contents.str();
-    table_name = *table_file;
-  }
-  auto table = fetch::parse_dataset_table(table_text, table_name);
+  auto table = fetch::load_dataset_table(parsed->value("--table"));
   if (!table) {
     std::fprintf(stderr, "scalestudy fetch: %s\n", table.status().message().c_str());
     return kExitEnvironment;

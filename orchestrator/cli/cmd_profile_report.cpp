@@ -50,20 +50,9 @@ int run_profile_report(const std::vector<std::string>& args) {
   sqlite::Database& db = state.database();
   const std::string only_run = parsed->value_or("--run", "");
   if (!parsed->has("--no-ingest")) {
-    auto runs = db.query("SELECT run_id, out_dir FROM runs WHERE profiled = 1 ORDER BY run_id");
-    if (!runs) {
-      std::fprintf(stderr, "scalestudy profile-report: %s\n", runs.status().message().c_str());
+    if (Status ingested = profiling::ingest_profiled_runs(db, only_run); !ingested) {
+      std::fprintf(stderr, "scalestudy profile-report: %s\n", ingested.message().c_str());
       return kExitFailure;
-    }
-    for (const auto& row : *runs) {
-      const std::string run_id = sqlite::to_string(row[0]);
-      if (!only_run.empty() && run_id != only_run) continue;
-      auto ingested = profiling::ingest_profile_dir(db, run_id, sqlite::to_string(row[1]));
-      if (!ingested) {
-        std::fprintf(stderr, "scalestudy profile-report: %s\n",
-                     ingested.status().message().c_str());
-        return kExitFailure;
-      }
     }
   }
   auto profiles = profiling::load_profiles(db, only_run);

@@ -11,8 +11,8 @@
 #include "orchestrator/cli/open_study.hpp"
 #include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/cli/report_flow.hpp"
-#include "orchestrator/cli/scheduler_help.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
+#include "orchestrator/sched/scheduler_help.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -37,12 +37,12 @@ const char kClosing[] =
 // The scheduler names and options come from the registry.
 std::string run_usage() {
   return std::string(kIntroduction) +
-         wrap_words("submit options: ",
-                    "--scheduler " + scheduler_choices("|") +
-                        ", --system ID[:VARIANT] (repeatable), --campaign NAME|auto, "
-                        "--results-dir DIR, --packed, " +
-                        scheduler_option_list() + " (see `scalestudy submit --help`)",
-                    2) +
+         sched::wrap_words("submit options: ",
+                           "--scheduler " + sched::scheduler_choices("|") +
+                               ", --system ID[:VARIANT] (repeatable), --campaign NAME|auto, "
+                               "--results-dir DIR, --packed, " +
+                               sched::scheduler_option_list() + " (see `scalestudy submit --help`)",
+                           2) +
          "\n" + kClosing;
 }
 
@@ -72,7 +72,8 @@ int run_run(const std::vector<std::string>& args) {
   int exit_code = kExitOk;
   auto location = locate_study_yaml_or_explain("run", *parsed, results_dir, exit_code);
   if (!location) return exit_code;
-  auto sessions = make_submit_sessions("run", *parsed, *location->study, results_dir, exit_code);
+  auto sessions =
+      make_submit_sessions("run", *parsed, std::move(*location->study), results_dir, exit_code);
   if (!sessions) return exit_code;
   if (int submitted = submit_and_print("run", *sessions); submitted == kExitEnvironment) {
     return submitted;
@@ -86,9 +87,9 @@ int run_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy run: %s\n", state.status().message().c_str());
     return kExitFailure;
   }
-  wait.resubmit = [&sessions]() { return submit_sessions(*sessions); };
+  wait.resubmit = [&sessions]() { return submission::submit_sessions(*sessions).status(); };
   wait.on_progress = make_progress_printer();
-  const SubmitSession& first = sessions->front();
+  const submission::SubmitSession& first = sessions->front();
   auto outcome =
       campaign::wait_study(*state, first.options.scheduler_context, wait, first.scheduler.get());
   if (!outcome) {

@@ -7,8 +7,8 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/cli/open_study.hpp"
-#include "orchestrator/cli/scheduler_help.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
+#include "orchestrator/sched/scheduler_help.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -42,15 +42,15 @@ const char kClosing[] =
 
 // The scheduler names, options and notes come from the registry.
 std::string submit_usage() {
-  std::vector<std::string> synopsis = {"[--scheduler " + scheduler_choices("|") + "]",
+  std::vector<std::string> synopsis = {"[--scheduler " + sched::scheduler_choices("|") + "]",
                                        "[--results-dir DIR]"};
-  for (const std::string& option : scheduler_option_synopsis()) synopsis.push_back(option);
+  for (const std::string& option : sched::scheduler_option_synopsis()) synopsis.push_back(option);
   synopsis.insert(synopsis.end(), {"[--system ID[:VARIANT]]...", "[--campaign NAME|auto]",
                                    "[--dry-run]", "[--packed]", "[--max-gpu-hours H]"});
-  return wrap_units("usage: scalestudy submit STUDY.yaml ", synopsis, 25) + "\n\n" + kIntroduction +
-         scheduler_notes() + "options:\n" + scheduler_flag_help() +
+  return sched::wrap_units("usage: scalestudy submit STUDY.yaml ", synopsis, 25) + "\n\n" +
+         kIntroduction + sched::scheduler_notes() + "options:\n" + sched::scheduler_flag_help() +
          "  --results-dir DIR results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n" +
-         scheduler_option_help() + kClosing;
+         sched::scheduler_option_help() + kClosing;
 }
 
 int run_submit(const std::vector<std::string>& args) {
@@ -70,7 +70,8 @@ int run_submit(const std::vector<std::string>& args) {
   int exit_code = kExitOk;
   auto location = locate_study_yaml_or_explain("submit", *parsed, results_dir, exit_code);
   if (!location) return exit_code;
-  auto sessions = make_submit_sessions("submit", *parsed, *location->study, results_dir, exit_code);
+  auto sessions =
+      make_submit_sessions("submit", *parsed, std::move(*location->study), results_dir, exit_code);
   return sessions ? submit_and_print("submit", *sessions) : exit_code;
 }
 

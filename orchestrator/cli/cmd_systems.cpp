@@ -9,7 +9,7 @@
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/system_choice.hpp"
+#include "orchestrator/submission/system_choice.hpp"
 #include "orchestrator/systems/system_catalog.hpp"
 #include "orchestrator/systems/system_document.hpp"
 
@@ -73,7 +73,8 @@ int list() {
   int exit_code = kExitOk;
   std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", "id", "scheduler", "node", "max nodes",
               "variants", "file");
-  for (const systems::SystemListing& listing : systems::list_systems(system_search_path())) {
+  for (const systems::SystemListing& listing :
+       systems::list_systems(submission::system_search_path())) {
     if (!listing.system) {
       std::printf("%-22s error: %s\n", listing.file.id.c_str(),
                   listing.system.status().message().c_str());
@@ -95,7 +96,7 @@ int list() {
 }
 
 int show(const std::string& label, bool resolved) {
-  const systems::SystemSearchPath path = system_search_path();
+  const systems::SystemSearchPath path = submission::system_search_path();
   auto parsed = systems::parse_system_label(label);
   if (!parsed) return usage_error(parsed.status().message());
   if (!systems::system_exists(path, parsed->first)) {
@@ -121,7 +122,7 @@ int show(const std::string& label, bool resolved) {
 }
 
 int check(const std::vector<std::string>& files) {
-  const systems::SystemSearchPath path = system_search_path();
+  const systems::SystemSearchPath path = submission::system_search_path();
   std::vector<std::string> checked = files;
   if (checked.empty()) {
     for (const systems::SystemFile& file : systems::list_system_files(path)) {
@@ -141,7 +142,8 @@ int check(const std::vector<std::string>& files) {
 }
 
 int detect(const std::string& hostname) {
-  const systems::DetectedSystem detected = systems::detect_system(system_search_path(), hostname);
+  const systems::DetectedSystem detected =
+      systems::detect_system(submission::system_search_path(), hostname);
   for (const std::string& problem : detected.problems) {
     std::fprintf(stderr, "warning: not considered: %s\n", problem.c_str());
   }
@@ -170,7 +172,7 @@ int run_systems(const std::vector<std::string>& args) {
   if (action == "show" && rest.size() == 1) return show(rest[0], parsed->has("--resolved"));
   if (action == "check") return check(rest);
   if (action == "detect" && rest.empty()) {
-    return detect(parsed->value_or("--hostname", this_host_name()));
+    return detect(parsed->value_or("--hostname", submission::this_host_name()));
   }
   return usage_error("unknown action or wrong arguments: '" + action + "'");
 }

@@ -7,9 +7,10 @@
 #include "orchestrator/campaign/prepare_run.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/system_choice.hpp"
-#include "orchestrator/cli/workload_param_check.hpp"
+#include "orchestrator/cli/param_check_report.hpp"
 #include "orchestrator/study/study.hpp"
+#include "orchestrator/submission/system_choice.hpp"
+#include "orchestrator/submission/workload_param_check.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -26,7 +27,7 @@ const char kValidateUsage[] =
     "3 a file cannot be read.";
 
 int run_validate(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {{kSystemOption}, {}});
+  auto parsed = parse_args(args, {{submission::kSystemOption}, {}});
   if (!parsed) {
     std::fprintf(stderr, "scalestudy validate: %s\n", parsed.status().message().c_str());
     return kExitUsage;
@@ -43,9 +44,11 @@ int run_validate(const std::vector<std::string>& args) {
       exit_code = kExitEnvironment;
       continue;
     }
-    Result<Study> study = load_study(path, system_choice(*parsed));
+    Result<Study> study =
+        load_study(path, submission::system_choice(parsed->values(submission::kSystemOption)));
     if (study && !report_workload_param_check(
-                     "validate", check_study_workload_params(*study, campaign::executable_dir()))) {
+                     "validate",
+                     submission::check_study_workload_params(*study, campaign::executable_dir()))) {
       if (exit_code == kExitOk) exit_code = kExitFailure;
     } else if (study) {
       std::printf("%s: ok (%zu runs)\n", path.c_str(), study->runs.size());

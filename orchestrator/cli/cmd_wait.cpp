@@ -60,7 +60,7 @@ int run_wait(const std::vector<std::string>& args) {
   // Runs held back by a submit limit, or not reached in a packed allocation, are submitted
   // as later waves, the way the last submit was told; the sessions are made when first
   // needed (a packed run may fall out of its allocation while this waits).
-  std::optional<std::vector<SubmitSession>> waves;
+  std::optional<std::vector<submission::SubmitSession>> waves;
   const std::string results_dir =
       parsed->value_or("--results-dir", campaign::default_results_dir());
   int exit_code = kExitOk;
@@ -76,10 +76,10 @@ int run_wait(const std::vector<std::string>& args) {
     if (now->waiting == 0) return Status::ok();
     if (!make_waves())
       return Status::error("the runs waiting for a later wave cannot be submitted");
-    return submit_sessions(*waves);
+    return submission::submit_sessions(*waves).status();
   };
   // The first wave session (when made now) polls its own runs, configured as submit was.
-  const SubmitSession* first = waves ? &waves->front() : nullptr;
+  const submission::SubmitSession* first = waves ? &waves->front() : nullptr;
   auto outcome = campaign::wait_study(
       state, first ? first->options.scheduler_context : sched::SchedulerContext{}, wait,
       first ? first->scheduler.get() : nullptr);

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/system_choice.hpp"
+#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 
@@ -11,7 +11,7 @@ std::optional<OpenedStudy> open_study_or_explain(const std::string& command,
                                                  const ParsedArgs& parsed) {
   auto location = campaign::locate_study(
       parsed.positionals.at(0), parsed.value_or("--results-dir", campaign::default_results_dir()),
-      naming_only_system_choice());
+      submission::naming_only_system_choice());
   if (!location) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command.c_str(),
                  location.status().message().c_str());
@@ -30,7 +30,8 @@ std::optional<campaign::StudyLocation> locate_study_yaml_or_explain(const std::s
                                                                     const std::string& results_dir,
                                                                     int& exit_code) {
   auto location =
-      campaign::locate_study(parsed.positionals.at(0), results_dir, system_choice(parsed));
+      campaign::locate_study(parsed.positionals.at(0), results_dir,
+                             submission::system_choice(parsed.values(submission::kSystemOption)));
   if (location && location->study) return std::move(*location);
   if (location) {
     std::fprintf(stderr, "scalestudy %s: STUDY must be a study YAML file\n", command.c_str());

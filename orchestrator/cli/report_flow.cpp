@@ -1,18 +1,15 @@
 #include "orchestrator/cli/report_flow.hpp"
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "orchestrator/campaign/study_locator.hpp"
 #include "orchestrator/cli/command.hpp"
-#include "orchestrator/cli/system_choice.hpp"
 #include "orchestrator/profiling/breakdown_report.hpp"
 #include "orchestrator/profiling/profile_store.hpp"
 #include "orchestrator/results/analysis/thresholds.hpp"
-#include "orchestrator/results/ingest/ingest.hpp"
-#include "orchestrator/results/report/plots.hpp"
 #include "orchestrator/results/report/report_render.hpp"
+#include "orchestrator/results/report/study_report.hpp"
+#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -44,8 +41,8 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
   }
   if (auto comm_model = parsed.value("--comm-model")) {
     // A run database file (*.sqlite) is used as is, like a study database.
-    auto database =
-        campaign::locate_study_database(*comm_model, results_dir, naming_only_system_choice());
+    auto database = campaign::locate_study_database(*comm_model, results_dir,
+                                                    submission::naming_only_system_choice());
     if (!database) return database.status().with_context("--comm-model");
     options.comm_model_database = *database;
   }
@@ -54,6 +51,15 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
 
 void print_warnings(const std::vector<std::string>& warnings) {
   for (const auto& warning : warnings) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+}
+
+// The failed step's message and exit code; the HTML page's under `report`'s name, as ever.
+int print_failure(const char* command, const results::StudyReport& made) {
+  using FailedStep = results::StudyReport::FailedStep;
+  const bool html = made.failed_step == FailedStep::kHtml;
+  std::fprintf(stderr, "scalestudy %s: %s\n", html ? "report" : command,
+               made.failure.message().c_str());
+  return html || made.failed_step == FailedStep::kOpen ? kExitEnvironment : kExitFailure;
 }
 
 }  // namespace
@@ -76,74 +82,41 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
                  (!format ? format.status() : options.status()).message().c_str());
     return kExitUsage;
   }
-  auto database = campaign::locate_study_database(study, results_dir, naming_only_system_choice());
+  auto database =
+      campaign::locate_study_database(study, results_dir, submission::naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, database.status().message().c_str());
     return kExitEnvironment;
   }
-  if (!parsed.has("--no-ingest")) {
-    auto ingested = results::ingest_study(*database);
-    if (!ingested) {
-      std::fprintf(stderr, "scalestudy %s: %s\n", command, ingested.status().message().c_str());
-      return kExitFailure;
-    }
-    for (const auto& failure : ingested->failures) {
-      std::fprintf(stderr, "ingest: run failed %s\n", failure.c_str());
-    }
-    for (const auto& kept : ingested->kept) std::fprintf(stderr, "ingest: %s\n", kept.c_str());
+  results::StudyReportRequest request{*database, results_dir, *options};
+  request.ingest = !parsed.has("--no-ingest");
+  request.plots = !parsed.has("--no-plots");
+  request.plot_dir = parsed.value("--plots");
+  request.html = parsed.has("--html");
+  results::StudyReport made = results::make_study_report(request);
+  for (const auto& failure : made.ingest_failures) {
+    std::fprintf(stderr, "ingest: run failed %s\n", failure.c_str());
   }
-  auto db = sqlite::Database::open(*database, sqlite::OpenMode::kReadOnly);
-  if (!db) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, db.status().message().c_str());
-    return kExitEnvironment;
+  for (const auto& kept : made.ingest_kept) std::fprintf(stderr, "ingest: %s\n", kept.c_str());
+  print_warnings(made.plot_warnings);
+  if (made.plots_written) std::fprintf(stderr, "plots: %s\n", made.plot_dir.c_str());
+  if (!made.html_path.empty()) std::fprintf(stderr, "html: %s\n", made.html_path.c_str());
+  if (made.failed_step != results::StudyReport::FailedStep::kNone) {
+    return print_failure(command, made);
   }
-  auto report = results::build_report(*db, *options);
-  if (!report) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, report.status().message().c_str());
-    return kExitFailure;
-  }
-
-  // Beside the campaign's runs: the database's own name is "<study>[@<campaign>]".
-  const std::string plot_dir = parsed.value_or(
-      "--plots",
-      (std::filesystem::path(results_dir) / std::filesystem::path(*database).stem() / "report")
-          .string());
-  std::vector<std::string> svg_paths;
-  if (!parsed.has("--no-plots")) {
-    auto plots = results::write_plots(*report, {plot_dir, "gnuplot"});
-    if (!plots) {
-      std::fprintf(stderr, "scalestudy %s: %s\n", command, plots.status().message().c_str());
-      return kExitFailure;
-    }
-    print_warnings(plots->warnings);
-    for (const auto& file : plots->files) {
-      if (std::filesystem::path(file).extension() == ".svg") svg_paths.push_back(file);
-    }
-    if (!plots->files.empty()) std::fprintf(stderr, "plots: %s\n", plot_dir.c_str());
-  }
-  if (parsed.has("--html")) {
-    std::error_code ignored;
-    std::filesystem::create_directories(plot_dir, ignored);
-    const std::string html_path = (std::filesystem::path(plot_dir) / "report.html").string();
-    std::ofstream html(html_path);
-    html << results::render_report(*report, results::ReportFormat::kHtml, svg_paths);
-    if (!html) {
-      std::fprintf(stderr, "scalestudy report: cannot write %s\n", html_path.c_str());
-      return kExitEnvironment;
-    }
-    std::fprintf(stderr, "html: %s\n", html_path.c_str());
-  }
-  std::fputs(results::render_report(*report, *format, svg_paths).c_str(), stdout);
+  std::fputs(results::render_report(*made.report, *format, made.svg_paths).c_str(), stdout);
   if (parsed.has("--profile")) {
-    auto profiles = profiling::load_profiles(*db);
+    auto profiles = profiling::load_profiles(*made.db);
     if (!profiles) {
       std::fprintf(stderr, "scalestudy %s: %s\n", command, profiles.status().message().c_str());
       return kExitFailure;
     }
     std::fputs(profiling::render_profile_breakdown(*profiles).c_str(), stdout);
   }
-  if (parsed.has("--check") && results::count_threshold_misses(*report) > 0) return kExitFailure;
-  return report->runs_failed > 0 ? kExitFailure : kExitOk;
+  if (parsed.has("--check") && results::count_threshold_misses(*made.report) > 0) {
+    return kExitFailure;
+  }
+  return made.report->runs_failed > 0 ? kExitFailure : kExitOk;
 }
 
 }  // namespace scalestudy::cli

@@ -1,6 +1,7 @@
 #include "orchestrator/fetch/dataset_table.hpp"
 
 #include <cctype>
+#include <fstream>
 #include <sstream>
 
 #include "harness/core/ascii_case.hpp"
@@ -118,6 +119,15 @@ Result<std::vector<Dataset>> parse_dataset_table(const std::string& text,
     table.back().files.push_back(std::move(file));
   }
   return table;
+}
+
+Result<std::vector<Dataset>> load_dataset_table(const std::optional<std::string>& file) {
+  if (!file) return parse_dataset_table(builtin_dataset_table(), "datasets.tsv (built in)");
+  std::ifstream in(*file);
+  if (!in) return Status::error("cannot read " + *file);
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return parse_dataset_table(contents.str(), *file);
 }
 
 Result<Dataset> find_dataset(const std::vector<Dataset>& table, const std::string& name) {

@@ -3,6 +3,7 @@
 // to unpack it and where to get it. Plain value types; parsing is pure.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ Result<std::vector<Dataset>> parse_dataset_table(const std::string& text,
 
 // The table built into the binary (datasets.tsv at build time).
 const std::string& builtin_dataset_table();
+
+// The table of file `file` (`fetch --table`), else the built-in one, parsed.
+Result<std::vector<Dataset>> load_dataset_table(const std::optional<std::string>& file);
 
 // The data set `name`; an error listing the known names otherwise.
 Result<Dataset> find_dataset(const std::vector<Dataset>& table, const std::string& name);

@@ -107,4 +107,16 @@ Result<std::vector<IngestedFile>> ingest_profile_dir(sqlite::Database& db,
   return files;
 }
 
+Status ingest_profiled_runs(sqlite::Database& db, const std::string& only_run) {
+  auto runs = db.query("SELECT run_id, out_dir FROM runs WHERE profiled = 1 ORDER BY run_id");
+  if (!runs) return runs.status();
+  for (const auto& row : *runs) {
+    const std::string run_id = sqlite::to_string(row[0]);
+    if (!only_run.empty() && run_id != only_run) continue;
+    auto ingested = ingest_profile_dir(db, run_id, sqlite::to_string(row[1]));
+    if (!ingested) return ingested.status();
+  }
+  return Status::ok();
+}
+
 }  // namespace scalestudy::profiling

@@ -32,4 +32,8 @@ Result<std::vector<IngestedFile>> ingest_profile_dir(sqlite::Database& db,
                                                      const std::string& run_id,
                                                      const std::string& out_dir);
 
+// ingest_profile_dir for every profiled run of the study database `db` (its runs table's
+// profiled rows, each from its out_dir), or only `only_run` when not empty.
+Status ingest_profiled_runs(sqlite::Database& db, const std::string& only_run);
+
 }  // namespace scalestudy::profiling

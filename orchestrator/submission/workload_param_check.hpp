@@ -1,10 +1,10 @@
 // Checks a study's workload parameters before plan, validate, submit or run go on: each
 // workload binary that can describe its flags (`--describe-flags json`) is asked once (its
-// answer is remembered per binary content: cli/flag_description_cache), and every parameter of
-// every run is checked against its answer (study/workload_flags). A program that cannot describe
-// itself (a user's own script, a binary not built yet) is passed through unchecked, with a note
-// saying so. Only files that mention
-// "--describe-flags" are run, so a user's script is never started by a check.
+// answer is remembered per binary content: submission/flag_description_cache), and every
+// parameter of every run is checked against its answer (study/workload_flags). A program that
+// cannot describe itself (a user's own script, a binary not built yet) is passed through
+// unchecked, with a note saying so. Only files that mention "--describe-flags" are run, so a
+// user's script is never started by a check.
 #pragma once
 
 #include <map>
@@ -14,7 +14,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/study/study.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
 struct WorkloadParamCheck {
   Status errors;                   // every bad parameter, "file:line:column: field ...: ..."
@@ -26,8 +26,4 @@ struct WorkloadParamCheck {
 // `bin_dir` resolves bare workload names as the schedulers do.
 WorkloadParamCheck check_study_workload_params(const Study& study, const std::string& bin_dir);
 
-// Prints the notes to stderr ("scalestudy COMMAND: note: ...") and the errors to stderr;
-// returns whether the study may go on.
-bool report_workload_param_check(const char* command, const WorkloadParamCheck& check);
-
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace scalestudy::cli {
+namespace scalestudy::sched {
 
 inline constexpr size_t kHelpWidth = 90;
 
@@ -35,4 +35,4 @@ std::string scheduler_notes();
 // detection probe first, the fallback last.
 std::string scheduler_cancel_means();
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::sched

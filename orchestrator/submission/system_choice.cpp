@@ -1,10 +1,10 @@
-#include "orchestrator/cli/system_choice.hpp"
+#include "orchestrator/submission/system_choice.hpp"
 
 #include <unistd.h>
 
 #include "orchestrator/systems/system_for_study.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
 systems::SystemSearchPath system_search_path() {
   return systems::default_system_search_path(SCALESTUDY_SYSTEMS_DIR);
@@ -16,9 +16,8 @@ std::string this_host_name() {
   return name;
 }
 
-StudySystemChoice system_choice(const ParsedArgs& parsed) {
-  return systems::study_system_choice(system_search_path(), parsed.values(kSystemOption),
-                                      this_host_name());
+StudySystemChoice system_choice(const std::vector<std::string>& labels) {
+  return systems::study_system_choice(system_search_path(), labels, this_host_name());
 }
 
 StudySystemChoice naming_only_system_choice() {
@@ -31,4 +30,4 @@ StudySystemChoice naming_only_system_choice() {
   return choice;
 }
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

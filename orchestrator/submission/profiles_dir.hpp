@@ -3,9 +3,9 @@
 
 #include <string>
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
 // $SCALESTUDY_PROFILES_DIR, else the source tree's profiles/.
 std::string default_profiles_dir();
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -1,25 +1,26 @@
-// The systems a command plans a study on: the search path every command shares, this host's
-// name, and --system (repeatable) from the command line.
+// The systems a study is planned on: the search path every caller shares, this host's name,
+// and the labels asked for (the command line's --system, repeatable).
 #pragma once
 
 #include <string>
+#include <vector>
 
-#include "orchestrator/cli/args.hpp"
 #include "orchestrator/study/study_system.hpp"
 #include "orchestrator/systems/system_search_path.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
+// The option naming a system, on the command line and in a submit's recorded choices.
 inline constexpr const char* kSystemOption = "--system";
 
 systems::SystemSearchPath system_search_path();
 std::string this_host_name();
 
-// --system labels from `parsed` (none: the study's `systems:`, else the detected system).
-StudySystemChoice system_choice(const ParsedArgs& parsed);
+// The systems `labels` name (none: the study's `systems:`, else the detected system).
+StudySystemChoice system_choice(const std::vector<std::string>& labels);
 // For commands that only need the study's name (report, status, ingest, ...): systems are
 // taken by their labels and no system file is read, so a system file missing here, or a
 // limit tightened since, never stops a read of results already there.
 StudySystemChoice naming_only_system_choice();
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

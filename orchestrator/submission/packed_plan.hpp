@@ -1,4 +1,4 @@
-// A packed study's allocations as the CLI plans them before any scheduler is asked (for
+// A packed study's allocations as they are planned before any scheduler is asked (for
 // `plan --packed` and submit's GPU-hour gate), with the same estimator the submit uses:
 // earlier measured run times from the study databases under the results dir, the
 // partitions' MaxTime from `scontrol show partition` where scontrol answers, and each named
@@ -14,7 +14,7 @@
 #include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/study/study.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
 struct PackingInputs {
   std::map<std::string, double> measured_run_s;  // run id -> median measured seconds
@@ -34,4 +34,4 @@ Result<std::vector<sched::PackedAllocationPlan>> plan_study_allocations(
 std::string describe_allocations(const Study& study, const PackingInputs& inputs,
                                  const std::vector<sched::PackedAllocationPlan>& allocations);
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -12,7 +12,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/study/workload_flags.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
 // $XDG_CACHE_HOME/scalestudy/describe-flags, else $HOME/.cache/scalestudy/describe-flags;
 // empty (nothing remembered) when neither variable is set.
@@ -28,4 +28,4 @@ Result<std::string> binary_content_key(const std::string& path);
 Result<WorkloadFlags> cached_flag_description(const std::string& cache_dir, const std::string& path,
                                               const std::function<Result<std::string>()>& ask);
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

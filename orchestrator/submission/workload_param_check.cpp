@@ -1,18 +1,17 @@
-#include "orchestrator/cli/workload_param_check.hpp"
+#include "orchestrator/submission/workload_param_check.hpp"
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <set>
 #include <utility>
 
-#include "orchestrator/cli/flag_description_cache.hpp"
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/study/workload_flags.hpp"
+#include "orchestrator/submission/flag_description_cache.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 namespace {
 
 constexpr char kDescribeFlag[] = "--describe-flags";
@@ -78,13 +77,4 @@ WorkloadParamCheck check_study_workload_params(const Study& study, const std::st
   return check;
 }
 
-bool report_workload_param_check(const char* command, const WorkloadParamCheck& check) {
-  for (const auto& note : check.notes) {
-    std::fprintf(stderr, "scalestudy %s: note: %s\n", command, note.c_str());
-  }
-  if (check.errors) return true;
-  std::fprintf(stderr, "%s\n", check.errors.message().c_str());
-  return false;
-}
-
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

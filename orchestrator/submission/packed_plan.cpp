@@ -1,9 +1,9 @@
-#include "orchestrator/cli/packed_plan.hpp"
+#include "orchestrator/submission/packed_plan.hpp"
 
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 namespace {
 
 std::vector<const RunSpec*> run_pointers(const Study& study) {
@@ -59,4 +59,4 @@ std::string describe_allocations(const Study& study, const PackingInputs& inputs
   return text;
 }
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -1,12 +1,12 @@
-#include "orchestrator/cli/profiles_dir.hpp"
+#include "orchestrator/submission/profiles_dir.hpp"
 
 #include <cstdlib>
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 
 std::string default_profiles_dir() {
   if (const char* dir = std::getenv("SCALESTUDY_PROFILES_DIR"); dir && *dir) return dir;
   return SCALESTUDY_PROFILES_DIR;
 }
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -1,4 +1,4 @@
-#include "orchestrator/cli/flag_description_cache.hpp"
+#include "orchestrator/submission/flag_description_cache.hpp"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "harness/core/elf_build_id.hpp"
 #include "orchestrator/fetch/file_digest.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 namespace {
 
 namespace fs = std::filesystem;
@@ -89,4 +89,4 @@ Result<WorkloadFlags> cached_flag_description(const std::string& cache_dir, cons
   return flags;
 }
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -2,7 +2,7 @@
 // start the binary; a corrupt entry is asked again and rewritten; a directory that cannot be
 // written only means nothing is remembered; the key names ELF files by build id and
 // anything else by its SHA-256.
-#include "orchestrator/cli/flag_description_cache.hpp"
+#include "orchestrator/submission/flag_description_cache.hpp"
 
 #include <doctest/doctest.h>
 
@@ -12,7 +12,7 @@
 #include "orchestrator/common/process_runner.hpp"
 #include "tests/support/cli_test_support.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::submission {
 namespace {
 
 namespace fs = std::filesystem;
@@ -123,4 +123,4 @@ TEST_CASE("the default cache directory follows XDG_CACHE_HOME, else HOME") {
   if (home != nullptr) setenv("HOME", saved_home.c_str(), 1);
 }
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::submission

@@ -1,4 +1,4 @@
-#include "orchestrator/cli/scheduler_help.hpp"
+#include "orchestrator/sched/scheduler_help.hpp"
 
 #include <set>
 #include <sstream>
@@ -6,7 +6,7 @@
 
 #include "orchestrator/sched/scheduler_registry.hpp"
 
-namespace scalestudy::cli {
+namespace scalestudy::sched {
 namespace {
 
 // Every backend option once, in registry order, with the family of the first backend that
@@ -130,4 +130,4 @@ std::string scheduler_cancel_means() {
   return text;
 }
 
-}  // namespace scalestudy::cli
+}  // namespace scalestudy::sched
