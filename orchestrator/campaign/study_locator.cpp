@@ -8,6 +8,16 @@
 
 namespace scalestudy::campaign {
 
+StudySystemChoice naming_only_system_choice() {
+  StudySystemChoice choice;
+  choice.resolve = [](const std::string& label) -> Result<StudySystem> {
+    StudySystem system;
+    system.run.id = label;
+    return system;
+  };
+  return choice;
+}
+
 std::string default_results_dir() {
   if (const char* dir = std::getenv("SCALESTUDY_RESULTS_DIR"); dir != nullptr && *dir != '\0') {
     return dir;

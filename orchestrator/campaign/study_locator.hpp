@@ -28,6 +28,11 @@ Result<StudyLocation> locate_study(const std::string& argument, const std::strin
 Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir,
                                           const StudySystemChoice& systems = {});
 
+// For commands that only need the study's name (report, status, ingest, ...): systems are
+// taken by their labels and no system file is read, so a system file missing here, or a
+// limit tightened since, never stops a read of results already there.
+StudySystemChoice naming_only_system_choice();
+
 // --results-dir default: $SCALESTUDY_RESULTS_DIR, else "results".
 std::string default_results_dir();
 

@@ -9,7 +9,6 @@
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/compare/compare_render.hpp"
 #include "orchestrator/results/compare/compared_study.hpp"
-#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -55,7 +54,7 @@ Result<results::ComparedStudy> load_side(const std::string& text, const std::str
       std::filesystem::is_regular_file(campaign::study_database_path(results_dir, text));
   const StudySide side = campaign_database ? StudySide{text, ""} : split_side(text);
   auto database = campaign::locate_study_database(side.study, results_dir,
-                                                  submission::naming_only_system_choice());
+                                                  campaign::naming_only_system_choice());
   if (!database) {
     missing = true;
     return database.status();

@@ -5,7 +5,6 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/query/export_csv.hpp"
-#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -26,7 +25,7 @@ int run_export(const std::vector<std::string>& args) {
   }
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
-      submission::naming_only_system_choice());
+      campaign::naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy export: %s\n", database.status().message().c_str());
     return kExitEnvironment;

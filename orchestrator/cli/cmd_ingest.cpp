@@ -5,7 +5,6 @@
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/ingest/ingest.hpp"
-#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -19,7 +18,7 @@ int run_ingest(const std::vector<std::string>& args) {
   }
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
-      submission::naming_only_system_choice());
+      campaign::naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy ingest: %s\n", database.status().message().c_str());
     return kExitEnvironment;

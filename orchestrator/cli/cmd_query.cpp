@@ -7,7 +7,6 @@
 #include "orchestrator/results/query/query.hpp"
 #include "orchestrator/results/query/query_printer.hpp"
 #include "orchestrator/results/query/read_only_open.hpp"
-#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -49,7 +48,7 @@ int run_query(const std::vector<std::string>& args) {
   limits.time_limit_s = *time_limit_s;
   auto database = campaign::locate_study_database(
       parsed->positionals[0], parsed->value_or("--results-dir", campaign::default_results_dir()),
-      submission::naming_only_system_choice());
+      campaign::naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy query: %s\n", database.status().message().c_str());
     return kExitEnvironment;

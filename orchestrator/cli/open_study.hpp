@@ -6,21 +6,16 @@
 #include <optional>
 #include <string>
 
+#include "orchestrator/campaign/opened_study.hpp"
 #include "orchestrator/campaign/study_locator.hpp"
-#include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/cli/args.hpp"
 
 namespace scalestudy::cli {
 
-struct OpenedStudy {
-  std::string name;
-  campaign::StudyState state;
-};
-
 // Opens the study named by the single positional; on failure prints why (prefixed with
 // "scalestudy COMMAND: ") and returns nullopt — the command then exits with kExitFailure.
-std::optional<OpenedStudy> open_study_or_explain(const std::string& command,
-                                                 const ParsedArgs& parsed);
+std::optional<campaign::OpenedStudy> open_study_or_explain(const std::string& command,
+                                                           const ParsedArgs& parsed);
 
 // Locates the study YAML named by the single positional under `results_dir`; on failure
 // prints why and sets `exit_code`: kExitUsage when STUDY is not a YAML file, kExitFailure

@@ -9,7 +9,6 @@
 #include "orchestrator/results/analysis/thresholds.hpp"
 #include "orchestrator/results/report/report_render.hpp"
 #include "orchestrator/results/report/study_report.hpp"
-#include "orchestrator/submission/system_choice.hpp"
 
 namespace scalestudy::cli {
 namespace {
@@ -42,7 +41,7 @@ Result<results::ReportOptions> report_options(const ParsedArgs& parsed,
   if (auto comm_model = parsed.value("--comm-model")) {
     // A run database file (*.sqlite) is used as is, like a study database.
     auto database = campaign::locate_study_database(*comm_model, results_dir,
-                                                    submission::naming_only_system_choice());
+                                                    campaign::naming_only_system_choice());
     if (!database) return database.status().with_context("--comm-model");
     options.comm_model_database = *database;
   }
@@ -83,7 +82,7 @@ int print_study_report(const char* command, const ParsedArgs& parsed, const std:
     return kExitUsage;
   }
   auto database =
-      campaign::locate_study_database(study, results_dir, submission::naming_only_system_choice());
+      campaign::locate_study_database(study, results_dir, campaign::naming_only_system_choice());
   if (!database) {
     std::fprintf(stderr, "scalestudy %s: %s\n", command, database.status().message().c_str());
     return kExitEnvironment;

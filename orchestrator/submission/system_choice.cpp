@@ -20,14 +20,4 @@ StudySystemChoice system_choice(const std::vector<std::string>& labels) {
   return systems::study_system_choice(system_search_path(), labels, this_host_name());
 }
 
-StudySystemChoice naming_only_system_choice() {
-  StudySystemChoice choice;
-  choice.resolve = [](const std::string& label) -> Result<StudySystem> {
-    StudySystem system;
-    system.run.id = label;
-    return system;
-  };
-  return choice;
-}
-
 }  // namespace scalestudy::submission

@@ -18,9 +18,5 @@ std::string this_host_name();
 
 // The systems `labels` name (none: the study's `systems:`, else the detected system).
 StudySystemChoice system_choice(const std::vector<std::string>& labels);
-// For commands that only need the study's name (report, status, ingest, ...): systems are
-// taken by their labels and no system file is read, so a system file missing here, or a
-// limit tightened since, never stops a read of results already there.
-StudySystemChoice naming_only_system_choice();
 
 }  // namespace scalestudy::submission
