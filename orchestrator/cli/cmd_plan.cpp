@@ -5,7 +5,6 @@
 #include <iterator>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "orchestrator/campaign/prepare_run.hpp"
@@ -14,7 +13,6 @@
 #include "orchestrator/cli/param_check_report.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
 #include "orchestrator/results/report/text_table.hpp"
-#include "orchestrator/study/interference_risk.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 #include "orchestrator/submission/job_scripts.hpp"
 #include "orchestrator/submission/plan_json.hpp"
@@ -129,16 +127,9 @@ int run_plan(const std::vector<std::string>& args) {
   } else {
     print_rows(*study, results::TableFormat::kText);
     print_totals(totals, "");
-    if (Status budget = check_budget(totals.requested, study->budget_gpu_hours, std::nullopt);
-        !budget) {
-      std::printf("budget: %s\n", budget.message().c_str());
-    }
+    if (!totals.budget) std::printf("budget: %s\n", totals.budget.message().c_str());
   }
-  for (const auto& risk : interference_risks(
-           *study,
-           {RunPlacement::kUnknown, 1, static_cast<int>(std::thread::hardware_concurrency())})) {
-    std::fprintf(stderr, "warning: %s\n", risk.c_str());
-  }
+  for (const auto& risk : totals.warnings) std::fprintf(stderr, "warning: %s\n", risk.c_str());
   if (auto dir = parsed->value("--emit-scripts")) {
     auto failure = submission::write_job_scripts(
         *study, *dir, parsed->value_or("--results-dir", "results"),

@@ -1,7 +1,9 @@
 #include "orchestrator/submission/study_plan.hpp"
 
 #include <algorithm>
+#include <thread>
 
+#include "orchestrator/study/interference_risk.hpp"
 #include "orchestrator/submission/packed_plan.hpp"
 
 namespace scalestudy::submission {
@@ -66,13 +68,17 @@ Result<PlanTotals> plan_totals(const Study& study, const std::string& results_di
   const auto measured = results::load_measured_run_times(results_dir);
   PlanTotals totals{requested_cost(study.runs), results::estimate_cost(study.runs, measured),
                     std::nullopt, ""};
-  if (!packed) return totals;
-  const PackingInputs inputs = packing_inputs(study, measured);
-  auto allocations = plan_study_allocations(study, inputs);
-  if (!allocations) return allocations.status();
-  totals.requested = sched::requested_packed_cost(*allocations);
-  totals.packing_text = describe_allocations(study, inputs, *allocations);
-  totals.allocations = std::move(*allocations);
+  if (packed) {
+    const PackingInputs inputs = packing_inputs(study, measured);
+    auto allocations = plan_study_allocations(study, inputs);
+    if (!allocations) return allocations.status();
+    totals.requested = sched::requested_packed_cost(*allocations);
+    totals.packing_text = describe_allocations(study, inputs, *allocations);
+    totals.allocations = std::move(*allocations);
+  }
+  totals.budget = check_budget(totals.requested, study.budget_gpu_hours, std::nullopt);
+  totals.warnings = interference_risks(
+      study, {RunPlacement::kUnknown, 1, static_cast<int>(std::thread::hardware_concurrency())});
   return totals;
 }
 

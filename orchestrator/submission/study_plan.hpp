@@ -1,7 +1,8 @@
 // What `scalestudy plan` computes of a study before anything is submitted: each run's row
 // (its id, repeat, geometry and the keys that vary) and the sweep's totals, requested (time
 // limit × nodes × GPUs; a packed sweep's allocations) and, where earlier measured runs of
-// the same configuration exist under the results dir, estimated.
+// the same configuration exist under the results dir, estimated; the budget's verdict and
+// the interference risks.
 #pragma once
 
 #include <optional>
@@ -24,7 +25,9 @@ struct PlanTotals {
   RequestedCost requested;
   results::CostEstimate estimate;
   std::optional<std::vector<sched::PackedAllocationPlan>> allocations;  // packed only
-  std::string packing_text;  // packed only: packed_plan's describe_allocations
+  std::string packing_text;           // packed only: packed_plan's describe_allocations
+  Status budget;                      // the requested cost against the study's budget.gpu_hours
+  std::vector<std::string> warnings;  // interference risks, where the runs will run unknown
 };
 
 Result<PlanTotals> plan_totals(const Study& study, const std::string& results_dir, bool packed);
