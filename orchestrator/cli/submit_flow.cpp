@@ -1,7 +1,6 @@
 #include "orchestrator/cli/submit_flow.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 
 #include "orchestrator/campaign/status_report.hpp"
@@ -13,18 +12,6 @@
 
 namespace scalestudy::cli {
 namespace {
-
-// `--max-gpu-hours H`: a number ≥ 0, when given.
-Result<std::optional<double>> max_gpu_hours_option(const ParsedArgs& parsed) {
-  auto text = parsed.value("--max-gpu-hours");
-  if (!text) return std::optional<double>();
-  char* end = nullptr;
-  const double hours = std::strtod(text->c_str(), &end);
-  if (text->empty() || *end != '\0' || hours < 0) {
-    return Status::error("--max-gpu-hours takes a number ≥ 0, got '" + *text + "'");
-  }
-  return std::optional<double>(hours);
-}
 
 // What the user gave for the options the schedulers declare.
 sched::SchedulerOptionValues scheduler_option_values(const ParsedArgs& parsed) {
@@ -115,12 +102,6 @@ ArgSpec submit_arg_spec() {
 std::optional<std::vector<submission::SubmitSession>> make_submit_sessions(
     const char* command, const ParsedArgs& parsed, Study study, const std::string& results_dir,
     int& exit_code) {
-  auto max_gpu_hours = max_gpu_hours_option(parsed);
-  if (!max_gpu_hours) {
-    std::fprintf(stderr, "scalestudy %s: %s\n", command, max_gpu_hours.status().message().c_str());
-    exit_code = kExitUsage;
-    return std::nullopt;
-  }
   submission::SubmitRequest request;
   request.study = std::move(study);
   request.results_dir = results_dir;
@@ -130,7 +111,7 @@ std::optional<std::vector<submission::SubmitSession>> make_submit_sessions(
   request.campaign = parsed.value("--campaign");
   request.dry_run = parsed.has("--dry-run");
   request.packed = parsed.has("--packed");
-  request.max_gpu_hours = *max_gpu_hours;
+  request.max_gpu_hours = parsed.value("--max-gpu-hours");
   request.log = print_line;
   return sessions_or_explain(command, submission::make_submit_sessions(request), exit_code);
 }

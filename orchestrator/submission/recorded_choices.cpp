@@ -1,5 +1,8 @@
 #include "orchestrator/submission/recorded_choices.hpp"
 
+#include <set>
+
+#include "harness/core/nearest_name.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "orchestrator/submission/system_choice.hpp"
 
@@ -9,6 +12,10 @@ namespace {
 constexpr char kCampaignOption[] = "--campaign";
 constexpr char kSchedulerOption[] = "--scheduler";
 constexpr char kPackedOption[] = "--packed";
+// Never recorded, but `submit` takes them, and so did waves that parsed the options as it does.
+constexpr char kDryRunOption[] = "--dry-run";
+constexpr char kMaxGpuHoursOption[] = "--max-gpu-hours";
+constexpr char kResultsDirOption[] = "--results-dir";
 
 // The scheduler option `flag` as the registry declares it, or nullptr.
 const sched::SchedulerOption* declared_option(const std::string& flag) {
@@ -18,6 +25,22 @@ const sched::SchedulerOption* declared_option(const std::string& flag) {
     }
   }
   return nullptr;
+}
+
+// Every option `submit` takes, its value options first, each kind in order: the names an
+// unknown option is matched against.
+std::vector<std::string> submit_options() {
+  std::set<std::string> values = {kSchedulerOption, kResultsDirOption, kMaxGpuHoursOption,
+                                  kCampaignOption, kSystemOption};
+  std::set<std::string> flags = {kDryRunOption, kPackedOption};
+  for (const sched::SchedulerEntry& entry : sched::scheduler_entries()) {
+    for (const sched::SchedulerOption& option : entry.options) {
+      (option.value_name.empty() ? flags : values).insert(option.flag);
+    }
+  }
+  std::vector<std::string> known(values.begin(), values.end());
+  known.insert(known.end(), flags.begin(), flags.end());
+  return known;
 }
 
 }  // namespace
@@ -46,19 +69,25 @@ Result<SubmitRequest> request_from_recorded_choices(const std::vector<std::strin
   SubmitRequest request;
   for (size_t index = 0; index < options.size(); ++index) {
     const std::string& flag = options[index];
-    if (flag == kPackedOption) {
-      request.packed = true;
+    if (flag == kPackedOption || flag == kDryRunOption) {
+      (flag == kPackedOption ? request.packed : request.dry_run) = true;
       continue;
     }
     const sched::SchedulerOption* declared = declared_option(flag);
     const bool takes_value = flag == kCampaignOption || flag == kSchedulerOption ||
-                             flag == kSystemOption ||
+                             flag == kSystemOption || flag == kMaxGpuHoursOption ||
+                             flag == kResultsDirOption ||
                              (declared != nullptr && !declared->value_name.empty());
+    // The messages of `submit`'s own parsing (cli/args).
     if (declared == nullptr && !takes_value) {
-      return Status::error("recorded submit option " + flag + " is not a submit option");
+      std::string message = "unknown option " + flag;
+      if (auto suggestion = nearest_name(flag, submit_options())) {
+        message += " (did you mean " + *suggestion + "?)";
+      }
+      return Status::error(message);
     }
     if (takes_value && index + 1 == options.size()) {
-      return Status::error("recorded submit option " + flag + " has no value");
+      return Status::error("option " + flag + " needs a value");
     }
     const std::string value = takes_value ? options[++index] : "";
     if (flag == kCampaignOption) {
@@ -67,7 +96,9 @@ Result<SubmitRequest> request_from_recorded_choices(const std::vector<std::strin
       request.scheduler = value;
     } else if (flag == kSystemOption) {
       request.systems.push_back(value);
-    } else {
+    } else if (flag == kMaxGpuHoursOption) {
+      request.max_gpu_hours = value;
+    } else if (flag != kResultsDirOption) {  // the waves' results dir is the database's
       request.scheduler_options[flag] = value;
     }
   }

@@ -15,8 +15,9 @@ namespace scalestudy::submission {
 std::vector<std::string> recorded_choices(const SubmitRequest& request,
                                           const std::string& campaign);
 
-// The request the recorded `options` ask for (no study, results dir or log); an error names
-// an option the schedulers do not declare or one without its value.
+// The request the recorded `options` ask for (no study, results dir or log); an error, in the
+// words of `submit`'s own parsing, names an option submit does not take or one without its
+// value.
 Result<SubmitRequest> request_from_recorded_choices(const std::vector<std::string>& options);
 
 }  // namespace scalestudy::submission

@@ -31,8 +31,10 @@ struct SubmitRequest {
   std::optional<std::string> campaign;
   bool dry_run = false;  // write the job scripts and report what would be submitted
   bool packed = false;   // the sweep as job steps of allocations (the study's allocation: packed)
-  // Refuse a study whose runs request more GPU-hours (the study's budget applies as well).
-  std::optional<double> max_gpu_hours;
+  // Refuse a study whose runs request more GPU-hours (the study's budget applies as well):
+  // a number ≥ 0 as given (`--max-gpu-hours`), checked after the workload parameters, the
+  // campaign and the scheduler options, as the command line always checked it.
+  std::optional<std::string> max_gpu_hours;
   // Only runs never submitted or waiting for a submit slot: the later waves of `wait`.
   bool planned_only = false;
   std::function<void(const std::string& line)> log;  // the submit's progress lines; may be empty
@@ -42,7 +44,8 @@ struct SubmitRequest {
 struct SubmitFailure {
   enum class Kind {
     kInvalidParams,  // workload parameters the binaries refuse: every one, file:line:column
-    kBadRequest,     // the request: campaign name, scheduler options, systems, fault hook
+    kBadRequest,     // the request: campaign name, scheduler options, GPU-hour cap, systems,
+                     // fault hook
     kRefused,        // the study cannot go as asked: budget, allocations, the waves' study
     kUnavailable,    // what it needs cannot be made or reached: a scheduler, a folder, a file
   };

@@ -1,6 +1,7 @@
 #include "orchestrator/submission/submit_sessions.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -28,6 +29,17 @@ bool is_packed(const SubmitRequest& request) {
   return request.study.packed_allocation || request.packed;
 }
 
+// `--max-gpu-hours H`: a number ≥ 0, when given.
+Result<std::optional<double>> max_gpu_hours_option(const std::optional<std::string>& text) {
+  if (!text) return std::optional<double>();
+  char* end = nullptr;
+  const double hours = std::strtod(text->c_str(), &end);
+  if (text->empty() || *end != '\0' || hours < 0) {
+    return Status::error("--max-gpu-hours takes a number ≥ 0, got '" + *text + "'");
+  }
+  return std::optional<double>(hours);
+}
+
 // The campaign the request names: "" without one; `auto` named from today's UTC date and the
 // first workload binary's git commit (`commits`: binary path -> commit), else its content.
 Result<std::string> campaign_of(const SubmitRequest& request,
@@ -51,9 +63,9 @@ Result<std::string> campaign_of(const SubmitRequest& request,
   return campaign::auto_campaign_name(date, commit, content_key);
 }
 
-// The checks made before a scheduler is chosen: the workload parameters, every scheduler's
-// options, that a packed sweep's allocations can start, the GPU-hour budget and the fault
-// hook; and the campaign named. On error sets setup.failure.
+// The checks made before a scheduler is chosen, in this order: the workload parameters, the
+// campaign named, every scheduler's options, the GPU-hour cap, that a packed sweep's
+// allocations can start, the GPU-hour budget and the fault hook. On error sets setup.failure.
 std::optional<common::FaultInjector> check_before_scheduling(const SubmitRequest& request,
                                                              const PackingInputs* packing,
                                                              std::string& campaign_name,
@@ -71,6 +83,8 @@ std::optional<common::FaultInjector> check_before_scheduling(const SubmitRequest
   if (Status options = sched::check_scheduler_options(request.scheduler_options); !options) {
     return fail(Kind::kBadRequest, options);
   }
+  auto max_gpu_hours = max_gpu_hours_option(request.max_gpu_hours);
+  if (!max_gpu_hours) return fail(Kind::kBadRequest, max_gpu_hours.status());
   // Refused before anything is submitted; a packed sweep asks for its allocations.
   RequestedCost cost = requested_cost(study.runs);
   if (packing != nullptr) {
@@ -78,7 +92,7 @@ std::optional<common::FaultInjector> check_before_scheduling(const SubmitRequest
     if (!allocations) return fail(Kind::kRefused, allocations.status());
     cost = sched::requested_packed_cost(*allocations);
   }
-  if (Status budget = check_budget(cost, study.budget_gpu_hours, request.max_gpu_hours); !budget) {
+  if (Status budget = check_budget(cost, study.budget_gpu_hours, *max_gpu_hours); !budget) {
     return fail(Kind::kRefused, budget);
   }
   auto faults = common::FaultInjector::from_environment();

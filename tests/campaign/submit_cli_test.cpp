@@ -62,6 +62,24 @@ TEST_CASE("a failing run is retried up to max_attempts, then reported failed wit
   CHECK(table.stdout_text.find("1/2 done, 1 failed") != std::string::npos);
 }
 
+TEST_CASE("submit reports invalid parameters (exit 1) before a bad --max-gpu-hours (exit 2)") {
+  const fs::path dir = scratch_dir("submit_cli_params_first");
+  const std::string workload = write_describing_workload(dir);
+  const std::string results = (dir / "results").string();
+  for (const char* epochs : {"0", "2"}) {
+    const fs::path study = dir / (std::string("epochs") + epochs + ".yaml");
+    std::ofstream(study) << "study: cap" << epochs << "\nworkload: {binary: " << workload
+                         << ", epochs: " << epochs << "}\n";
+    auto submitted = run_cli({"submit", study.string(), "--scheduler", "local", "--results-dir",
+                              results, "--max-gpu-hours", "lots"});
+    const bool invalid = std::string(epochs) == "0";
+    CHECK(submitted.exit_code == (invalid ? 1 : 2));
+    CHECK((submitted.stderr_text.find("--epochs") != std::string::npos) == invalid);
+    CHECK((submitted.stderr_text.find("--max-gpu-hours takes a number") != std::string::npos) ==
+          !invalid);
+  }
+}
+
 TEST_CASE("the quickstart study completes with the local executor") {
   const std::string train = binary_dir() + "/scalestudy-train";
   const char* source = std::getenv("SCALESTUDY_SOURCE_DIR");

@@ -158,7 +158,7 @@ TEST_CASE("a request that cannot be submitted is refused as a value naming why")
           "--max-parallel and --max-slots take positive numbers");
   }
   SUBCASE("a GPU-hour budget the study's requests exceed") {
-    request.max_gpu_hours = 1;
+    request.max_gpu_hours = "1";
     for (RunSpec& run : request.study.runs) {
       run.slurm.gpus_per_node = 1;
       run.slurm.time_limit_minutes = 60;
@@ -175,11 +175,38 @@ TEST_CASE("a request that cannot be submitted is refused as a value naming why")
   CHECK_FALSE(fs::exists(dir / "results" / "library.sqlite"));
 }
 
+TEST_CASE("a GPU-hour cap that is no number is a bad request, after the study's parameters") {
+  const fs::path dir = scratch_dir("submission_library_cap");
+  SubmitRequest request = local_request(dir);
+  request.max_gpu_hours = "lots";
+  SUBCASE("valid parameters: the cap is refused") {
+    SubmitSetup setup = make_submit_sessions(request);
+    REQUIRE(setup.failure.has_value());
+    CHECK(setup.failure->kind == SubmitFailure::Kind::kBadRequest);
+    CHECK(setup.failure->status.message() == "--max-gpu-hours takes a number ≥ 0, got 'lots'");
+  }
+  SUBCASE("invalid parameters are reported first, as the command line always did") {
+    std::ofstream(dir / "bad.yaml")
+        << "study: bad\nworkload: {binary: " << scalestudy::testing::write_describing_workload(dir)
+        << ", epochs: 0}\n";
+    auto study = load_study((dir / "bad.yaml").string(), system_choice({}));
+    REQUIRE_MESSAGE(study.is_ok(), study.status().message());
+    request.study = std::move(*study);
+    SubmitSetup setup = make_submit_sessions(request);
+    REQUIRE(setup.failure.has_value());
+    CHECK(setup.failure->kind == SubmitFailure::Kind::kInvalidParams);
+    CHECK(setup.failure->status.message().find("--epochs") != std::string::npos);
+  }
+}
+
 TEST_CASE("recorded choices that name no submit option are an error") {
   auto request = request_from_recorded_choices({"--max-parallel", "2", "--frobnicate"});
   REQUIRE_FALSE(request.is_ok());
-  CHECK(request.status().message() == "recorded submit option --frobnicate is not a submit option");
+  CHECK(request.status().message() == "unknown option --frobnicate");
+  auto near = request_from_recorded_choices({"--schedular", "local"});
+  REQUIRE_FALSE(near.is_ok());
+  CHECK(near.status().message() == "unknown option --schedular (did you mean --scheduler?)");
   auto cut = request_from_recorded_choices({"--scheduler"});
   REQUIRE_FALSE(cut.is_ok());
-  CHECK(cut.status().message() == "recorded submit option --scheduler has no value");
+  CHECK(cut.status().message() == "option --scheduler needs a value");
 }

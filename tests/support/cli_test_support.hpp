@@ -61,6 +61,19 @@ exit 0
   return path.string();
 }
 
+// A workload that describes its flags (--describe-flags json): one, --epochs, a whole
+// number ≥ 1, so a study giving it `epochs: 0` has invalid parameters.
+inline std::string write_describing_workload(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "describing_workload.sh";
+  std::ofstream(path) << R"sh(#!/bin/sh
+[ "$1" = --describe-flags ] || exit 0
+echo '{"workload": "w", "flags": [{"name": "epochs", "type": "integer", "default": "1", "min": 1}]}'
+)sh";
+  std::filesystem::permissions(path, std::filesystem::perms::all);
+  return path.string();
+}
+
 // An unmodified DDP rendezvous: init_process_group() from the torchrun variables (env://),
 // one all-reduce, and a line "rank R of W local L sum S" (S = W(W+1)/2 when every rank took
 // part). Runs with Debian's python3-torch, /usr/bin/python3.
