@@ -61,4 +61,22 @@ Result<std::string> locate_study_database(const std::string& study, const std::s
   return location->database_path;
 }
 
+Result<StudySelection> locate_study_selection(const std::string& text,
+                                              const std::string& results_dir) {
+  // STUDY@CAMPAIGN names a database of its own; otherwise '@' selects runs within one.
+  StudySelection selection;
+  std::string study = text;
+  const auto at = text.rfind('@');
+  if (!std::filesystem::is_regular_file(study_database_path(results_dir, text)) &&
+      at != std::string::npos && at != 0 && at + 1 != text.size() &&
+      text.find('/', at) == std::string::npos) {
+    study = text.substr(0, at);
+    selection.suffix = text.substr(at + 1);
+  }
+  auto database = locate_study_database(study, results_dir, naming_only_system_choice());
+  if (!database) return database.status();
+  selection.database = std::move(*database);
+  return selection;
+}
+
 }  // namespace scalestudy::campaign

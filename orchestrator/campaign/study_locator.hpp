@@ -28,6 +28,16 @@ Result<StudyLocation> locate_study(const std::string& argument, const std::strin
 Result<std::string> locate_study_database(const std::string& study, const std::string& results_dir,
                                           const StudySystemChoice& systems = {});
 
+// A side of `compare`: STUDY, or STUDY@SUFFIX where SUFFIX selects runs within the study's
+// database (a system of the study, or a git commit prefix); STUDY@CAMPAIGN names a database
+// of its own and selects nothing. A path may hold '@' before its last '/'.
+struct StudySelection {
+  std::string database;  // as locate_study_database finds it (systems by their labels)
+  std::string suffix;    // what follows '@' when it selects runs; may be empty
+};
+Result<StudySelection> locate_study_selection(const std::string& text,
+                                              const std::string& results_dir);
+
 // For commands that only need the study's name (report, status, ingest, ...): systems are
 // taken by their labels and no system file is read, so a system file missing here, or a
 // limit tightened since, never stops a read of results already there.

@@ -32,15 +32,7 @@ std::string cancel_usage() {
 
 int run_cancel(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--run", "--results-dir"}, {}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy cancel: %s\n%s\n", parsed.status().message().c_str(),
-                 cancel_usage().c_str());
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(cancel_usage().c_str());
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("cancel", parsed, cancel_usage())) return *done;
   if (parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy cancel: expected STUDY\n%s\n", cancel_usage().c_str());
     return kExitUsage;

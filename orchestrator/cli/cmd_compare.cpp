@@ -1,10 +1,8 @@
 // `scalestudy compare A B`: two studies (or one study at two git commits) point by point,
 // with significance over repeats and a verdict; exit 1 on a regression, for CI gates.
 #include <cstdio>
-#include <filesystem>
 
 #include "orchestrator/campaign/study_locator.hpp"
-#include "orchestrator/campaign/submit.hpp"
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
 #include "orchestrator/results/compare/compare_render.hpp"
@@ -32,36 +30,6 @@ const char kCompareUsage[] =
     "exit: 0 no regression; 1 some point is significantly slower beyond the threshold;\n"
     "2 usage; 3 a study database is missing";
 
-struct StudySide {
-  std::string study;
-  std::string suffix;  // a system of the study, or a git commit prefix; may be empty
-};
-
-// "name@abc123" → the study and what follows '@'; a path may hold '@' before its last '/'.
-StudySide split_side(const std::string& text) {
-  const auto at = text.rfind('@');
-  if (at == std::string::npos || at == 0 || at + 1 == text.size() ||
-      text.find('/', at) != std::string::npos) {
-    return {text, ""};
-  }
-  return {text.substr(0, at), text.substr(at + 1)};
-}
-
-Result<results::ComparedStudy> load_side(const std::string& text, const std::string& results_dir,
-                                         bool ingest, bool& missing) {
-  // STUDY@CAMPAIGN names a database of its own; otherwise '@' selects runs within one.
-  const bool campaign_database =
-      std::filesystem::is_regular_file(campaign::study_database_path(results_dir, text));
-  const StudySide side = campaign_database ? StudySide{text, ""} : split_side(text);
-  auto database = campaign::locate_study_database(side.study, results_dir,
-                                                  campaign::naming_only_system_choice());
-  if (!database) {
-    missing = true;
-    return database.status();
-  }
-  return results::load_compared_study(*database, side.suffix, ingest, text);
-}
-
 int run_compare(const std::vector<std::string>& args) {
   auto parsed =
       parse_args(args, {{"--threshold-pct", "--format", "--results-dir"}, {"--no-ingest"}});
@@ -88,12 +56,14 @@ int run_compare(const std::vector<std::string>& args) {
       parsed->value_or("--results-dir", campaign::default_results_dir());
   results::ComparedStudy studies[2];
   for (int side = 0; side < 2; ++side) {
-    bool missing = false;
-    auto report =
-        load_side(parsed->positionals[side], results_dir, !parsed->has("--no-ingest"), missing);
+    const std::string& text = parsed->positionals[side];
+    auto selected = campaign::locate_study_selection(text, results_dir);
+    auto report = selected ? results::load_compared_study(selected->database, selected->suffix,
+                                                          !parsed->has("--no-ingest"), text)
+                           : Result<results::ComparedStudy>(selected.status());
     if (!report) {
       std::fprintf(stderr, "scalestudy compare: %s\n", report.status().message().c_str());
-      return missing ? kExitEnvironment : kExitFailure;
+      return selected ? kExitFailure : kExitEnvironment;
     }
     studies[side] = std::move(*report);
   }

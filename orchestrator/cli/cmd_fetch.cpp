@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 
 #include "orchestrator/cli/args.hpp"
@@ -34,11 +33,6 @@ const char kFetchUsage[] =
     "exit codes: 0 every data set present and verified; 1 a download or verification\n"
     "failed, or an unknown data set; 2 wrong arguments; 3 the table cannot be read.";
 
-std::string default_data_root() {
-  const char* root = std::getenv("SCALESTUDY_DATA_ROOT");
-  return root && *root ? root : "data";
-}
-
 void print_table(const std::vector<fetch::Dataset>& table) {
   for (const auto& dataset : table) {
     unsigned long long bytes = 0;
@@ -50,15 +44,7 @@ void print_table(const std::vector<fetch::Dataset>& table) {
 
 int run_fetch(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--data-root", "--mirror", "--table"}, {"--offline", "--list"}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy fetch: %s\n%s\n", parsed.status().message().c_str(),
-                 kFetchUsage);
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(kFetchUsage);
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("fetch", parsed, kFetchUsage)) return *done;
   auto table = fetch::load_dataset_table(parsed->value("--table"));
   if (!table) {
     std::fprintf(stderr, "scalestudy fetch: %s\n", table.status().message().c_str());
@@ -74,11 +60,8 @@ int run_fetch(const std::vector<std::string>& args) {
   }
 
   fetch::FetchOptions options;
-  options.data_root = parsed->value_or("--data-root", default_data_root());
-  options.mirrors = parsed->values("--mirror");
-  if (const char* env_mirrors = std::getenv("SCALESTUDY_MIRRORS")) {
-    for (auto& mirror : fetch::parse_mirror_list(env_mirrors)) options.mirrors.push_back(mirror);
-  }
+  options.data_root = parsed->value_or("--data-root", fetch::default_data_root());
+  options.mirrors = fetch::mirrors_with_environment(parsed->values("--mirror"));
   options.offline = parsed->has("--offline");
   options.interactive = isatty(fileno(stderr)) != 0;
 

@@ -69,15 +69,7 @@ int run_profile(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--run", "--profile", "--scheduler", "--results-dir",
                                    "--profiles-dir", submission::kSystemOption},
                                   {"--dry-run"}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy profile: %s\n%s\n", parsed.status().message().c_str(),
-                 profile_usage().c_str());
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(profile_usage().c_str());
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("profile", parsed, profile_usage())) return *done;
   if (parsed->positionals.size() != 1 || !parsed->value("--run") || !parsed->value("--profile")) {
     std::fprintf(stderr, "scalestudy profile: expected STUDY.yaml --run ID --profile NAME\n%s\n",
                  profile_usage().c_str());

@@ -30,15 +30,7 @@ const char kProfileReportUsage[] =
 
 int run_profile_report(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--run", "--results-dir"}, {"--no-ingest"}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy profile-report: %s\n%s\n", parsed.status().message().c_str(),
-                 kProfileReportUsage);
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(kProfileReportUsage);
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("profile-report", parsed, kProfileReportUsage)) return *done;
   if (parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy profile-report: expected one STUDY\n%s\n",
                  kProfileReportUsage);

@@ -27,15 +27,7 @@ const char kStatusUsage[] =
 
 int run_status(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--format", "--results-dir"}, {"--watch"}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy status: %s\n%s\n", parsed.status().message().c_str(),
-                 kStatusUsage);
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(kStatusUsage);
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("status", parsed, kStatusUsage)) return *done;
   // `--watch 5`: the flag takes an optional number, which arrives as a positional.
   std::vector<std::string> positionals = parsed->positionals;
   double watch_s = parsed->has("--watch") ? 10 : 0;

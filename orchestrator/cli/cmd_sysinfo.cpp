@@ -38,15 +38,7 @@ std::string utc_now() {
 int run_sysinfo(const std::vector<std::string>& args) {
   auto parsed =
       parse_args(args, {{"--output", "--results-dir", "--data-root", "--format"}, {"--no-slurm"}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy sysinfo: %s\n%s\n", parsed.status().message().c_str(),
-                 kSysinfoUsage);
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(kSysinfoUsage);
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("sysinfo", parsed, kSysinfoUsage)) return *done;
   const std::string format = parsed->value_or("--format", "markdown");
   if (!parsed->positionals.empty() || (format != "markdown" && format != "facts")) {
     std::fprintf(stderr, "scalestudy sysinfo: takes no arguments; --format markdown|facts\n%s\n",

@@ -3,9 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "orchestrator/cli/args.hpp"
 #include "orchestrator/cli/command.hpp"
@@ -44,31 +42,6 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-std::string read_whole(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string describe_scheduler(const systems::SystemSpec& system) {
-  std::string text = system.scheduler;
-  if (auto partition = system.scheduler_keys.find("partition");
-      partition != system.scheduler_keys.end()) {
-    text += " " + partition->second;
-  }
-  return text;
-}
-
-std::string describe_node(const systems::SystemSpec& system) {
-  std::string text;
-  if (system.node.gpus > 0) text = std::to_string(system.node.gpus) + " GPU";
-  if (system.node.cores > 0) {
-    text += (text.empty() ? "" : ", ") + std::to_string(system.node.cores) + " cores";
-  }
-  return text.empty() ? "-" : text;
-}
-
 int list() {
   int exit_code = kExitOk;
   std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", "id", "scheduler", "node", "max nodes",
@@ -81,16 +54,9 @@ int list() {
       exit_code = kExitFailure;
       continue;
     }
-    const systems::SystemSpec& system = *listing.system;
-    std::string variants;
-    for (const std::string& name : system.variants)
-      variants += (variants.empty() ? "" : ",") + name;
-    std::string file = system.file;
-    for (const std::string& shadowed : listing.file.shadowed) file += " (shadows " + shadowed + ")";
-    std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", system.id.c_str(),
-                describe_scheduler(system).c_str(), describe_node(system).c_str(),
-                system.limits.max_nodes ? std::to_string(*system.limits.max_nodes).c_str() : "-",
-                variants.empty() ? "-" : variants.c_str(), file.c_str());
+    const std::vector<std::string> row = systems::system_list_row(listing);
+    std::printf("%-22s %-22s %-16s %-9s %-14s %s\n", row[0].c_str(), row[1].c_str(), row[2].c_str(),
+                row[3].c_str(), row[4].c_str(), row[5].c_str());
   }
   return exit_code;
 }
@@ -110,9 +76,7 @@ int show(const std::string& label, bool resolved) {
     return kExitFailure;
   }
   if (!resolved) {
-    const bool builtin = system->file == systems::kBuiltinLocalFile;
-    std::cout << "# " << system->file << "\n"
-              << (builtin ? system->resolved_yaml : read_whole(system->file));
+    std::cout << "# " << system->file << "\n" << systems::system_file_text(*system);
     return kExitOk;
   }
   std::cout << "# " << systems::system_label(*system) << ", hash " << system->hash << ", from "
@@ -123,14 +87,8 @@ int show(const std::string& label, bool resolved) {
 
 int check(const std::vector<std::string>& files) {
   const systems::SystemSearchPath path = submission::system_search_path();
-  std::vector<std::string> checked = files;
-  if (checked.empty()) {
-    for (const systems::SystemFile& file : systems::list_system_files(path)) {
-      checked.push_back(file.path);
-    }
-  }
   int exit_code = kExitOk;
-  for (const std::string& file : checked) {
+  for (const std::string& file : systems::system_files_to_check(path, files)) {
     if (Status status = systems::check_system_file(path, file); !status) {
       std::fprintf(stderr, "%s\n", status.message().c_str());
       exit_code = kExitFailure;

@@ -32,15 +32,7 @@ const char kWaitUsage[] =
 
 int run_wait(const std::vector<std::string>& args) {
   auto parsed = parse_args(args, {{"--timeout", "--poll-interval", "--results-dir"}, {}});
-  if (!parsed) {
-    std::fprintf(stderr, "scalestudy wait: %s\n%s\n", parsed.status().message().c_str(),
-                 kWaitUsage);
-    return kExitUsage;
-  }
-  if (parsed->has("--help")) {
-    std::puts(kWaitUsage);
-    return kExitOk;
-  }
+  if (auto done = parse_error_or_help("wait", parsed, kWaitUsage)) return *done;
   campaign::WaitOptions wait;
   try {
     wait.timeout_s = std::stod(parsed->value_or("--timeout", "0"));

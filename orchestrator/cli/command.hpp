@@ -2,8 +2,11 @@
 // Each command lives in its own cmd_<name>.cpp and is listed once in commands.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "orchestrator/cli/args.hpp"
 
 namespace scalestudy::cli {
 
@@ -23,6 +26,11 @@ struct Command {
 };
 
 const std::vector<Command>& commands();
+
+// Arguments that did not parse: the error and `usage` on stderr, kExitUsage; --help: `usage`
+// on stdout, kExitOk; otherwise nothing, and the command goes on.
+std::optional<int> parse_error_or_help(const char* command, const Result<ParsedArgs>& parsed,
+                                       const std::string& usage);
 
 // Command::usage for a command whose help text is fixed.
 template <const char* kText>

@@ -1,3 +1,5 @@
+#include <cstdio>
+
 #include "orchestrator/cli/command.hpp"
 
 namespace scalestudy::cli {
@@ -30,6 +32,20 @@ const std::vector<Command>& commands() {
       kFetchCommand,   kProfileCommand,  kProfileReportCommand,
   };
   return kCommands;
+}
+
+std::optional<int> parse_error_or_help(const char* command, const Result<ParsedArgs>& parsed,
+                                       const std::string& usage) {
+  if (!parsed) {
+    std::fprintf(stderr, "scalestudy %s: %s\n%s\n", command, parsed.status().message().c_str(),
+                 usage.c_str());
+    return kExitUsage;
+  }
+  if (parsed->has("--help")) {
+    std::puts(usage.c_str());
+    return kExitOk;
+  }
+  return std::nullopt;
 }
 
 }  // namespace scalestudy::cli

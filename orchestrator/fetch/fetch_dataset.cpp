@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -247,6 +248,18 @@ Result<FetchReport> fetch_dataset(const Dataset& dataset, const FetchOptions& op
     report.files.push_back(std::move(*fetched));
   }
   return report;
+}
+
+std::vector<std::string> mirrors_with_environment(std::vector<std::string> given) {
+  if (const char* env_mirrors = std::getenv("SCALESTUDY_MIRRORS")) {
+    for (auto& mirror : parse_mirror_list(env_mirrors)) given.push_back(mirror);
+  }
+  return given;
+}
+
+std::string default_data_root() {
+  const char* root = std::getenv("SCALESTUDY_DATA_ROOT");
+  return root && *root ? root : "data";
 }
 
 }  // namespace scalestudy::fetch

@@ -51,4 +51,10 @@ std::vector<std::string> candidate_urls(const Dataset& dataset, const DatasetFil
 // $SCALESTUDY_MIRRORS: URLs separated by commas or blanks.
 std::vector<std::string> parse_mirror_list(const std::string& text);
 
+// `given` (--mirror), then the mirrors of $SCALESTUDY_MIRRORS.
+std::vector<std::string> mirrors_with_environment(std::vector<std::string> given);
+
+// --data-root default: $SCALESTUDY_DATA_ROOT, else "data".
+std::string default_data_root();
+
 }  // namespace scalestudy::fetch

@@ -1,6 +1,8 @@
 #include "orchestrator/systems/system_catalog.hpp"
 
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "orchestrator/systems/system_document.hpp"
 #include "orchestrator/systems/system_schema.hpp"
@@ -14,6 +16,24 @@ Result<SystemSpec> checked(Result<SystemDocument> document) {
   SystemSpec system = read_system(*document, diagnostics);
   if (!diagnostics.empty()) return diagnostics.to_status();
   return system;
+}
+
+std::string describe_scheduler(const SystemSpec& system) {
+  std::string text = system.scheduler;
+  if (auto partition = system.scheduler_keys.find("partition");
+      partition != system.scheduler_keys.end()) {
+    text += " " + partition->second;
+  }
+  return text;
+}
+
+std::string describe_node(const SystemSpec& system) {
+  std::string text;
+  if (system.node.gpus > 0) text = std::to_string(system.node.gpus) + " GPU";
+  if (system.node.cores > 0) {
+    text += (text.empty() ? "" : ", ") + std::to_string(system.node.cores) + " cores";
+  }
+  return text.empty() ? "-" : text;
 }
 
 }  // namespace
@@ -67,6 +87,37 @@ DetectedSystem detect_system(const SystemSearchPath& path, const std::string& ho
     }
   }
   return detected;
+}
+
+std::vector<std::string> system_list_row(const SystemListing& listing) {
+  const SystemSpec& system = *listing.system;
+  std::string variants;
+  for (const std::string& name : system.variants) variants += (variants.empty() ? "" : ",") + name;
+  std::string file = system.file;
+  for (const std::string& shadowed : listing.file.shadowed) file += " (shadows " + shadowed + ")";
+  return {system.id,
+          describe_scheduler(system),
+          describe_node(system),
+          system.limits.max_nodes ? std::to_string(*system.limits.max_nodes) : "-",
+          variants.empty() ? "-" : variants,
+          file};
+}
+
+std::string system_file_text(const SystemSpec& system) {
+  if (system.file == kBuiltinLocalFile) return system.resolved_yaml;
+  std::ifstream in(system.file);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> system_files_to_check(const SystemSearchPath& path,
+                                               const std::vector<std::string>& files) {
+  std::vector<std::string> checked = files;
+  if (checked.empty()) {
+    for (const SystemFile& file : list_system_files(path)) checked.push_back(file.path);
+  }
+  return checked;
 }
 
 }  // namespace scalestudy::systems

@@ -1,6 +1,7 @@
 // The systems as the CLI and the planner ask for them: one system resolved and checked
 // (`id` or `id:variant`), a file checked with every variant it defines, the list of known
-// systems, and the system whose `detect` pattern matches a host. Reads files only.
+// systems (and the columns `systems list` shows), and the system whose `detect` pattern matches a
+// host. Reads files only.
 #pragma once
 
 #include <optional>
@@ -25,6 +26,18 @@ struct SystemListing {
   Result<SystemSpec> system;
 };
 std::vector<SystemListing> list_systems(const SystemSearchPath& path);
+
+// The columns `systems list` shows of a resolved listing: id, scheduler (and partition),
+// node (GPUs, cores), max nodes, variants and file (and the files it shadows); "-" for
+// what it does not say.
+std::vector<std::string> system_list_row(const SystemListing& listing);
+
+// The file of `system` as written (the built-in local system: its YAML).
+std::string system_file_text(const SystemSpec& system);
+
+// The files `systems check` checks: `files`, else every system file on the path.
+std::vector<std::string> system_files_to_check(const SystemSearchPath& path,
+                                               const std::vector<std::string>& files);
 
 // The first system (by id) whose detect.hostname matches all of `hostname`; the systems
 // that could not be read are named in `problems`, so a broken file is not silently passed by.
