@@ -84,6 +84,17 @@ log_tail() {
   fi
 }
 
+# rest METHOD PATH [CURL ARGS...]: a request to the cluster's slurmrestd as the user of its
+# env.sh (sourced: SCALESTUDY_SLURMRESTD, _USER, _TOKEN), the answer on standard output.
+rest() {
+  local method=$1 path=$2
+  shift 2
+  curl -sS --max-time 30 --unix-socket "${SCALESTUDY_SLURMRESTD#unix:}" -X "$method" \
+    -H "X-SLURM-USER-NAME: $SCALESTUDY_SLURMRESTD_USER" \
+    -H "X-SLURM-USER-TOKEN: $SCALESTUDY_SLURMRESTD_TOKEN" \
+    -H 'Content-Type: application/json' "$@" "http://localhost$path"
+}
+
 # pid_alive PIDFILE: true when PIDFILE names a live process.
 pid_alive() {
   local pidfile=$1 pid

@@ -112,15 +112,6 @@ check_scancel() {
   expect_states "scancel" "$id" CANCELLED 1
 }
 
-rest() {
-  local method=$1 path=$2
-  shift 2
-  curl -sS --max-time 30 --unix-socket "${SCALESTUDY_SLURMRESTD#unix:}" -X "$method" \
-    -H "X-SLURM-USER-NAME: $SCALESTUDY_SLURMRESTD_USER" \
-    -H "X-SLURM-USER-TOKEN: $SCALESTUDY_SLURMRESTD_TOKEN" \
-    -H 'Content-Type: application/json' "$@" "http://localhost$path"
-}
-
 # rest_job JSON: a job submit body in the cluster's REST API: v0.0.38 takes the script beside
 # the job and the environment as an object; v0.0.40 on the script inside the job, the
 # environment as NAME=value words and limits as {set, number}.

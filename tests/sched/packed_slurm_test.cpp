@@ -926,12 +926,20 @@ void cancel_one_of_three_running(const std::string& scheduler) {
   CHECK(count_in(runs, "COMPLETED", "1") == 5);
   CHECK(query(db, "SELECT state, attempts FROM runs WHERE run_id = '" + cancelled + "'") ==
         std::vector<std::vector<std::string>>{{"CANCELLED", "1"}});
-  // Its step was stopped, not left to finish.
-  std::string step_state;
+  // Its step was stopped, not left to finish. 26.05's scancel may kill a step through its
+  // slurmd before slurmctld marks it cancelled ("job_step_signal: ... not found" in
+  // slurmctld's log): accounting then has the step FAILED with exit code 137 (SIGKILL).
+  std::string step_id, step_state;
   for (const auto& row : sacct_rows(job)) {
-    if (is_numbered_step(row[0]) && row[1] == cancelled) step_state = row[2];
+    if (is_numbered_step(row[0]) && row[1] == cancelled) step_id = row[0], step_state = row[2];
   }
-  CHECK(step_state.rfind("CANCELLED", 0) == 0);
+  CAPTURE(step_state);
+  if (step_state.rfind("CANCELLED", 0) != 0) {
+    auto ended = run_process(
+        {{"sacct", "-n", "--parsable2", "-j", step_id, "--format=State,ExitCode"}, {}, 30'000});
+    REQUIRE(ended.is_ok());
+    CHECK(ended->stdout_text.rfind("FAILED|137:0", 0) == 0);
+  }
 }
 
 }  // namespace

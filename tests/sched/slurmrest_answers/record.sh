@@ -10,14 +10,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 release=$(sinfo -V | awk '{print $2}' | cut -d. -f1,2)
 work=$(mktemp -d /tmp/scalestudy-record.XXXXXX)
 chmod 1777 "$work"
-rest() {
-  local method=$1 path=$2
-  shift 2
-  curl -sS --max-time 30 --unix-socket "${SCALESTUDY_SLURMRESTD#unix:}" -X "$method" \
-    -H "X-SLURM-USER-NAME: $SCALESTUDY_SLURMRESTD_USER" \
-    -H "X-SLURM-USER-TOKEN: $SCALESTUDY_SLURMRESTD_TOKEN" \
-    -H 'Content-Type: application/json' "$@" "http://localhost$path"
-}
+# shellcheck source=../../../slurm/cluster/common.sh
+source "$here/../../../slurm/cluster/common.sh"  # rest
 # keep NAME: standard input, minus what changes from run to run and host to host.
 keep() { jq 'del(.meta.client)' >"$out/$1.json"; }
 settled() {
