@@ -22,8 +22,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
-# The virtual environments download and unpack (network and disk, about 6 GB) while the
-# build compiles; the tests wait for them. Each one missing fails only its tests, saying so:
+# The virtual environments and the newer SLURM releases download and unpack (network and
+# disk, about 6 GB) while the build compiles; the tests wait for them. Each one missing fails only its tests, saying so:
 # Apache Otava, the change point cross-check; the pinned PyTorch wheel, the CUDA build's
 # LibTorch and the GPT example's DDP and FSDP2 test; pandas, matplotlib, MLflow, nbclient
 # and ipykernel, the Python package's suites (tests/python).
@@ -32,6 +32,14 @@ venvs_log=$(mktemp)
   bash scripts/otava-venv.sh || echo "test.sh: no Apache Otava venv; its cross-check will fail"
   bash scripts/torch-venv.sh || echo "test.sh: no PyTorch venv; the GPT example's test will fail"
   bash scripts/python-venv.sh || echo "test.sh: no Python package venv; tests/python will fail"
+  # The newer SLURM releases' roots (Debian's packages, about a minute each, once; kept in
+  # .deps/) for their clusters, which start when ctest does.
+  if [ "$(id -u)" -eq 0 ]; then
+    for release in 24.11 26.05; do
+      SCALESTUDY_SLURM_VERSION=$release bash slurm/cluster/start.sh --unpack-only ||
+        echo "test.sh: SLURM $release not unpacked; its cluster's start will say why"
+    done
+  fi
 } >"$venvs_log" 2>&1 &
 venvs=$!
 build_dir=${SCALESTUDY_BUILD_DIR:-build}

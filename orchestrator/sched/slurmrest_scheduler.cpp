@@ -123,7 +123,8 @@ Result<RestApi> SlurmRestScheduler::api() {
   if (api_) return *api_;
   auto openapi = call_raw("GET", "/openapi/v3", "");
   if (!openapi) {
-    return openapi.status().with_context("reading slurmrestd's API versions (GET /openapi/v3)");
+    return openapi.status().with_context(
+        "slurmrestd unreachable (reading its API versions, GET /openapi/v3)");
   }
   auto chosen = choose_rest_api(offered_rest_apis(*openapi), options_.rest_api_version);
   if (!chosen) return chosen.status();

@@ -5,6 +5,7 @@
 #   host) and slurmrestd on a unix socket.
 # Everything lives under $SCALESTUDY_SLURM_DIR (default /tmp/scalestudy-slurm).
 # Idempotent: daemons already running are left alone, so a second run is a no-op.
+# `start.sh --unpack-only` only unpacks a newer release's root (slurm_root.sh).
 # Starts are serialised by a lock ($STATE.lock), so two at once cannot race for the keys,
 # the datadir or the ports. A start that fails stops every daemon of the cluster again
 # (stop.sh) after printing its error and the daemons' log tails, so the next start begins
@@ -358,6 +359,11 @@ clean_up_failed_start() {
 main() {
   local start=$SECONDS token
   [ "$(id -u)" -eq 0 ] || die "run as root (slurmd must be root to launch jobs as users)"
+  # --unpack-only: only the release's root, e.g. while something else runs (scripts/test.sh).
+  if [ "${1:-}" = --unpack-only ]; then
+    [ -z "$SLURM_ROOT" ] || prepare_slurm_root "$SLURM_SUITE" "$SLURM_ROOT"
+    return 0
+  fi
   mkdir -p "$(dirname "$STATE")"
   exec 9>"$STATE.lock"
   if ! flock -w "$((4 * WAIT_SECONDS))" 9; then

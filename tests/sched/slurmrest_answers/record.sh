@@ -13,7 +13,7 @@ chmod 1777 "$work"
 # shellcheck source=../../../slurm/cluster/common.sh
 source "$here/../../../slurm/cluster/common.sh"  # rest
 # keep NAME: standard input, minus what changes from run to run and host to host.
-keep() { jq 'del(.meta.client)' >"$out/$1.json"; }
+keep() { jq -c 'del(.meta.client)' >"$out/$1.json"; }
 settled() {
   local job=$1 deadline=$((SECONDS + 90))
   until sacct -n -X -j "$job" -o State | grep -qE 'COMPLETED|FAILED|CANCELLED'; do
@@ -52,5 +52,5 @@ for api in "$@"; do
   rest GET "/slurmdb/$api/associations?user=$SCALESTUDY_SLURMRESTD_USER" | keep associations
   rest DELETE "/slurm/$api/job/$array" | keep cancel
 done
-rest GET /openapi/v3 | jq '{info: {version: .info.version}, paths: (.paths | map_values({}))}' >"$here/$release/openapi_paths.json"
+rest GET /openapi/v3 | jq -c '{info: {version: .info.version}, paths: (.paths | map_values({}))}' >"$here/$release/openapi_paths.json"
 rm -rf "$work"
