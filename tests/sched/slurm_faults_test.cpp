@@ -35,6 +35,16 @@ std::string write_marking_workload(const fs::path& dir) {
   return path.string();
 }
 
+// Whether process `pid` has a file open under `dir`: a slurmstepd keeps its slurmd's log
+// open, which tells the cluster it belongs to (as slurm/cluster/stop.sh finds them).
+bool holds_file_under(pid_t pid, const std::string& dir) {
+  std::error_code error;
+  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", error)) {
+    if (fs::read_symlink(fd.path(), error).string().rfind(dir, 0) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("slurmrest as root: jobs of the token's user write into a root-owned results dir") {
@@ -124,9 +134,12 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
   const std::string pid_file = cluster.state_dir() + "/run/slurmd-" + node + ".pid";
   REQUIRE(fs::exists(pid_file));
   REQUIRE(kill(std::stoi(read_file(pid_file)), SIGKILL) == 0);
-  for (const std::string& text : {"[" + job_id + ".", out_dir}) {
-    for (pid_t pid : processes_mentioning(text)) kill(pid, SIGKILL);
+  // The job's steps on this cluster (job ids repeat across the clusters that run side by
+  // side) and every process of the run.
+  for (pid_t pid : processes_mentioning("[" + job_id + ".")) {
+    if (holds_file_under(pid, cluster.state_dir() + "/")) kill(pid, SIGKILL);
   }
+  for (pid_t pid : processes_mentioning(out_dir)) kill(pid, SIGKILL);
 
   // slurmctld notices the silent node (SlurmdTimeout, 30 s here) and requeues the job, which
   // then waits for a begin time two minutes on (SLURM's credential lifetime): once `wait`
