@@ -38,7 +38,14 @@ case $action in
     state=${SCALESTUDY_SLURM_DIR:-/tmp/scalestudy-slurm}
     # shellcheck disable=SC1091 # env.sh is written by start.sh
     if [ -f "$state/env.sh" ] && (source "$state/env.sh" && scontrol ping) >/dev/null 2>&1; then
+      # start.sh starts whichever of its daemons is down (a slurmd a killed test left
+      # stopped, say) and leaves the rest alone.
       echo "slurm_cluster: already running ($state)"
+      error=$(mktemp)
+      bash "$cluster/start.sh" >/dev/null 2>"$error" ||
+        unavailable "start.sh could not start the daemons that were down:
+$(cat "$error")"
+      rm -f "$error"
       exit 0
     fi
     error=$(mktemp)
