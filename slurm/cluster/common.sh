@@ -12,9 +12,9 @@ CLUSTER_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # of every release can run side by side.
 SLURM_VERSION=${SCALESTUDY_SLURM_VERSION:-22.05}
 case $SLURM_VERSION in
-  22.05) SLURM_SUITE="" DEFAULT_STATE=/tmp/scalestudy-slurm DEFAULT_PORT_BASE=46800 ;;
-  24.11) SLURM_SUITE=trixie DEFAULT_STATE=/tmp/scalestudy-slurm-24.11 DEFAULT_PORT_BASE=50800 ;;
-  26.05) SLURM_SUITE=sid DEFAULT_STATE=/tmp/scalestudy-slurm-26.05 DEFAULT_PORT_BASE=52800 ;;
+  22.05) SLURM_SUITE="" DEFAULT_STATE=/tmp/scalestudy-slurm DEFAULT_PORT_BASE=16800 ;;
+  24.11) SLURM_SUITE=trixie DEFAULT_STATE=/tmp/scalestudy-slurm-24.11 DEFAULT_PORT_BASE=18800 ;;
+  26.05) SLURM_SUITE=sid DEFAULT_STATE=/tmp/scalestudy-slurm-26.05 DEFAULT_PORT_BASE=15800 ;;
   *)
     printf '[slurm-cluster] ERROR: SCALESTUDY_SLURM_VERSION=%s: not one of 22.05, 24.11, 26.05\n' \
       "$SLURM_VERSION" >&2
@@ -24,7 +24,9 @@ esac
 # One directory holds every piece of state: configs, keys, logs, pid files,
 # spool dirs, the MariaDB datadir and the sockets.
 STATE=${SCALESTUDY_SLURM_DIR:-$DEFAULT_STATE}
-# Non-standard ports so a real SLURM/MariaDB on the same laptop does not clash.
+# Non-standard ports so a real SLURM/MariaDB on the same laptop does not clash, all below
+# Linux's ephemeral range (32768-60999: a busy host's outgoing connections took a daemon's
+# port there) and below 20000 (jobs derive MASTER_PORT from the job id as 20000-39999).
 PORT_BASE=${SCALESTUDY_SLURM_PORT_BASE:-$DEFAULT_PORT_BASE}
 # The newest slurmrestd API (data parser) of the release, for start.sh's readiness ping:
 # 22.05 serves v0.0.36-38, 24.11 v0.0.40-42, 26.05 v0.0.42-45.

@@ -68,9 +68,9 @@ start_forking_daemon() {
     log_tail "$(logfile_of "$daemon")"
     die "$daemon failed to start: $*"
   fi
-  # A daemon that dies right after forking never leaves a live pid: give up
-  # after 15 s instead of the full wait.
-  local deadline=$((SECONDS + 15))
+  # A daemon that dies right after forking never leaves a live pid: give up after the
+  # full wait (on a loaded 2-core host writing one can take longer than a few seconds).
+  local deadline=$((SECONDS + WAIT_SECONDS))
   until pid_alive "$pidfile"; do
     if [ "$SECONDS" -ge "$deadline" ]; then
       log_tail "$(logfile_of "$daemon")"

@@ -9,7 +9,7 @@
 set -uo pipefail
 cluster=$1/slurm/cluster
 export SCALESTUDY_SLURM_DIR=/tmp/scalestudy-slurm-start-test
-export SCALESTUDY_SLURM_PORT_BASE=47800
+export SCALESTUDY_SLURM_PORT_BASE=17800
 ctld_port=$((SCALESTUDY_SLURM_PORT_BASE + 17))
 listener=""
 
@@ -19,7 +19,7 @@ fail() {
 }
 finish() {
   [ -z "$listener" ] || kill "$listener" 2>/dev/null
-  rm -f "$SCALESTUDY_SLURM_DIR.listener"
+  rm -f "$SCALESTUDY_SLURM_DIR".{listener,first,second}
   bash "$cluster/stop.sh" --purge >/dev/null 2>&1
 }
 trap finish EXIT
@@ -68,10 +68,12 @@ echo "cluster_start_test: a failed start said why and left no daemon"
 kill "$listener"
 wait "$listener" 2>/dev/null
 listener=""
-bash "$cluster/start.sh" >/dev/null 2>&1 & first=$!
-bash "$cluster/start.sh" >/dev/null 2>&1 & second=$!
-wait "$first" || fail "the first of two starts at once failed"
-wait "$second" || fail "the second of two starts at once failed"
+bash "$cluster/start.sh" >"$SCALESTUDY_SLURM_DIR.first" 2>&1 & first=$!
+bash "$cluster/start.sh" >"$SCALESTUDY_SLURM_DIR.second" 2>&1 & second=$!
+wait "$first" || fail "the first of two starts at once failed:
+$(cat "$SCALESTUDY_SLURM_DIR.first")"
+wait "$second" || fail "the second of two starts at once failed:
+$(cat "$SCALESTUDY_SLURM_DIR.second")"
 SLURM_CONF=$SCALESTUDY_SLURM_DIR/etc/slurm.conf scontrol ping | grep -q UP ||
   fail "no controller after the starts"
 echo "cluster_start_test: after the port was freed, two starts at once both succeeded"
