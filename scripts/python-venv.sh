@@ -3,7 +3,8 @@
 # from PyPI into a git-ignored virtual environment (.deps/python-venv): pandas and
 # matplotlib (its DataFrames and plots), MLflow (the export, and the real `mlflow server`
 # its test starts), nbclient, nbformat and ipykernel (the notebook test runs
-# examples/notebooks/scaling.ipynb on a real Jupyter kernel). Pinned versions; idempotent
+# examples/notebooks/scaling.ipynb on a real Jupyter kernel), hydra-core (the Hydra
+# application tests/workloads/scripts/hydra_app.py that the flag-form test drives). Pinned versions; idempotent
 # (a venv holding them is left alone). The package itself is not installed: the tests import
 # it from python/ (PYTHONPATH), so they test the checkout. Fails (exit 1) saying why.
 #   SCALESTUDY_PYTHON_VENV  where it is installed (default .deps/python-venv)
@@ -19,6 +20,7 @@ requirements=(
   nbclient==0.11.0
   nbformat==5.11.1
   ipykernel==7.4.0
+  hydra-core==1.3.8
 )
 if "$python" -c "import importlib.metadata as m, sys
 pins = dict(r.split('==') for r in sys.argv[1:])

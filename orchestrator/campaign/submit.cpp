@@ -27,6 +27,9 @@ std::string report_json(const Study& study) {
   if (study.report.target_gain_pct) json["target_gain_pct"] = *study.report.target_gain_pct;
   if (!study.report.thresholds.empty()) json["thresholds"] = study.report.thresholds;
   if (!study.report.throughput_unit.empty()) json["throughput_unit"] = study.report.throughput_unit;
+  if (!study.report.tokens_per_sample.empty()) {
+    json["tokens_per_sample"] = study.report.tokens_per_sample;
+  }
   if (!study.systems.empty()) json["systems"] = study.systems;
   return json.dump();
 }

@@ -11,7 +11,7 @@ namespace scalestudy::sched {
 std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
                                             const std::string& launcher_path, int master_port) {
   const int world_size = std::max(1, run.spec.world_size);
-  std::map<std::string, std::string> common = workload_environment(run.spec);
+  std::map<std::string, std::string> common = workload_environment(run.spec, run.out_dir);
   common["SCALESTUDY_RUN_ID"] = run.spec.run_id;
   common["SCALESTUDY_OUT_DIR"] = run.out_dir;
   common["MASTER_ADDR"] = "127.0.0.1";

@@ -11,6 +11,7 @@
 #include "orchestrator/study/references.hpp"
 #include "orchestrator/study/run_id.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
+#include "orchestrator/study/workload_command_line.hpp"
 
 namespace scalestudy {
 namespace {
@@ -249,10 +250,13 @@ class Expander {
     if (key.rfind("workload.", 0) == 0) key.remove_prefix(9);
     if (key == "launcher") return std::string(launcher_name(t_.shared.launcher));
     if (key == "profile") return t_.shared.profile;
+    // The run's folder is named after the run id, which hashes this very text: the
+    // reference stays as written and is replaced at launch (workload_command_line.hpp).
+    if (key == "run_dir") return std::string(kRunDirReference);
     auto slot_it = std::find(t_.slot_names.begin(), t_.slot_names.end(), key);
     if (slot_it == t_.slot_names.end()) {
       std::vector<std::string> candidates = t_.slot_names;
-      candidates.insert(candidates.end(), {"launcher", "profile"});
+      candidates.insert(candidates.end(), {"launcher", "profile", "run_dir"});
       std::string message = "undefined reference '${" + name + "}'";
       if (auto suggestion = nearest_name(std::string(key), candidates)) {
         message += " (did you mean '${" + *suggestion + "}'?)";

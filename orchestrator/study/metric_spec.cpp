@@ -42,16 +42,37 @@ Result<MetricRole> parse_metric_role(const std::string& name) {
   return parse_name<MetricRole>(metric_role_names(), name, "role");
 }
 
+const char* metric_source_key(MetricSource source) {
+  switch (source) {
+    case MetricSource::kRankLog:
+    case MetricSource::kText:
+      return "pattern";
+    case MetricSource::kCsv:
+      return "column";
+    case MetricSource::kJsonLines:
+      return "field";
+    case MetricSource::kJson:
+      return "path";
+  }
+  return "pattern";
+}
+
 nlohmann::json metric_specs_to_json(const std::vector<MetricSpec>& specs) {
   nlohmann::json list = nlohmann::json::array();
   for (const MetricSpec& spec : specs) {
-    list.push_back({{"name", spec.name},
-                    {"pattern", spec.pattern},
-                    {"unit", spec.unit},
-                    {"occurrence", metric_occurrence_name(spec.occurrence)},
-                    {"skip_first", spec.skip_first},
-                    {"reduce", metric_reduction_name(spec.reduction)},
-                    {"role", metric_role_name(spec.role)}});
+    nlohmann::json item = {{"name", spec.name},
+                           {"pattern", spec.pattern},
+                           {"unit", spec.unit},
+                           {"occurrence", metric_occurrence_name(spec.occurrence)},
+                           {"skip_first", spec.skip_first},
+                           {"reduce", metric_reduction_name(spec.reduction)},
+                           {"role", metric_role_name(spec.role)}};
+    if (spec.source != MetricSource::kRankLog) {  // rank-log metrics stored as they were
+      item["file"] = spec.file;
+      item["source"] = static_cast<int>(spec.source);
+      item["key"] = spec.key;
+    }
+    list.push_back(std::move(item));
   }
   return list;
 }
@@ -78,6 +99,15 @@ Result<std::vector<MetricSpec>> metric_specs_from_json(const nlohmann::json& jso
       spec.occurrence = *occurrence;
       spec.reduction = *reduction;
       spec.role = *role;
+      if (item.contains("file")) {
+        const int source = item.at("source").get<int>();
+        if (source <= 0 || source > static_cast<int>(MetricSource::kJson)) {
+          return Status::error("metrics: unknown source " + std::to_string(source));
+        }
+        spec.source = static_cast<MetricSource>(source);
+        spec.file = item.at("file").get<std::string>();
+        spec.key = item.at("key").get<std::string>();
+      }
       specs.push_back(std::move(spec));
     }
   } catch (const nlohmann::json::exception& error) {

@@ -1,7 +1,9 @@
-// MetricSpec: one figure a study extracts from each rank's captured output (stdout and
-// stderr) with a regular expression, for programs that do not write a run database. The
-// study's `metrics:` section declares them; results/output_metrics applies them at
-// ingest. Plain value types and pure functions.
+// MetricSpec: one figure a study extracts, for programs that do not write a run database,
+// from each rank's captured output (stdout and stderr) with a regular expression, or from
+// a file the program writes in its run folder: a pattern over a text file, a CSV column, a
+// field of JSON lines, or a path into a JSON document. The study's `metrics:` section
+// declares them; results/output_metrics applies them at ingest. Plain value types and
+// pure functions.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -32,10 +34,24 @@ enum class MetricRole {
   kMemory,  // bytes (or a byte unit: KiB, MiB, GiB, KB, MB, GB)
 };
 
+// Where a metric's numbers are read, in what they appear in order (each a "match").
+enum class MetricSource {
+  kRankLog,    // `pattern` over rank<RANK>.log
+  kText,       // `pattern` over `file`, line by line
+  kCsv,        // column `key` of the CSV `file` (a header row; empty cells skipped)
+  kJsonLines,  // field `key` (a JSON path) of each line of `file` holding it
+  kJson,       // the number (or list of numbers) at JSON path `key` in `file`
+};
+
 struct MetricSpec {
   std::string name;     // identifier, unique in the study
   std::string pattern;  // RE2 syntax with exactly one capture group: the number
-  std::string unit;     // free text ("img/s", "ms", "s", "%", "MiB"); converts times/bytes
+  MetricSource source = MetricSource::kRankLog;
+  // A path relative to the run folder; "${rank}" in it is each rank's own file, without it
+  // the file is rank 0's (the only rank read).
+  std::string file;
+  std::string key;   // kCsv: the column; kJsonLines, kJson: the JSON path
+  std::string unit;  // free text ("img/s", "ms", "s", "%", "MiB"); converts times/bytes
   MetricOccurrence occurrence = MetricOccurrence::kLast;
   int skip_first = 0;  // kAll: matches skipped as warm-up, per rank
   MetricReduction reduction = MetricReduction::kRank0;
@@ -46,6 +62,8 @@ struct MetricSpec {
 const std::vector<std::string>& metric_occurrence_names();
 const std::vector<std::string>& metric_reduction_names();
 const std::vector<std::string>& metric_role_names();
+// The study's key that selects each source ("pattern", "pattern", "column", "field", "path").
+const char* metric_source_key(MetricSource source);
 const char* metric_occurrence_name(MetricOccurrence occurrence);
 const char* metric_reduction_name(MetricReduction reduction);
 const char* metric_role_name(MetricRole role);

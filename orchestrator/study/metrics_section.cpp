@@ -7,14 +7,22 @@
 #include <optional>
 #include <set>
 
+#include "orchestrator/study/json_path.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/schema_values.hpp"
 
 namespace scalestudy {
 namespace {
 
-const std::vector<std::string> kMetricKeys = {"pattern",    "unit",   "occurrence",
-                                              "skip_first", "reduce", "role"};
+const std::vector<std::string> kMetricKeys = {"pattern", "file", "column",     "field",
+                                              "path",    "unit", "occurrence", "skip_first",
+                                              "reduce",  "role"};
+// What a metric reading a file names inside it, by source (metric_spec.hpp).
+const std::vector<std::pair<std::string, MetricSource>> kFileSelectors = {
+    {"pattern", MetricSource::kText},
+    {"column", MetricSource::kCsv},
+    {"field", MetricSource::kJsonLines},
+    {"path", MetricSource::kJson}};
 
 bool is_metric_name(const std::string& text) {
   if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) {
@@ -59,6 +67,67 @@ void check_pattern(const ConfigNode& node, const std::string& field, const std::
   }
 }
 
+// A file in the run folder: relative, no '..' step out of it, on one line.
+void read_file_name(const ConfigNode& file, const std::string& field, MetricSpec& spec,
+                    Diagnostics& diagnostics) {
+  const std::string& name = file.scalar;
+  bool inside = file.is_scalar() && !name.empty() && name[0] != '/' &&
+                std::none_of(name.begin(), name.end(),
+                             [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  for (size_t start = 0; inside && start <= name.size();) {
+    const size_t slash = std::min(name.find('/', start), name.size());
+    inside = name.compare(start, slash - start, "..") != 0;
+    start = slash + 1;
+  }
+  if (!inside) {
+    diagnostics.add(file.location, field,
+                    "expected a file in the run folder: a relative path without '..' "
+                    "(${rank} in it for each rank's own file)");
+    return;
+  }
+  spec.file = name;
+}
+
+// `file` and exactly one of pattern (a text file), column (CSV), field (JSON lines) or
+// path (a JSON document).
+void read_file_source(const ConfigNode& map, const ConfigNode& file, const std::string& prefix,
+                      MetricSpec& spec, Diagnostics& diagnostics) {
+  read_file_name(file, prefix + ".file", spec, diagnostics);
+  const ConfigNode* selector = nullptr;
+  for (const auto& [key, source] : kFileSelectors) {
+    const ConfigNode* node = map.find(key);
+    if (!node) continue;
+    if (selector) {
+      diagnostics.add(node->location, prefix + "." + key,
+                      "a file metric reads one of pattern, column, field or path");
+      return;
+    }
+    selector = node;
+    spec.source = source;
+  }
+  if (!selector) {
+    diagnostics.add(file.location, prefix + ".file",
+                    "needs what to read in it: pattern (text), column (CSV), field (JSON "
+                    "lines) or path (JSON)");
+    return;
+  }
+  const std::string field = prefix + "." + metric_source_key(spec.source);
+  if (!selector->is_scalar() || selector->scalar.empty()) {
+    diagnostics.add(selector->location, field, "expected one non-empty value");
+    return;
+  }
+  if (spec.source == MetricSource::kText) {
+    spec.pattern = selector->scalar;
+    check_pattern(*selector, field, spec.pattern, diagnostics);
+    return;
+  }
+  spec.key = selector->scalar;
+  if (spec.source == MetricSource::kCsv) return;
+  if (auto path = parse_json_path(spec.key); !path) {
+    diagnostics.add(selector->location, field, path.status().message());
+  }
+}
+
 MetricSpec read_metric(const ConfigEntry& entry, Diagnostics& diagnostics) {
   const std::string prefix = "metrics." + entry.key;
   MetricSpec spec;
@@ -70,12 +139,20 @@ MetricSpec read_metric(const ConfigEntry& entry, Diagnostics& diagnostics) {
     return spec;
   }
   check_keys(map, prefix + ".", kMetricKeys, diagnostics);
-  if (const ConfigNode* pattern = map.find("pattern"); pattern && pattern->is_scalar()) {
+  if (const ConfigNode* file = map.find("file")) {
+    read_file_source(map, *file, prefix, spec, diagnostics);
+  } else if (const ConfigNode* pattern = map.find("pattern"); pattern && pattern->is_scalar()) {
     spec.pattern = pattern->scalar;
     check_pattern(*pattern, prefix + ".pattern", spec.pattern, diagnostics);
   } else {
     diagnostics.add(pattern ? pattern->location : map.location, prefix + ".pattern",
-                    "is required: a regular expression with one capture group");
+                    "is required: a regular expression with one capture group (or a file with "
+                    "a pattern, column, field or path)");
+  }
+  for (const char* key : {"column", "field", "path"}) {
+    if (const ConfigNode* node = map.find(key); node && !map.find("file")) {
+      diagnostics.add(node->location, prefix + "." + key, "reads a file: give the metric's file");
+    }
   }
   if (const ConfigNode* unit = map.find("unit")) {
     if (unit->is_scalar()) {

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/schema_values.hpp"
 
 namespace scalestudy {
 namespace {
 
 const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
-const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds", "throughput_unit"};
+const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds", "throughput_unit",
+                                              "tokens_per_sample"};
 const std::vector<std::string> kThroughputUnits = {"samples", "tokens"};
 // The thresholds the report reads (docs/study-database.md, "Report settings").
 const std::vector<std::string> kThresholdKeys = {"efficiency_pct", "input_bound_pct",
@@ -22,8 +24,26 @@ std::optional<long long> read_count(const ConfigNode& document, const std::strin
   return node ? read_integer(*node, key, 1, diagnostics) : std::nullopt;
 }
 
-void read_report(const ConfigNode& report, StudyReportSettings& settings,
-                 Diagnostics& diagnostics) {
+// The tokens a sample holds for a program that records none: a whole number, or the name
+// of the workload parameter that gives it (a context length).
+void read_tokens_per_sample(const ConfigNode& node, const StudyTemplate& study,
+                            StudyReportSettings& settings, Diagnostics& diagnostics) {
+  const std::string field = "report.tokens_per_sample";
+  auto text = read_scalar(node, field, diagnostics);
+  if (!text) return;
+  auto count = parse_integer(*text);
+  if ((count && *count > 0) || study.params.count(*text)) {
+    settings.tokens_per_sample = *text;
+  } else {
+    diagnostics.add(node.location, field,
+                    "expected a whole number of tokens (1 or more) or the name of a workload "
+                    "parameter that gives it, got '" +
+                        *text + "'");
+  }
+}
+
+void read_report(const ConfigNode& report, const StudyTemplate& study,
+                 StudyReportSettings& settings, Diagnostics& diagnostics) {
   if (!expect_map(report, "report", diagnostics)) return;
   check_keys(report, "report.", kReportKeys, diagnostics);
   if (const ConfigNode* gain = report.find("target_gain_pct")) {
@@ -39,6 +59,9 @@ void read_report(const ConfigNode& report, StudyReportSettings& settings,
     } else if (text) {
       settings.throughput_unit = *text;
     }
+  }
+  if (const ConfigNode* tokens = report.find("tokens_per_sample")) {
+    read_tokens_per_sample(*tokens, study, settings, diagnostics);
   }
   const ConfigNode* thresholds = report.find("thresholds");
   if (!thresholds || !expect_map(*thresholds, "report.thresholds", diagnostics)) return;
@@ -77,7 +100,7 @@ void read_policy_section(const ConfigNode& document, StudyTemplate& study,
     }
   }
   if (const ConfigNode* report = document.find("report")) {
-    read_report(*report, study.info.report, diagnostics);
+    read_report(*report, study, study.info.report, diagnostics);
   }
 }
 

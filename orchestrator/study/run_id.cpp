@@ -75,9 +75,14 @@ std::string canonical_run_serialization(const RunSpec& spec) {
   // The metrics are left out: they change what is read from a run, not what runs.
   if (!spec.invocation.is_default()) {
     s.list("invocation.args", spec.invocation.args);
-    s.field("invocation.flag_style", flag_style_name(spec.invocation.flag_style));
+    s.field("invocation.flag_style", flag_form_name(spec.invocation.flag_form));
     s.map("invocation.env_params", spec.invocation.env_params);
     s.field("invocation.run_flags", spec.invocation.run_flags ? 1 : 0);
+    if (!spec.invocation.is_classic()) {
+      s.field("invocation.booleans", boolean_form_name(spec.invocation.booleans));
+      s.map("invocation.flag_names", spec.invocation.flag_names);
+      s.list("invocation.positional", spec.invocation.positional);
+    }
   }
   // A named system makes the same point on two systems two runs; the hash covers its
   // scheduler settings, srun flags and node shape, which no field above holds.

@@ -25,6 +25,9 @@ struct StudyReportSettings {
   // What throughput counts: "samples" (unset) or "tokens" (samples × the runs'
   // tokens_per_sample: a language model's figures).
   std::string throughput_unit;
+  // For runs that record no tokens_per_sample (a program measured by its output): a whole
+  // number, or the name of the parameter that gives it per run; empty: none.
+  std::string tokens_per_sample;
 };
 
 struct Study {

@@ -24,7 +24,11 @@ bool is_builtin_slot_name(const std::string& name) {
 }
 
 bool is_reserved_param(const std::string& name) {
-  return name == "batch_size" || name == "run_id" || name == "out_dir";
+  return name == "batch_size" || name == "run_dir" || is_run_flag_param(name);
+}
+
+bool is_run_flag_param(const std::string& name) {
+  return name == "run_id" || name == "out_dir";
 }
 
 }  // namespace scalestudy

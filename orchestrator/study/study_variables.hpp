@@ -12,7 +12,10 @@ namespace scalestudy {
 std::vector<std::string> builtin_slot_names();
 bool is_builtin_slot_name(const std::string& name);
 
-// batch_size, run_id and out_dir: set by the harness for every run.
+// batch_size, run_dir, run_id and out_dir: set by scalestudy for every run (${run_dir} is
+// the run's folder).
 bool is_reserved_param(const std::string& name);
+// run_id and out_dir: scalestudy's --run-id/--out-dir, the program's own with run_flags: false.
+bool is_run_flag_param(const std::string& name);
 
 }  // namespace scalestudy

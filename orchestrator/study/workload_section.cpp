@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "orchestrator/study/flags_section.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/schema_values.hpp"
 #include "orchestrator/study/study_variables.hpp"
@@ -10,8 +11,8 @@
 namespace scalestudy {
 namespace {
 
-const std::vector<std::string> kInvocationKeys = {"args", "flag_style", "env_params", "run_flags"};
-const std::vector<std::string> kFlagStyles = {"dashes", "underscores"};
+const std::vector<std::string> kInvocationKeys = {"args", "flags", "flag_style", "env_params",
+                                                  "run_flags"};
 
 void read_args(const ConfigNode& node, WorkloadInvocation& invocation, Diagnostics& diagnostics) {
   if (!node.is_sequence()) {
@@ -60,13 +61,8 @@ void read_invocation_entry(const ConfigEntry& entry, WorkloadInvocation& invocat
     read_args(value, invocation, diagnostics);
   } else if (entry.key == "env_params") {
     read_env_params(value, invocation, diagnostics);
-  } else if (entry.key == "flag_style") {
-    auto found = std::find(kFlagStyles.begin(), kFlagStyles.end(), value.scalar);
-    if (!value.is_scalar() || found == kFlagStyles.end()) {
-      diagnostics.add_unknown(value.location, field, "flag style", value.scalar, kFlagStyles);
-    } else {
-      invocation.flag_style = static_cast<FlagStyle>(found - kFlagStyles.begin());
-    }
+  } else if (entry.key == "flags" || entry.key == "flag_style") {
+    read_flags_setting(entry, invocation, diagnostics);
   } else if (entry.key == "run_flags") {
     const std::string text = value.is_scalar() ? canonical_scalar(value.scalar, value.quoted) : "";
     if (text == "true" || text == "false") {
@@ -77,8 +73,10 @@ void read_invocation_entry(const ConfigEntry& entry, WorkloadInvocation& invocat
   }
 }
 
-// A parameter of the workload: an identifier the harness does not set itself.
-void read_param(const ConfigEntry& entry, StudyTemplate& study, Diagnostics& diagnostics) {
+// A parameter of the workload: an identifier the harness does not set itself. run_id and
+// out_dir are the program's own when scalestudy does not pass its --run-id/--out-dir.
+void read_param(const ConfigEntry& entry, bool run_flags, StudyTemplate& study,
+                Diagnostics& diagnostics) {
   const std::string field = "workload." + entry.key;
   auto text = read_scalar(entry.value, field, diagnostics);
   if (!text) return;
@@ -88,11 +86,14 @@ void read_param(const ConfigEntry& entry, StudyTemplate& study, Diagnostics& dia
                     "--flags of the workload");
     return;
   }
-  if (is_reserved_param(entry.key)) {
-    diagnostics.add(entry.key_location, field,
-                    entry.key == "batch_size"
-                        ? "set the batch with global_batch (strong) or per_gpu_batch (weak)"
-                        : "is set by scalestudy itself");
+  if (is_reserved_param(entry.key) && (run_flags || !is_run_flag_param(entry.key))) {
+    std::string why = "is set by scalestudy itself";
+    if (entry.key == "batch_size") {
+      why = "set the batch with global_batch (strong) or per_gpu_batch (weak)";
+    } else if (is_run_flag_param(entry.key)) {
+      why += " (--" + entry.key + "); with run_flags: false it is the program's own";
+    }
+    diagnostics.add(entry.key_location, field, why);
     return;
   }
   check_reference_syntax(entry.value, field, *text, diagnostics);
@@ -112,20 +113,19 @@ void read_binary(const ConfigNode& binary, StudyTemplate& study, Diagnostics& di
 
 }  // namespace
 
-const char* flag_style_name(FlagStyle style) {
-  return kFlagStyles[static_cast<size_t>(style)].c_str();
-}
-
 void read_workload_section(const ConfigNode& workload, StudyTemplate& study,
                            Diagnostics& diagnostics) {
   if (!expect_map(workload, "workload", diagnostics)) return;
+  const ConfigNode* run_flags = workload.find("run_flags");
+  const bool passes_run_flags = !run_flags || !run_flags->is_scalar() ||
+                                canonical_scalar(run_flags->scalar, run_flags->quoted) != "false";
   for (const auto& entry : workload.entries) {
     if (is_invocation_key(entry.key)) {
       read_invocation_entry(entry, study.shared.invocation, diagnostics);
     } else if (entry.key == "binary") {
       read_binary(entry.value, study, diagnostics);
     } else {
-      read_param(entry, study, diagnostics);
+      read_param(entry, passes_run_flags, study, diagnostics);
     }
   }
   for (const auto& [param, variable] : study.shared.invocation.env_params) {
@@ -134,6 +134,9 @@ void read_workload_section(const ConfigNode& workload, StudyTemplate& study,
                       "names no parameter of the workload");
     }
   }
+  std::map<std::string, SourceLocation> params;
+  for (const auto& [name, value] : study.params) params.emplace(name, value.location);
+  check_flag_names(workload, study.shared.invocation, params, diagnostics);
 }
 
 }  // namespace scalestudy

@@ -49,7 +49,7 @@ TEST_CASE("metrics load with their defaults and reach every run") {
   CHECK(loss.reduction == MetricReduction::kRank0);
   CHECK(loss.role == MetricRole::kNone);
   CHECK(run.invocation.args == std::vector<std::string>{"train.py"});
-  CHECK(run.invocation.flag_style == FlagStyle::kUnderscores);
+  CHECK(run.invocation.flag_form == FlagForm::kUnderscores);
   CHECK_FALSE(run.invocation.run_flags);
   CHECK(run.params.count("args") == 0);
 

@@ -179,8 +179,9 @@ env: {OMP_NUM_THREADS: "1"}
   CHECK(workload_argv(spec, "/usr/bin/python3", "/out") ==
         std::vector<std::string>{"/usr/bin/python3", "train.py", "--record", "--batch_size", "32",
                                  "--warmup_steps", "3"});
-  CHECK(workload_environment(spec) == std::map<std::string, std::string>{
-                                          {"DATA_DIR", "/data/fashion"}, {"OMP_NUM_THREADS", "1"}});
+  CHECK(
+      workload_environment(spec, "/out") ==
+      std::map<std::string, std::string>{{"DATA_DIR", "/data/fashion"}, {"OMP_NUM_THREADS", "1"}});
   RenderContext context = context_for(spec);
   context.binary_path = "/usr/bin/python3";
   std::string script = render_sbatch_script(spec, context);

@@ -14,6 +14,7 @@
 
 #include "harness/core/run_layout.hpp"
 #include "orchestrator/results/analysis/statistics.hpp"
+#include "orchestrator/results/ingest/file_metrics.hpp"
 
 namespace scalestudy::results {
 namespace {
@@ -102,37 +103,21 @@ double reduce(MetricReduction reduction, const std::vector<RankMetricValue>& ran
   return values.front();
 }
 
-}  // namespace
-
-MetricPatterns::MetricPatterns(MetricPatterns&&) noexcept = default;
-MetricPatterns& MetricPatterns::operator=(MetricPatterns&&) noexcept = default;
-MetricPatterns::~MetricPatterns() = default;
-
-Result<MetricPatterns> MetricPatterns::compile(const std::vector<MetricSpec>& specs) {
-  RE2::Options options;
-  options.set_encoding(RE2::Options::EncodingLatin1);
-  options.set_log_errors(false);
-  MetricPatterns compiled;
-  compiled.specs_ = specs;
-  for (const MetricSpec& spec : specs) {
-    auto pattern = std::make_unique<RE2>(spec.pattern, options);
-    if (!pattern->ok() || pattern->NumberOfCapturingGroups() != 1) {
-      return Status::error("metric '" + spec.name + "': pattern '" + spec.pattern +
-                           "' needs to compile with exactly one capture group" +
-                           (pattern->ok() ? "" : ": " + pattern->error()));
-    }
-    compiled.patterns_.push_back(std::move(pattern));
-  }
-  return compiled;
+bool reads_pattern(const MetricSpec& spec) {
+  return spec.source == MetricSource::kRankLog || spec.source == MetricSource::kText;
 }
 
-Result<ScannedOutput> scan_output_file(const std::string& path, const MetricPatterns& patterns) {
+// The numbers of the specs `take` selects, scanned from one text file in one pass.
+template <typename Take>
+Result<ScannedOutput> scan_lines(const std::string& path, const MetricPatterns& patterns,
+                                 Take&& take) {
   const std::vector<MetricSpec>& specs = patterns.specs();
   ScannedOutput scanned;
   scanned.values.resize(specs.size());
   Status status = for_each_line(path, [&](std::string_view line, long long line_number) {
     const re2::StringPiece text(line.data(), line.size());
     for (size_t i = 0; i < specs.size(); ++i) {
+      if (!take(i)) continue;
       re2::StringPiece capture;
       if (!RE2::PartialMatch(text, patterns.pattern(i), &capture)) continue;
       std::string number(capture.data(), capture.size());
@@ -151,6 +136,63 @@ Result<ScannedOutput> scan_output_file(const std::string& path, const MetricPatt
   return scanned;
 }
 
+// The file a file metric reads for `rank`: ${rank} replaced; empty when the file is rank 0's
+// alone and `rank` is another.
+std::string metric_file_path(const std::string& out_dir, const std::string& file, int rank) {
+  const std::string reference = "${rank}";
+  const size_t at = file.find(reference);
+  if (at == std::string::npos) return rank == 0 ? out_dir + "/" + file : "";
+  std::string name = file;
+  for (size_t found = at; found != std::string::npos; found = name.find(reference, found)) {
+    name.replace(found, reference.size(), std::to_string(rank));
+  }
+  return out_dir + "/" + name;
+}
+
+// The numbers `specs[index]`, a file metric, reads for `rank`.
+Result<std::vector<double>> read_file_metric(const MetricPatterns& patterns, size_t index,
+                                             const std::string& path) {
+  const MetricSpec& spec = patterns.specs()[index];
+  if (spec.source != MetricSource::kText) return read_structured_metric(spec, path);
+  auto scanned = scan_lines(path, patterns, [index](size_t i) { return i == index; });
+  if (!scanned) return scanned.status();
+  return std::move(scanned->values[index]);
+}
+
+}  // namespace
+
+MetricPatterns::MetricPatterns(MetricPatterns&&) noexcept = default;
+MetricPatterns& MetricPatterns::operator=(MetricPatterns&&) noexcept = default;
+MetricPatterns::~MetricPatterns() = default;
+
+Result<MetricPatterns> MetricPatterns::compile(const std::vector<MetricSpec>& specs) {
+  RE2::Options options;
+  options.set_encoding(RE2::Options::EncodingLatin1);
+  options.set_log_errors(false);
+  MetricPatterns compiled;
+  compiled.specs_ = specs;
+  for (const MetricSpec& spec : specs) {
+    if (!reads_pattern(spec)) {
+      compiled.patterns_.push_back(nullptr);
+      continue;
+    }
+    auto pattern = std::make_unique<RE2>(spec.pattern, options);
+    if (!pattern->ok() || pattern->NumberOfCapturingGroups() != 1) {
+      return Status::error("metric '" + spec.name + "': pattern '" + spec.pattern +
+                           "' needs to compile with exactly one capture group" +
+                           (pattern->ok() ? "" : ": " + pattern->error()));
+    }
+    compiled.patterns_.push_back(std::move(pattern));
+  }
+  return compiled;
+}
+
+Result<ScannedOutput> scan_output_file(const std::string& path, const MetricPatterns& patterns) {
+  const std::vector<MetricSpec>& specs = patterns.specs();
+  return scan_lines(path, patterns,
+                    [&](size_t i) { return specs[i].source == MetricSource::kRankLog; });
+}
+
 Result<ScannedOutput> scan_output_file(const std::string& path,
                                        const std::vector<MetricSpec>& specs) {
   auto patterns = MetricPatterns::compile(specs);
@@ -166,16 +208,31 @@ Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_
   const bool rank0_only = std::all_of(specs.begin(), specs.end(), [](const MetricSpec& spec) {
     return spec.reduction == MetricReduction::kRank0;
   });
+  const bool reads_logs = std::any_of(specs.begin(), specs.end(), [](const MetricSpec& spec) {
+    return spec.source == MetricSource::kRankLog;
+  });
   const int ranks_read = rank0_only ? 1 : std::max(1, world_size);
   for (int rank = 0; rank < ranks_read; ++rank) {
-    const std::string path = run_layout::rank_log_path(out_dir, rank);
-    auto scanned = scan_output_file(path, patterns);
+    const std::string log_path = run_layout::rank_log_path(out_dir, rank);
+    Result<ScannedOutput> scanned = ScannedOutput{};
+    if (reads_logs) scanned = scan_output_file(log_path, patterns);
     if (!scanned) return scanned.status();
     for (size_t i = 0; i < specs.size(); ++i) {
       const MetricSpec& spec = specs[i];
       if (rank > 0 && spec.reduction == MetricReduction::kRank0) continue;
-      const std::vector<double>& values = scanned->values[i];
-      const std::string where = "metric '" + spec.name + "': pattern '" + spec.pattern + "'";
+      std::string path = log_path;
+      std::vector<double> values;
+      if (spec.source == MetricSource::kRankLog) {
+        values = std::move(scanned->values[i]);
+      } else {
+        path = metric_file_path(out_dir, spec.file, rank);
+        if (path.empty()) continue;  // the run's one file, read as rank 0's
+        auto read = read_file_metric(patterns, i, path);
+        if (!read) return read.status().with_context("metric '" + spec.name + "'");
+        values = std::move(read).value();
+      }
+      const std::string where = "metric '" + spec.name + "': " + metric_source_key(spec.source) +
+                                " '" + (spec.key.empty() ? spec.pattern : spec.key) + "'";
       if (values.empty()) return Status::error(where + " matched nothing in " + path);
       RankMetricValue rank_value{rank, values.back(), static_cast<int>(values.size())};
       if (spec.occurrence == MetricOccurrence::kAll) {

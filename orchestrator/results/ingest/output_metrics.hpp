@@ -1,6 +1,7 @@
 // Output metrics: the figures a study's `metrics:` section extracts from the captured
-// output of each rank (<out_dir>/rank<RANK>.log) with RE2 patterns, for programs that do
-// not write a run database. Each rank file is streamed once, line by line, in bounded
+// output of each rank (<out_dir>/rank<RANK>.log) with RE2 patterns, or from the files a
+// program writes in its run folder (file_metrics.hpp for CSV and JSON), for programs that
+// do not write a run database. Each rank file is streamed once, line by line, in bounded
 // memory (a line longer than kMaxLineBytes is matched in pieces of that size), so a huge
 // log costs time, not memory; RE2 keeps each match linear in the line's length. Bytes
 // are taken as they are (Latin-1 matching): output that is not UTF-8 matches the same.
@@ -68,8 +69,9 @@ struct OutputMetric {
 };
 
 // Applies `specs` to the output of ranks 0..world_size-1 (rank 0 only when every spec
-// reduces with rank0). A pattern that matches nothing in a rank it needs, or only warm-up
-// matches, is an error naming the metric, the pattern and the file.
+// reduces with rank0; a file without ${rank} in its name is rank 0's alone). A pattern that matches
+// nothing in a rank it needs, or only warm-up matches, is an error naming the metric, the pattern
+// and the file.
 Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_dir, int world_size,
                                                          const MetricPatterns& patterns);
 Result<std::vector<OutputMetric>> extract_output_metrics(const std::string& out_dir, int world_size,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -54,11 +55,20 @@ std::map<std::string, std::string> parse_object(const std::string& text, const s
 }
 
 // report.throughput_unit tokens: every measured run's rate in tokens. A run that recorded
-// no tokens_per_sample (not a language model) keeps its samples, and the report says so.
-void count_tokens(std::vector<RunMeasurement>& runs, std::vector<std::string>& warnings) {
+// no tokens_per_sample takes the study's report.tokens_per_sample (a number, or the
+// parameter that gives it); one with neither keeps its samples, and the report says so.
+void count_tokens(std::vector<RunMeasurement>& runs, const std::string& study_tokens_per_sample,
+                  std::vector<std::string>& warnings) {
   std::vector<std::string> untokenised;
   for (RunMeasurement& run : runs) {
     if (!run.measured) continue;
+    if (!run.tokens_per_sample && !study_tokens_per_sample.empty()) {
+      auto param = run.params.find(study_tokens_per_sample);
+      const std::string& text = param != run.params.end() ? param->second : study_tokens_per_sample;
+      char* end = nullptr;
+      const double tokens = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() && *end == '\0' && tokens > 0) run.tokens_per_sample = tokens;
+    }
     if (run.tokens_per_sample) {
       run.samples_per_s *= *run.tokens_per_sample;
     } else {
@@ -69,7 +79,42 @@ void count_tokens(std::vector<RunMeasurement>& runs, std::vector<std::string>& w
     warnings.push_back(std::to_string(untokenised.size()) +
                        " run(s) recorded no tokens_per_sample; their throughput below is in "
                        "samples/s, not tokens/s (first: " +
-                       untokenised.front() + ")");
+                       untokenised.front() +
+                       "; report.tokens_per_sample names it for a program "
+                       "that records none)");
+  }
+}
+
+// Says which throughputs nobody measured: derived from the step time, or none at all
+// (shown as '-', with no speedup or efficiency), with the first run of each.
+void explain_throughputs(const std::vector<RunMeasurement>& runs,
+                         std::vector<std::string>& warnings) {
+  using Throughput = RunMeasurement::Throughput;
+  const RunMeasurement* first_derived = nullptr;
+  const RunMeasurement* first_missing = nullptr;
+  int derived = 0, missing = 0;
+  for (const RunMeasurement& run : runs) {
+    if (!run.measured) continue;
+    if (run.throughput == Throughput::kFromStepTime && derived++ == 0) first_derived = &run;
+    if (run.throughput == Throughput::kNone && missing++ == 0) first_missing = &run;
+  }
+  if (first_derived) {
+    char step[64];
+    std::snprintf(step, sizeof step, "%.4g", first_derived->step_ms_median);
+    warnings.push_back(std::to_string(derived) +
+                       " run(s) printed a step time but no throughput: their throughput is "
+                       "derived as global batch / step time (first: " +
+                       first_derived->run_id + ", " + std::to_string(first_derived->global_batch) +
+                       " samples per " + step + " ms step)");
+  }
+  if (first_missing) {
+    const std::string why = first_missing->step_ms_median > 0
+                                ? "a step time but no global batch (the study gives none)"
+                                : "no throughput and no step time (no metric with role "
+                                  "throughput or step_time, no run database)";
+    warnings.push_back(std::to_string(missing) + " run(s) measured " + why +
+                       ": their throughput, speedup and efficiency show '-' (first: " +
+                       first_missing->run_id + ")");
   }
 }
 
@@ -278,7 +323,11 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
     report.runs_failed += !run.measured && finished_unsuccessfully(run.state);
     runs.push_back(std::move(run));
   }
-  if (report.throughput_unit == "tokens") count_tokens(runs, report.warnings);
+  explain_throughputs(runs, report.warnings);
+  if (report.throughput_unit == "tokens") {
+    auto tokens = settings.find("tokens_per_sample");
+    count_tokens(runs, tokens == settings.end() ? "" : tokens->second, report.warnings);
+  }
 
   auto own_curves = load_bandwidth_curves(study_db);
   if (!own_curves) return own_curves.status();

@@ -48,10 +48,14 @@ void set_device(const std::vector<const RunMeasurement*>& runs, ReportPoint& poi
   for (const auto* run : runs) point.gpus = std::max(point.gpus, run->device.gpus);
 }
 
-Summary summarize_runs(const std::vector<const RunMeasurement*>& runs,
-                       double (*get)(const RunMeasurement&)) {
+// Over the runs that measured the figure (a time or a rate of 0 is none): count 0 is "no
+// figure", which the tables show as '-', never as 0.
+Summary summarize_measured(const std::vector<const RunMeasurement*>& runs,
+                           double (*get)(const RunMeasurement&)) {
   std::vector<double> values;
-  for (const auto* run : runs) values.push_back(get(*run));
+  for (const auto* run : runs) {
+    if (get(*run) > 0) values.push_back(get(*run));
+  }
   return summarize(values);
 }
 
@@ -61,9 +65,10 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   for (const auto* run : runs) point.run_ids.push_back(run->run_id);
   if (!runs.empty()) set_device(runs, point);
   point.throughput_samples_per_s =
-      summarize_runs(runs, [](const RunMeasurement& r) { return r.samples_per_s; });
-  point.epoch_s = summarize_runs(runs, [](const RunMeasurement& r) { return r.epoch_s; });
-  point.step_ms = summarize_runs(runs, [](const RunMeasurement& r) { return r.step_ms_median; });
+      summarize_measured(runs, [](const RunMeasurement& r) { return r.samples_per_s; });
+  point.epoch_s = summarize_measured(runs, [](const RunMeasurement& r) { return r.epoch_s; });
+  point.step_ms =
+      summarize_measured(runs, [](const RunMeasurement& r) { return r.step_ms_median; });
   point.final_val_acc = median_of(runs, [](const RunMeasurement& r) { return r.final_val_acc; });
   std::map<std::string, std::vector<double>> printed;
   for (const auto* run : runs) {

@@ -55,12 +55,15 @@ void apply_scaling(std::vector<PointWork>& points, const Report& report,
     const ReportPoint& base = it->second->point;
     ReportPoint& point = work.point;
     point.is_baseline = &it->second->point == &point;
-    if (report.kind == "strong") {
+    // No figure on either side is no speedup, not a speedup of 0.
+    const bool throughputs =
+        base.throughput_samples_per_s.count > 0 && point.throughput_samples_per_s.count > 0;
+    if (report.kind == "strong" && throughputs) {
       point.speedup = strong_speedup(base.throughput_samples_per_s.median,
                                      point.throughput_samples_per_s.median);
       point.efficiency = strong_efficiency(base.throughput_samples_per_s.median, base.world_size,
                                            point.throughput_samples_per_s.median, point.world_size);
-    } else if (report.kind == "weak") {
+    } else if (report.kind == "weak" && base.step_ms.median > 0 && point.step_ms.median > 0) {
       point.efficiency = weak_efficiency(base.step_ms.median, point.step_ms.median);
     }
     set_memory_ratio(point, base);

@@ -55,14 +55,19 @@ void apply_sensitivity(std::vector<PointWork>& points, Report& report) {
     if (same_scale == points.end()) continue;
     const ReportPoint& reference = same_scale->point;
     point.is_baseline = &reference == &point;
-    point.throughput_change_pct = throughput_change_pct(reference.throughput_samples_per_s.median,
-                                                        point.throughput_samples_per_s.median);
+    if (reference.throughput_samples_per_s.count > 0 && point.throughput_samples_per_s.count > 0) {
+      point.throughput_change_pct = throughput_change_pct(reference.throughput_samples_per_s.median,
+                                                          point.throughput_samples_per_s.median);
+    }
     if (point.final_val_acc && reference.final_val_acc) {
       point.accuracy_change_points =
           accuracy_change_points(*reference.final_val_acc, *point.final_val_acc);
     }
     set_memory_ratio(point, reference);
-    if (point.is_baseline || point.world_size != base->point.world_size) continue;
+    if (point.is_baseline || point.world_size != base->point.world_size ||
+        !point.throughput_change_pct) {
+      continue;
+    }
     if (!any_compared || *point.throughput_change_pct > verdict.best_throughput_change_pct) {
       verdict.best_config = point.config_label;
       verdict.best_throughput_change_pct = *point.throughput_change_pct;

@@ -77,7 +77,9 @@ std::vector<Column> throughput_columns(const Report& report) {
   return {
       {throughput_header(report),
        [](const ReportPoint& p) {
-         return p.run_ids.empty() ? "-" : magnitude(p.throughput_samples_per_s.median);
+         return p.throughput_samples_per_s.count == 0
+                    ? "-"
+                    : magnitude(p.throughput_samples_per_s.median);
        }},
       {"min–max", [](const ReportPoint& p) { return range(p.throughput_samples_per_s); }},
       {"95% CI", [](const ReportPoint& p) { return ci(p.throughput_samples_per_s); }},
@@ -106,7 +108,7 @@ std::vector<Column> trailing_columns(const Report& report) {
   return {
       {hours_header(report),
        [](const ReportPoint& p) {
-         return p.run_ids.empty() ? std::string("-") : fixed(p.device_hours_per_epoch, 4);
+         return p.epoch_s.count == 0 ? std::string("-") : fixed(p.device_hours_per_epoch, 4);
        }},
       {"runs",
        [](const ReportPoint& p) {
@@ -124,10 +126,10 @@ Table main_table(const Report& report) {
   std::vector<Column> columns = leading_columns(report, true);
   append(columns, throughput_columns(report));
   Column epoch{"time/epoch [s]", [](const ReportPoint& p) {
-                 return p.run_ids.empty() ? "-" : magnitude(p.epoch_s.median);
+                 return p.epoch_s.count == 0 ? "-" : magnitude(p.epoch_s.median);
                }};
   Column step{"step [ms]", [](const ReportPoint& p) {
-                return p.run_ids.empty() ? "-" : magnitude(p.step_ms.median);
+                return p.step_ms.count == 0 ? "-" : magnitude(p.step_ms.median);
               }};
   Column accuracy{"val acc [%]", [](const ReportPoint& p) { return percent(p.final_val_acc, 2); }};
   std::string title;

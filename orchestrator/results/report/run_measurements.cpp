@@ -23,7 +23,7 @@ std::optional<double> as_optional(const sqlite::Value& value) {
 }
 
 // varied_json values may be strings or numbers; both become their text.
-std::map<std::string, std::string> parse_varied(const std::string& json_text) {
+std::map<std::string, std::string> parse_string_map(const std::string& json_text) {
   std::map<std::string, std::string> varied;
   auto json = nlohmann::json::parse(json_text, nullptr, false);
   if (!json.is_object()) return varied;
@@ -227,6 +227,20 @@ Status load_output_metrics(PreparedQueries& queries, RunMeasurement& run) {
       });
 }
 
+// A program that prints its step time but no throughput trains global_batch samples a step.
+void settle_throughput(RunMeasurement& run) {
+  using Throughput = RunMeasurement::Throughput;
+  if (run.samples_per_s > 0) {
+    run.throughput = Throughput::kMeasured;
+  } else if (run.step_ms_median > 0 && run.global_batch > 0) {
+    run.samples_per_s = run.global_batch * 1000.0 / run.step_ms_median;
+    run.throughput = Throughput::kFromStepTime;
+  } else {
+    run.samples_per_s = 0;
+    run.throughput = Throughput::kNone;
+  }
+}
+
 BandwidthCurve curve_from_rows(const std::string& source, int world_size, const Rows& rows) {
   std::map<int64_t, std::vector<double>> by_bytes;  // repeated sizes: their median
   for (const auto& row : rows) {
@@ -250,7 +264,7 @@ Result<std::vector<RunMeasurement>> load_runs(sqlite::Database& study_db) {
   auto rows = study_db.query(
       "SELECT r.run_id, r.repeat, r.nodes, r.tasks_per_node, r.world_size, r.gpus_per_node, "
       "r.global_batch, r.per_gpu_batch, r.varied_json, r.profiled, r.state, r.job_id, r.reason, "
-      "i.status FROM runs r " +
+      "i.status, r.params_json FROM runs r " +
       ingest_join + " WHERE " + *current + " ORDER BY r.rowid");
   if (!rows) return rows.status();
   using Loader = Status (*)(PreparedQueries&, RunMeasurement&);
@@ -269,12 +283,13 @@ Result<std::vector<RunMeasurement>> load_runs(sqlite::Database& study_db) {
     run.gpus_per_node = as_int(row[5]);
     run.global_batch = as_int(row[6]);
     run.per_gpu_batch = as_int(row[7]);
-    run.varied = parse_varied(sqlite::to_string(row[8]));
+    run.varied = parse_string_map(sqlite::to_string(row[8]));
     run.profiled = as_int(row[9]) != 0;
     run.state = sqlite::to_string(row[10]);
     run.job_id = sqlite::to_string(row[11]);
     run.reason = sqlite::to_string(row[12]);
     run.measured = sqlite::to_string(row[13]) == "ingested";
+    run.params = parse_string_map(sqlite::to_string(row[14]));
     run.device.gpus = run.gpus_per_node > 0 ? run.world_size : 0;  // until it recorded its own
     if (run.measured) {
       for (Loader load : loaders) {
@@ -282,6 +297,7 @@ Result<std::vector<RunMeasurement>> load_runs(sqlite::Database& study_db) {
           return status.with_context("run " + run.run_id);
         }
       }
+      settle_throughput(run);
     }
     runs.push_back(std::move(run));
   }

@@ -57,6 +57,10 @@ struct RunMeasurement {
   // output alone (no ranks recorded), has no device and the GPUs its plan gave it.
   RunDevice device;
   double samples_per_s = 0;
+  // Where samples_per_s comes from: measured (the run database, a throughput metric),
+  // derived as global_batch / step time for a program that prints only its step time, or
+  // nowhere (0 is then no figure: the tables show '-').
+  enum class Throughput { kMeasured, kFromStepTime, kNone } throughput = Throughput::kNone;
   double epoch_s = 0;         // median over the run's epochs
   double step_ms_median = 0;  // median over ranks of each rank's median step time
   PhaseTimes phases;
@@ -71,6 +75,7 @@ struct RunMeasurement {
   std::optional<double> cpu_rss_peak_bytes;
   std::optional<double> optimizer_state_bytes;  // the largest rank's
   std::optional<double> tokens_per_sample;      // a language model's seq_len
+  std::map<std::string, std::string> params;    // the parameters the program was given
   std::optional<double> gradient_bytes, bucket_cap_mb;
   // The batch the workload recorded it trained with (summary per_rank_batch, global_batch);
   // absent for workloads without one and for runs recorded before they were written.

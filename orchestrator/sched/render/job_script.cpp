@@ -9,7 +9,7 @@
 #include "orchestrator/sched/render/shell_quote.hpp"
 #include "orchestrator/sched/render/text_template.hpp"
 #include "orchestrator/study/scalar_values.hpp"
-#include "orchestrator/study/workload_params.hpp"
+#include "orchestrator/study/workload_command_line.hpp"
 
 namespace scalestudy {
 namespace {
@@ -37,12 +37,6 @@ const TextTemplate& sbatch_template() {
     return std::move(parsed).value();
   }();
   return kTemplate;
-}
-
-std::string flag_name(const std::string& key, FlagStyle style) {
-  std::string flag = "--" + key;
-  if (style == FlagStyle::kDashes) std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
 }
 
 void directive(std::string& out, const char* option, const std::string& value) {
@@ -154,35 +148,13 @@ Status check_render_context(const RenderContext& context) {
 
 std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
                                        const std::string& out_dir) {
-  const WorkloadInvocation& invocation = spec.invocation;
-  const std::map<std::string, std::string> params = workload_params(spec);
-  std::vector<std::string> argv;
-  argv.reserve(5 + invocation.args.size() + 2 * params.size());
-  argv.push_back(binary_path);
-  argv.insert(argv.end(), invocation.args.begin(), invocation.args.end());
-  if (invocation.run_flags) {
-    argv.push_back(flag_name("run_id", invocation.flag_style));
-    argv.push_back(spec.run_id);
-    argv.push_back(flag_name("out_dir", invocation.flag_style));
-    argv.push_back(out_dir);
-  }
-  for (const auto& [key, value] : params) {  // std::map: sorted by key
-    if (invocation.env_params.count(key)) continue;
-    argv.push_back(flag_name(key, invocation.flag_style));
-    argv.push_back(value);
+  std::vector<std::string> argv = {binary_path};
+  argv.insert(argv.end(), spec.invocation.args.begin(), spec.invocation.args.end());
+  for (auto& group : workload_flag_groups(spec, out_dir)) {
+    argv.insert(argv.end(), std::make_move_iterator(group.begin()),
+                std::make_move_iterator(group.end()));
   }
   return argv;
-}
-
-std::map<std::string, std::string> workload_environment(const RunSpec& spec) {
-  std::map<std::string, std::string> environment = spec.env;
-  const std::map<std::string, std::string> params = workload_params(spec);
-  for (const auto& [param, variable] : spec.invocation.env_params) {
-    if (auto value = params.find(param); value != params.end()) {
-      environment[variable] = value->second;
-    }
-  }
-  return environment;
 }
 
 std::vector<std::string> launch_command(const RunSpec& spec, const RenderContext& context) {
@@ -201,7 +173,8 @@ std::string render_sbatch_script(const RunSpec& spec, const RenderContext& conte
     module_loads += '\n';
   }
   std::string env_exports;
-  for (const auto& [name, value] : workload_environment(spec)) {  // identifiers (the loader)
+  for (const auto& [name, value] :
+       workload_environment(spec, context.out_dir)) {  // identifiers (the loader)
     env_exports.append("export ").append(name).append("=");
     append_shell_quoted(env_exports, value);
     env_exports += '\n';
@@ -218,17 +191,17 @@ std::string render_sbatch_script(const RunSpec& spec, const RenderContext& conte
     // (packed_allocation.hpp); unset, the step is the whole allocation as always.
     if (word == "srun") launch_line += "${SCALESTUDY_STEP_OPTIONS:-} ";
   }
-  std::vector<std::string> argv = workload_argv(spec, context.binary_path, context.out_dir);
-  const size_t first_flag = 1 + spec.invocation.args.size();
-  for (size_t i = 0; i < first_flag; ++i) {
-    if (i > 0) launch_line += ' ';
-    append_shell_quoted(launch_line, argv[i]);
-  }
-  for (size_t i = first_flag; i + 1 < argv.size(); i += 2) {
-    launch_line.append(" \\\n    ");
-    append_shell_quoted(launch_line, argv[i]);
+  append_shell_quoted(launch_line, context.binary_path);
+  for (const auto& arg : spec.invocation.args) {
     launch_line += ' ';
-    append_shell_quoted(launch_line, argv[i + 1]);
+    append_shell_quoted(launch_line, arg);
+  }
+  for (const auto& group : workload_flag_groups(spec, context.out_dir)) {
+    launch_line.append(" \\\n   ");
+    for (const auto& word : group) {
+      launch_line += ' ';
+      append_shell_quoted(launch_line, word);
+    }
   }
 
   std::vector<std::string_view> values(kPlaceholderCount);

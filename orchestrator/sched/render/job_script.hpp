@@ -12,6 +12,7 @@
 
 #include "harness/core/status.hpp"
 #include "orchestrator/study/run_spec.hpp"
+#include "orchestrator/study/workload_command_line.hpp"
 
 namespace scalestudy {
 
@@ -33,15 +34,11 @@ int term_signal_lead_seconds(int time_limit_minutes);
 // Checks what the context adds to a script: paths on one line, absolute, no '"'.
 Status check_render_context(const RenderContext& context);
 
-// BINARY ARGS... [--run-id ID --out-dir DIR] then every param that is not passed as an
-// environment variable as `--key value` (sorted by key; '_' -> '-' unless the study chose
-// flag_style: underscores), each flag with exactly one value.
+// BINARY ARGS... then the words of workload_flag_groups() (workload_command_line.hpp):
+// positional parameters, [--run-id ID --out-dir DIR], every other parameter that is not
+// passed as an environment variable, in the study's flag form.
 std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,
                                        const std::string& out_dir);
-
-// The variables every rank gets from the study: its `env`, and the parameters passed as
-// environment variables (workload.env_params).
-std::map<std::string, std::string> workload_environment(const RunSpec& spec);
 
 // The launch command of a run, as argv words: srun scalestudy-launch --srun-task
 // --rank-log-dir OUT -- [container] [profiler] workload, or srun --ntasks-per-node=1
