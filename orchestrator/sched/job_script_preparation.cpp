@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "orchestrator/sched/render/job_script.hpp"
+#include "orchestrator/study/workload_files.hpp"
 
 namespace scalestudy::sched {
 namespace {
@@ -23,6 +24,17 @@ Result<std::string> checked_script(const RunSpec& spec, const RenderContext& ren
 
 }  // namespace
 
+Status write_run_files(const RunSpec& spec, const std::string& out_dir, const std::string& dir,
+                       const std::string& prefix) {
+  for (const auto& [name, content] : spec.files) {
+    const std::string path = dir + "/" + prefix + name;
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file << with_run_dir(content, escaped_for_file(name, out_dir));
+    if (!file.flush()) return Status::error(path + ": cannot write the run's file");
+  }
+  return Status::ok();
+}
+
 Result<std::string> render_job_script(const RunSpec& spec, const RunPreparation& preparation) {
   return checked_script(spec, render_context(spec, preparation));
 }
@@ -39,6 +51,7 @@ Result<PreparedRun> prepare_job_script(const RunSpec& spec, const RunPreparation
   std::ofstream script(run.script_path, std::ios::trunc);
   script << *text;
   if (!script.flush()) return Status::error(run.script_path + ": cannot write the job script");
+  if (Status files = write_run_files(spec, run.out_dir, run.out_dir); !files) return files;
   return run;
 }
 

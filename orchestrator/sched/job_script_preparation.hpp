@@ -14,7 +14,12 @@ namespace scalestudy::sched {
 // The whole job script of `spec`; an error when a path cannot go into a script.
 Result<std::string> render_job_script(const RunSpec& spec, const RunPreparation& preparation);
 
-// Writes <out_dir>/job.sbatch and builds the workload argv.
+// Writes the run's rendered files (workload.files) into `dir`, each as `prefix` + its name,
+// ${run_dir} in them the run's folder `out_dir` (escaped for the file's kind).
+Status write_run_files(const RunSpec& spec, const std::string& out_dir, const std::string& dir,
+                       const std::string& prefix = "");
+
+// Writes <out_dir>/job.sbatch and the run's rendered files, and builds the workload argv.
 Result<PreparedRun> prepare_job_script(const RunSpec& spec, const RunPreparation& preparation);
 
 }  // namespace scalestudy::sched

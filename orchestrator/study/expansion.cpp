@@ -12,6 +12,7 @@
 #include "orchestrator/study/run_id.hpp"
 #include "orchestrator/study/run_spec_names.hpp"
 #include "orchestrator/study/workload_command_line.hpp"
+#include "orchestrator/study/workload_files.hpp"
 
 namespace scalestudy {
 namespace {
@@ -191,6 +192,7 @@ class Expander {
     for (const auto& [name, slot] : t_.param_slots)
       spec.params.emplace_hint(spec.params.end(), name, values_[slot]);
     if (!substitute_shared(spec)) return;
+    if (!render_files(spec)) return;
     if (t_.baseline && matches(*t_.baseline)) baseline_matched_ = true;
 
     spec.run_id = compute_run_id(spec);
@@ -253,6 +255,7 @@ class Expander {
     // The run's folder is named after the run id, which hashes this very text: the
     // reference stays as written and is replaced at launch (workload_command_line.hpp).
     if (key == "run_dir") return std::string(kRunDirReference);
+    if (key.rfind("files.", 0) == 0) return file_path(name, key.substr(6));
     auto slot_it = std::find(t_.slot_names.begin(), t_.slot_names.end(), key);
     if (slot_it == t_.slot_names.end()) {
       std::vector<std::string> candidates = t_.slot_names;
@@ -275,6 +278,44 @@ class Expander {
       }
     }
     return values_[slot];
+  }
+
+  // ${files.NAME}: where the run's file NAME is written.
+  Result<std::string> file_path(const std::string& reference, std::string_view name) const {
+    if (t_.files.count(std::string(name))) {
+      return std::string(kRunDirReference) + "/" + std::string(name);
+    }
+    std::vector<std::string> names;
+    for (const auto& [file, text] : t_.files) names.push_back("files." + file);
+    std::string message = "undefined reference '${" + reference + "}'";
+    if (auto suggestion = nearest_name(reference, names)) {
+      message += " (did you mean '${" + *suggestion + "}'?)";
+    }
+    return Status::error(message + ": workload.files names no such file");
+  }
+
+  // Renders each of workload.files for this run, its values escaped for the file's kind, and
+  // checks that a JSON, TOML or YAML file parses; errors point at the template.
+  bool render_files(RunSpec& spec) {
+    bool ok = true;
+    for (const auto& [name, text] : t_.files) {
+      const std::string field = "workload.files." + name;
+      std::vector<std::string> chain;
+      Result<std::string> rendered =
+          substitute_references(text.text, [&](const std::string& key) -> Result<std::string> {
+            auto value = lookup(key, &chain);
+            if (!value) return value;
+            return escaped_for_file(name, *value);
+          });
+      Status checked = rendered ? check_rendered_file(name, *rendered) : rendered.status();
+      if (!checked) {
+        diag_.add(text.location, field, checked.message());
+        ok = false;
+        continue;
+      }
+      spec.files[name] = std::move(rendered).value();
+    }
+    return ok;
   }
 
   // Substitutes ${} in one shared field; `field` names it (with `index` for list items)

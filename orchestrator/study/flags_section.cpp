@@ -12,6 +12,7 @@ namespace {
 const std::vector<std::string> kFlagsKeys = {"form", "booleans", "names"};
 const std::vector<std::string> kClassicStyles = {"dashes", "underscores"};
 constexpr const char* kPositional = "positional";
+constexpr const char* kNotPassed = "none";
 
 std::optional<size_t> read_choice(const ConfigNode& node, const std::string& field,
                                   const std::string& what, const std::vector<std::string>& choices,
@@ -45,9 +46,11 @@ void read_names(const ConfigNode& names, WorkloadInvocation& invocation, Diagnos
     if (!one_word) {
       diagnostics.add(value.location, field,
                       "expected the name the program knows the parameter by (one word without "
-                      "'=', such as model.n_layer or +seed), or positional");
+                      "'=', such as model.n_layer or +seed), positional, or none (not passed)");
     } else if (value.scalar == kPositional) {
       invocation.positional.push_back(entry.key);
+    } else if (value.scalar == kNotPassed) {
+      invocation.not_passed.push_back(entry.key);
     } else {
       invocation.flag_names[entry.key] = value.scalar;
     }

@@ -82,8 +82,12 @@ std::string canonical_run_serialization(const RunSpec& spec) {
       s.field("invocation.booleans", boolean_form_name(spec.invocation.booleans));
       s.map("invocation.flag_names", spec.invocation.flag_names);
       s.list("invocation.positional", spec.invocation.positional);
+      s.list("invocation.not_passed", spec.invocation.not_passed);
     }
   }
+  // Only when a study renders files, so the ids of others stay the same; the rendered
+  // content, not the template: a template's change changes the runs it renders for.
+  if (!spec.files.empty()) s.map("files", spec.files);
   // A named system makes the same point on two systems two runs; the hash covers its
   // scheduler settings, srun flags and node shape, which no field above holds.
   if (spec.system.named) {

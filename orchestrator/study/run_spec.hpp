@@ -82,6 +82,9 @@ struct RunSpec {
   std::map<std::string, std::string> params;
   // Leading arguments, flag spelling, parameters passed as environment variables.
   WorkloadInvocation invocation;
+  // Files rendered per run from the study's templates (workload.files): name in the run
+  // folder -> content; ${run_dir} in it is replaced when the file is written.
+  std::map<std::string, std::string> files;
   // Figures extracted from each rank's captured output (the study's `metrics:`).
   std::vector<MetricSpec> metrics;
 

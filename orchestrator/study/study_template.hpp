@@ -73,6 +73,8 @@ struct StudyTemplate {
 
   LocatedValue binary;
   std::map<std::string, LocatedValue> params;  // canonical text; no batch_size
+  // workload.files: file name in the run folder -> its template (workload_files.hpp).
+  std::map<std::string, LocatedValue> files;
 
   std::vector<ScalePoint> scale;
   // The batch the study gives: global (strong; or sensitivity/custom giving global_batch)

@@ -115,9 +115,11 @@ std::vector<std::vector<std::string>> workload_flag_groups(const RunSpec& spec,
     groups.push_back(flag_group(invocation, program_name(invocation, "out_dir"), out_dir));
   }
   for (const auto& [param, value] : params) {  // std::map: sorted by name
-    if (invocation.env_params.count(param)) continue;
-    if (std::find(invocation.positional.begin(), invocation.positional.end(), param) !=
-        invocation.positional.end()) {
+    auto listed = [&](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), param) != names.end();
+    };
+    if (invocation.env_params.count(param) || listed(invocation.positional) ||
+        listed(invocation.not_passed)) {
       continue;
     }
     groups.push_back(

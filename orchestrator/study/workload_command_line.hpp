@@ -21,7 +21,7 @@ inline constexpr const char* kRunDirReference = "${run_dir}";
 std::string with_run_dir(const std::string& text, const std::string& run_dir);
 
 // One group per positional parameter, per run flag and per flag parameter; parameters the
-// environment carries (env_params) are left out.
+// environment carries (env_params) or that are not passed (names: {x: none}) are left out.
 std::vector<std::vector<std::string>> workload_flag_groups(const RunSpec& spec,
                                                            const std::string& out_dir);
 

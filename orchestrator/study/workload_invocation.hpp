@@ -35,6 +35,9 @@ struct WorkloadInvocation {
   std::map<std::string, std::string> flag_names;
   // Parameters passed as bare words in this order, after `args` and before any flag.
   std::vector<std::string> positional;
+  // Parameters the program does not take on its command line (names: {x: none}): for
+  // templates (workload.files) and env values only.
+  std::vector<std::string> not_passed;
   // Parameter name -> environment variable that carries its value instead of a flag.
   std::map<std::string, std::string> env_params;
   // --run-id and --out-dir flags: scalestudy's workloads read them; a program that does not
@@ -46,6 +49,7 @@ struct WorkloadInvocation {
   // serialisation leaves the newer fields out, so such studies keep their ids.
   bool is_classic() const {
     return booleans == BooleanForm::kWords && flag_names.empty() && positional.empty() &&
+           not_passed.empty() &&
            (flag_form == FlagForm::kDashes || flag_form == FlagForm::kUnderscores);
   }
   bool is_default() const {

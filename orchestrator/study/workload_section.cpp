@@ -7,6 +7,7 @@
 #include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/schema_values.hpp"
 #include "orchestrator/study/study_variables.hpp"
+#include "orchestrator/study/workload_files.hpp"
 
 namespace scalestudy {
 namespace {
@@ -124,6 +125,8 @@ void read_workload_section(const ConfigNode& workload, StudyTemplate& study,
       read_invocation_entry(entry, study.shared.invocation, diagnostics);
     } else if (entry.key == "binary") {
       read_binary(entry.value, study, diagnostics);
+    } else if (entry.key == "files") {
+      read_workload_files(entry.value, study, diagnostics);
     } else {
       read_param(entry, passes_run_flags, study, diagnostics);
     }

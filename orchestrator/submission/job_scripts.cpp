@@ -46,6 +46,12 @@ std::optional<SubmitFailure> write_job_scripts(const Study& study, const std::st
       return SubmitFailure{SubmitFailure::Kind::kUnavailable,
                            Status::error("cannot write " + script.string())};
     }
+    // Beside its script, as the run will find them: <run_id>.<name>.
+    if (Status files =
+            sched::write_run_files(run, preparations[index].out_dir, dir, run.run_id + ".");
+        !files) {
+      return SubmitFailure{SubmitFailure::Kind::kUnavailable, files};
+    }
   }
   return std::nullopt;
 }

@@ -4,7 +4,9 @@
 // step time it prints; a Hydra application (hydra-core from .deps/python-venv,
 // scripts/python-venv.sh) driven by overrides with a nested and a + key, measured by the
 // JSON lines it writes; a trainer writing only a CSV and a JSON document, with --no-flag
-// switches. Each report gives throughput and efficiency at both scales. A few seconds.
+// switches; a trainer reading a TOML file the study renders per run (workload.files),
+// reported in tokens/s. Each report gives throughput and efficiency at both scales. Plus
+// the issue's study of a script printing only its step time. A few seconds in all.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -118,6 +120,24 @@ TEST_CASE("a trainer writing only a CSV and a JSON document, with --no-flag swit
   StudyRun study = run_and_report("files_only.yaml", "any-files");
   check_scaling(study.report);
   CHECK_FALSE(has_warning(study.report, "printed a step time"));  // it wrote its throughput
+}
+
+TEST_CASE("a trainer reading a TOML file the study renders per run, reported in tokens/s") {
+  StudyRun study = run_and_report("toml.yaml", "any-toml");
+  check_scaling(study.report);
+  CHECK(study.report["settings"]["throughput_unit"] == "tokens");
+  CHECK_FALSE(has_warning(study.report, "recorded no tokens_per_sample"));
+  int rendered = 0;
+  for (const auto& file : fs::recursive_directory_iterator(study.runs_dir)) {
+    if (file.path().filename() != "run.toml") continue;
+    ++rendered;
+    const std::string text = read_file(file.path().string());
+    CHECK(text.find("description = \"batch ") != std::string::npos);
+    CHECK(text.find(R"(\"quoted\" \\ at )") != std::string::npos);  // escaped for TOML
+    CHECK(text.find("folder = \"" + file.path().parent_path().string() + "/metrics\"") !=
+          std::string::npos);
+  }
+  CHECK(rendered == 2);
 }
 
 TEST_CASE("a step time alone gives samples/s from the global batch; no figure at all is '-'") {

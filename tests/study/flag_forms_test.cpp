@@ -55,14 +55,14 @@ TEST_CASE("hydra: key=value, dotted and + names, values Hydra reads back unchang
                                                   "+seed=7"});
 }
 
-TEST_CASE("dashes with dotted names, positional words and switches") {
+TEST_CASE("dashes with dotted names, positional words, switches and a parameter not passed") {
   RunSpec run = first_run(
       "  flags:\n"
       "    form: dashes\n"
       "    booleans: switch\n"
-      "    names: {local_batch: training.local_batch_size, data: positional}\n"
+      "    names: {local_batch: training.local_batch_size, data: positional, note: none}\n"
       "  run_flags: false\n"
-      "  local_batch: 8\n  data: /data/x\n  compile: true\n  fused: false\n");
+      "  local_batch: 8\n  data: /data/x\n  compile: true\n  fused: false\n  note: x\n");
   CHECK(words_of(run) == std::vector<std::string>{"/data/x", "--batch-size", "12", "--compile",
                                                   "--no-fused", "--training.local_batch_size",
                                                   "8"});
