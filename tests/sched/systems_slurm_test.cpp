@@ -1,13 +1,16 @@
 // One study on three systems (docs/systems.md): `scalestudy run studies/quickstart-systems.yaml`
 // runs the quickstart ladder on this machine (local) and on the test cluster's partitions
 // small and big, ends in an efficiency table per system and the systems side by side, and
-// sacct shows each SLURM job in its system's partition. Needs root, the cluster scripts and
+// sacct shows each SLURM job in its system's partition; and a training script as it is (a
+// rendered TOML file, metrics from files) on the cluster. Needs root, the cluster scripts and
 // scalestudy-train; skipped otherwise.
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/support/cli_test_support.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
@@ -81,4 +84,49 @@ TEST_CASE("quickstart-systems: local and two partitions side by side in one run"
   CHECK(local_runs == 2);
   REQUIRE(wanted.size() == 4);
   CHECK(partitions_of(job_ids) == wanted);
+}
+
+// A training script as it is (issue 65), on the cluster: the trainer that reads a TOML file
+// the study renders into each run's folder and writes its metrics only to files
+// (tests/study/any_script/toml.yaml), through sbatch at 1 and 2 ranks. The rendered file and
+// the metrics files live in the run folders the job writes on its node.
+TEST_CASE("a trainer reading a rendered TOML file, measured from its files, on the cluster") {
+  REQUIRE_CLUSTER();
+  const fs::path scripts =
+      fs::path(std::getenv("SCALESTUDY_SOURCE_DIR")) / "tests/study/any_script";
+  const fs::path results = ClusterSession::get().work_dir() / "any-toml" / "results";
+  fs::remove_all(results);
+  auto in_scripts = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {"/bin/sh",
+                                     "-c",
+                                     "cd \"$1\" && shift && exec \"$@\"",
+                                     "sh",
+                                     scripts.string(),
+                                     binary_dir() + "/scalestudy"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto result = run_process({argv, {}, 1'000'000});
+    REQUIRE(result.is_ok());
+    return *result;
+  };
+  ProcessResult ran =
+      in_scripts({"run", "toml.yaml", "--scheduler", "slurm", "--results-dir", results.string(),
+                  "--poll-interval", "1", "--timeout", "600", "--no-plots"});
+  INFO(ran.stdout_text << ran.stderr_text);
+  REQUIRE(ran.exit_code == 0);
+  ProcessResult reported = in_scripts(
+      {"report", "any-toml", "--results-dir", results.string(), "--format", "json", "--no-plots"});
+  INFO(reported.stderr_text);
+  REQUIRE(reported.exit_code == 0);
+  const auto report = nlohmann::json::parse(reported.stdout_text);
+  CHECK(report["settings"]["throughput_unit"] == "tokens");
+  REQUIRE(report["points"].size() == 2);
+  for (const auto& point : report["points"]) {
+    CHECK(point["throughput_samples_per_s"]["median"].get<double>() > 0);
+    REQUIRE(point["efficiency"].is_number());
+    CHECK(point["efficiency"].get<double>() > 0);
+  }
+  for (const auto& run : status_of((scripts / "toml.yaml").string(), results.string())["runs"]) {
+    CHECK(run["state"] == "COMPLETED");
+    CHECK(run["scheduler"] == "slurm");
+  }
 }
