@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "orchestrator/results/ingest/ingest.hpp"
 #include "orchestrator/results/report/report_render.hpp"
@@ -32,6 +34,18 @@ Report two_point_report(StudyFixture& study) {
   auto report = build_report(*db);
   REQUIRE(report.is_ok());
   return *report;
+}
+
+// Labels that would run commands if they reached gnuplot as written: a newline ends a
+// string and starts a command line (system, !, a quote left open), and backquotes,
+// double quotes, backslashes and macros try the other ways in. Each creates MARKER<i>.
+std::vector<std::string> hostile_labels(const std::string& marker) {
+  return {"x\nsystem \"touch " + marker + "1\"\n#",
+          "it's\n!touch " + marker + "2\n'",
+          "`touch " + marker + "3`",
+          "a\" ; system \"touch " + marker + "4\" ; \"",
+          "b\\\nsystem 'touch " + marker + "5'\r\n",
+          "@cmd\ncmd = \"system('touch " + marker + "6')\"\n@cmd\n"};
 }
 
 std::string head(const std::string& path, size_t bytes) {
@@ -82,4 +96,47 @@ TEST_CASE("plots: a missing gnuplot is a warning, not an error") {
   CHECK(outcome->files.empty());
   REQUIRE(outcome->warnings.size() == 1);
   CHECK(outcome->warnings[0].find("not found") != std::string::npos);
+}
+
+TEST_CASE("plots: hostile labels and study names are drawn, never run") {
+  StudyFixture study("plots_hostile", "strong");
+  const std::string marker = study.dir() + "/MARKER";
+  const std::vector<std::string> labels = hostile_labels(marker);
+  int index = 0;
+  for (const std::string& label : labels) {
+    for (int world_size : {1, 2}) {
+      FixtureRun run;
+      run.run_id = "hostile" + std::to_string(index++);
+      run.world_size = world_size;
+      run.tasks_per_node = world_size;
+      run.per_gpu_batch = 64 / world_size;
+      run.varied = {{"world_size", std::to_string(world_size)}, {"label", label}};
+      study.add_run(run);
+    }
+  }
+  REQUIRE(ingest_study(study.db_path()).is_ok());
+  auto db = sqlite::Database::open(study.db_path());
+  REQUIRE(db.is_ok());
+  auto report = build_report(*db);
+  REQUIRE(report.is_ok());
+  report->study = "s\nsystem \"touch " + marker + "0\"\n#";  // as a study row could name it
+
+  auto outcome = write_plots(*report, {study.dir() + "/report", "gnuplot"});
+  REQUIRE_MESSAGE(outcome.is_ok(), outcome.status().message());
+  if (!outcome->warnings.empty() && outcome->files.empty()) {
+    MESSAGE("gnuplot is not installed: " << outcome->warnings.front());
+    return;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(study.dir())) {
+    CAPTURE(entry.path().string());
+    CHECK(entry.path().filename().string().rfind("MARKER", 0) != 0);
+  }
+  std::string warnings;
+  for (const auto& warning : outcome->warnings) warnings += warning + "\n";
+  INFO(warnings);
+  CHECK(outcome->warnings.empty());
+  CHECK(std::filesystem::file_size(study.dir() + "/report/throughput.svg") > 1000);
+  const std::string throughput = head(study.dir() + "/report/throughput.gp", 1 << 16);
+  CHECK(throughput.find("\nsystem") == std::string::npos);
+  CHECK(throughput.find("\n!touch") == std::string::npos);
 }

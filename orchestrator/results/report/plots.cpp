@@ -22,10 +22,30 @@ struct PlotScript {
   std::string commands;  // after the terminal and output are set
 };
 
+// Labels come from study files and databases. gnuplot ends a string at the end of a line
+// and runs what follows as commands, so control characters (newlines first) become spaces.
+bool is_control(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == '\x7f';
+}
+
+// A gnuplot single-quoted string: no backquote or macro substitution inside, '' is a quote.
 std::string quote(const std::string& text) {
   std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  for (char c : text) {
+    if (c == '\'') {
+      quoted += "''";
+    } else {
+      quoted += is_control(c) ? ' ' : c;
+    }
+  }
   return quoted + "'";
+}
+
+// A label column of a data file, written between double quotes: one line, no double quote.
+std::string data_label(const std::string& text) {
+  std::string label;
+  for (char c : text) label += is_control(c) ? ' ' : c == '"' ? '\'' : c;
+  return label;
 }
 
 std::string scale_label(const Report& report) {
@@ -106,7 +126,7 @@ PlotScript throughput_bars(const Report& report, const fs::path& dir) {
   data << "# label median min max\n";
   for (const auto& point : report.points) {
     if (point.run_ids.empty()) continue;
-    data << '"' << point.config_label << " N=" << point.world_size << "\" "
+    data << '"' << data_label(point.config_label) << " N=" << point.world_size << "\" "
          << point.throughput_samples_per_s.median << ' ' << point.throughput_samples_per_s.min
          << ' ' << point.throughput_samples_per_s.max << '\n';
   }
@@ -193,8 +213,9 @@ PlotScript phase_bars(const Report& report, const fs::path& dir) {
     const PhaseShares& p = point.phases;
     const double other =
         std::max(0.0, 100 - p.data_pct - p.compute_pct - p.comm_exposed_pct - p.optimizer_pct);
-    data << '"' << point_title(report, point) << "\" " << p.data_pct << ' ' << p.compute_pct << ' '
-         << p.comm_exposed_pct << ' ' << p.optimizer_pct << ' ' << other << '\n';
+    data << '"' << data_label(point_title(report, point)) << "\" " << p.data_pct << ' '
+         << p.compute_pct << ' ' << p.comm_exposed_pct << ' ' << p.optimizer_pct << ' ' << other
+         << '\n';
   }
   plot.data_files["phases.dat"] = data.str();
   const std::string path = quote((dir / "phases.dat").string());
@@ -222,7 +243,7 @@ PlotScript memory_per_rank(const Report& report, const fs::path& dir) {
   data << "# label gpu_peak nvml_peak rss_peak (GiB)\n";
   for (const auto& point : report.points) {
     for (const auto& rank : point.rank_memory) {
-      data << '"' << point_title(report, point) << " r" << rank.rank << "\" "
+      data << '"' << data_label(point_title(report, point)) << " r" << rank.rank << "\" "
            << gib(rank.gpu_peak_bytes) << ' ' << gib(rank.nvml_peak_bytes) << ' '
            << gib(rank.rss_peak_bytes) << '\n';
     }
