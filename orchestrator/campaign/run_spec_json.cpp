@@ -46,6 +46,7 @@ nlohmann::json run_spec_to_json(const RunSpec& spec) {
       {"modules", spec.modules},
       {"container", {{"image", spec.container.image}, {"binds", spec.container.binds}}},
       {"env", spec.env},
+      {"env_passthrough", spec.env_passthrough},
       {"profile", spec.profile},
       {"system",
        {{"label", spec.system.label()},

@@ -7,6 +7,7 @@
 
 #include "orchestrator/common/process_runner.hpp"
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/job_environment.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
@@ -75,9 +76,11 @@ Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<Prepare
   const WaveCapacity capacity = read_wave_capacity(
       [&](const std::vector<std::string>& argv) { return run_command(argv, false); },
       user != nullptr ? user->pw_name : "");
+  const Environment submitter = current_environment();
   auto sbatch = [&](const BatchJob& job,
                     const std::vector<std::string>& submit_options) -> Result<std::string> {
-    std::vector<std::string> argv = {"sbatch", "--parsable"};
+    std::vector<std::string> argv = {"sbatch", "--parsable",
+                                     sbatch_export_option(job.runs, submitter)};
     argv.insert(argv.end(), submit_options.begin(), submit_options.end());
     argv.push_back(job.script_path);
     auto output = run_command(argv, false);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "orchestrator/sched/batch_jobs.hpp"
+#include "orchestrator/sched/job_environment.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/redact.hpp"
@@ -30,18 +31,6 @@ std::string first_env(std::initializer_list<const char*> names) {
 std::string current_user_name() {
   if (const passwd* entry = getpwuid(geteuid()); entry != nullptr) return entry->pw_name;
   return "";
-}
-
-// The environment a REST-submitted batch script starts with (slurmrestd requires one; it
-// does not inherit ours as sbatch does), and the data parser it was submitted with (the
-// run's provenance records it).
-std::map<std::string, std::string> job_environment(const RestApi& api) {
-  std::map<std::string, std::string> environment = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}};
-  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "SLURM_CONF", "LANG"}) {
-    if (const char* value = std::getenv(name); value != nullptr) environment[name] = value;
-  }
-  environment["SCALESTUDY_SLURMREST_API"] = api.name();
-  return environment;
 }
 
 }  // namespace
@@ -185,7 +174,7 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
   auto version = api();
   if (!version) return version.status();
   const WaveCapacity capacity = read_wave_capacity();
-  const std::map<std::string, std::string> environment = job_environment(*version);
+  const Environment submitter = current_environment();
   auto post = [&](const BatchJob& job,
                   const std::vector<std::string>& submit_options) -> Result<std::string> {
     std::ifstream file(job.script_path);
@@ -195,6 +184,10 @@ Result<std::vector<Submission>> SlurmRestScheduler::submit(const std::vector<Pre
     std::string working_directory = job.is_array
                                         ? job.script_path.substr(0, job.script_path.rfind('/'))
                                         : job.runs.front()->out_dir;
+    // slurmrestd inherits no environment; the data parser it was submitted with goes to
+    // the run's provenance.
+    Environment environment = rest_job_environment(job.runs, submitter);
+    environment["SCALESTUDY_SLURMREST_API"] = version->name();
     auto body =
         rest_submit_body(script.str(), submit_options, environment, working_directory, *version);
     if (!body) return body.status();

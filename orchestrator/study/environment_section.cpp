@@ -8,6 +8,7 @@
 #include "orchestrator/study/run_spec_names.hpp"
 #include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/schema_values.hpp"
+#include "orchestrator/study/secret_names.hpp"
 
 namespace scalestudy {
 namespace {
@@ -92,9 +93,37 @@ void read_env(const ConfigNode& env, const std::string& prefix, StudyTemplate& s
                       "'" + entry.key + "' is not a valid environment variable name");
       continue;
     }
+    if (looks_secret(entry.key)) {
+      diagnostics.add(entry.key_location, field,
+                      "'" + entry.key +
+                          "' looks like a secret, whose value is never stored in a study, job "
+                          "script or database: list it under env_passthrough and export it "
+                          "before submitting");
+      continue;
+    }
     if (auto text = read_scalar(entry.value, field, diagnostics)) {
       remember_setting(field, entry.value, *text, study.field_locations, diagnostics);
       study.shared.env[entry.key] = *text;
+    }
+  }
+}
+
+// Names only: each job receives their values from the submitter's environment.
+void read_env_passthrough(const ConfigNode& names, StudyTemplate& study, Diagnostics& diagnostics) {
+  std::vector<std::string>& passthrough = study.shared.env_passthrough;
+  for (const ConfigNode* item :
+       read_list(names, "env_passthrough", diagnostics, SingleValue::kListOfOne)) {
+    const std::string field = indexed_field("env_passthrough", passthrough.size());
+    auto name = read_line_scalar(*item, field, diagnostics);
+    if (!name) continue;
+    if (!is_identifier(*name)) {
+      diagnostics.add(item->location, field,
+                      "'" + *name + "' is not a valid environment variable name");
+    } else if (study.shared.env.count(*name)) {
+      diagnostics.add(item->location, field,
+                      "'" + *name + "' is also set under env: give it one place");
+    } else if (std::find(passthrough.begin(), passthrough.end(), *name) == passthrough.end()) {
+      passthrough.push_back(*name);
     }
   }
 }
@@ -128,6 +157,9 @@ void read_environment_section(const ConfigNode& document, StudyTemplate& study,
     read_launcher(*launcher, study.shared, diagnostics);
   }
   read_runtime_fields(document, "", study, diagnostics);
+  if (const ConfigNode* passthrough = document.find("env_passthrough")) {
+    read_env_passthrough(*passthrough, study, diagnostics);
+  }
   if (const ConfigNode* profile = document.find("profile")) {
     read_profile(*profile, study.shared, diagnostics);
   }

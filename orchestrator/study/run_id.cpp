@@ -70,6 +70,8 @@ std::string canonical_run_serialization(const RunSpec& spec) {
   s.field("container.image", spec.container.image);
   s.list("container.binds", spec.container.binds);
   s.map("env", spec.env);
+  // Only when set, so the ids of studies without one stay what they were.
+  if (!spec.env_passthrough.empty()) s.list("env_passthrough", spec.env_passthrough);
   s.field("profile", spec.profile);
   // Only when set, so the ids of studies written before invocations existed stay the same.
   // The metrics are left out: they change what is read from a run, not what runs.

@@ -97,6 +97,9 @@ struct RunSpec {
   std::vector<std::string> modules;
   Container container;
   std::map<std::string, std::string> env;
+  // Variables the job takes from the submitter's environment, values never stored (the
+  // study's `env_passthrough`: tokens and keys).
+  std::vector<std::string> env_passthrough;
   std::string profile = "none";  // a file in profiles/, without extension
   RunSystem system;
 };

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "orchestrator/study/secret_names.hpp"
+
 namespace scalestudy::results {
 namespace {
 
@@ -40,11 +42,19 @@ DifferenceKind kind_of(const std::string& key) {
   return DifferenceKind::kRuntime;  // optimizer_impl, intra_op_threads, device, backend, ...
 }
 
+// A variable whose name looks secret, recorded by a version that stored its value, is
+// compared and shown as the same placeholder: a rotated token is no difference to publish.
+std::string shown_value(const std::string& key, std::string value) {
+  if (starts_with(key, "env.") && looks_secret(key.substr(4))) return std::string(kSecretNotShown);
+  return value;
+}
+
 void add_json_map(const std::string& text, const std::string& prefix, ProvenanceValues& values) {
   auto json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object()) return;
   for (const auto& [key, value] : json.items()) {
-    values[prefix + key].insert(value.is_string() ? value.get<std::string>() : value.dump());
+    values[prefix + key].insert(
+        shown_value(prefix + key, value.is_string() ? value.get<std::string>() : value.dump()));
   }
 }
 
@@ -78,7 +88,7 @@ Result<std::map<std::string, ProvenanceValues>> load_run_provenance(
     if (!recorded) return recorded.status();
     for (const auto& row : *recorded) {
       const std::string key = sqlite::to_string(row[0]);
-      if (!names_one_job(key)) values[key].insert(sqlite::to_string(row[1]));
+      if (!names_one_job(key)) values[key].insert(shown_value(key, sqlite::to_string(row[1])));
     }
     auto ranks = study_db.query(
         "SELECT host, device, backend, workload FROM m_run WHERE run_id = ?", {run_id});
