@@ -17,6 +17,7 @@
 #include "orchestrator/sched/slurm_states.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
 #include "orchestrator/sched/slurmrest_limits.hpp"
+#include "orchestrator/sched/slurmrest_url.hpp"
 
 namespace scalestudy::sched {
 namespace {
@@ -84,6 +85,7 @@ Result<std::unique_ptr<SlurmRestScheduler>> SlurmRestScheduler::create(
         "slurmrest: no slurmrestd URL (set SCALESTUDY_SLURMRESTD to "
         "unix:/path/to/slurmrestd.sock or https://host:port)");
   }
+  if (Status safe = check_slurmrest_url(url); !safe) return safe;
   std::string user = first_env({"SCALESTUDY_SLURMRESTD_USER", "SLURM_USER_NAME"});
   if (user.empty()) user = current_user_name();
   std::string token = first_env({"SCALESTUDY_SLURMRESTD_TOKEN", "SLURM_JWT"});
