@@ -14,7 +14,7 @@ namespace {
 
 const char kFetchUsage[] =
     "usage: scalestudy fetch DATASET... [--data-root DIR] [--mirror URL]... [--offline]\n"
-    "                        [--table FILE] [--list]\n\n"
+    "                        [--table FILE] [--extract-unverified] [--list]\n\n"
     "Downloads each data set's files into DIR/<DATASET>/, resuming an interrupted download\n"
     "(HTTP Range), verifying size and digest before renaming a file into place, and\n"
     "unpacking archives. A verified copy already there is used without the network.\n"
@@ -29,6 +29,8 @@ const char kFetchUsage[] =
     "  --table FILE     read the data set table from FILE instead of the built-in one\n"
     "                   (orchestrator/fetch/datasets.tsv: name, file, bytes, digest,\n"
     "                   extract, urls)\n"
+    "  --extract-unverified  unpack archives whose row has no digest (size only); without\n"
+    "                   it such a row is refused: a size says nothing of what unpacks\n"
     "  --list           print the data sets of the table and exit\n\n"
     "exit codes: 0 every data set present and verified; 1 a download or verification\n"
     "failed, or an unknown data set; 2 wrong arguments; 3 the table cannot be read.";
@@ -43,7 +45,8 @@ void print_table(const std::vector<fetch::Dataset>& table) {
 }
 
 int run_fetch(const std::vector<std::string>& args) {
-  auto parsed = parse_args(args, {{"--data-root", "--mirror", "--table"}, {"--offline", "--list"}});
+  auto parsed = parse_args(args, {{"--data-root", "--mirror", "--table"},
+                                  {"--offline", "--list", "--extract-unverified"}});
   if (auto done = parse_error_or_help("fetch", parsed, kFetchUsage)) return *done;
   auto table = fetch::load_dataset_table(parsed->value("--table"));
   if (!table) {
@@ -63,6 +66,7 @@ int run_fetch(const std::vector<std::string>& args) {
   options.data_root = parsed->value_or("--data-root", fetch::default_data_root());
   options.mirrors = fetch::mirrors_with_environment(parsed->values("--mirror"));
   options.offline = parsed->has("--offline");
+  options.extract_unverified = parsed->has("--extract-unverified");
   options.interactive = isatty(fileno(stderr)) != 0;
 
   for (const auto& name : parsed->positionals) {

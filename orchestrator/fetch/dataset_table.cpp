@@ -32,6 +32,14 @@ Status parse_row(const std::vector<std::string>& fields, std::string& name, Data
   }
   name = fields[kName];
   if (name.empty()) return Status::error("empty data set name");
+  // The name is a folder under the data root: no '/', no '..', no hidden name.
+  if (name[0] == '.' ||
+      name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789._-") != std::string::npos) {
+    return Status::error("'" + name +
+                         "' is no data set name (letters, digits, '.', '_', '-'; "
+                         "not starting with '.')");
+  }
   bad_column = kFile;
   file.file_name = fields[kFile];
   if (file.file_name.empty() || file.file_name.find('/') != std::string::npos ||

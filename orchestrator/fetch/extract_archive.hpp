@@ -1,5 +1,7 @@
 // Unpacks a verified archive into a directory with `tar` or `unzip` run as subprocesses
-// from an argv (never a shell string). Stateless.
+// from an argv (never a shell string), after listing it: an archive holding anything but
+// files and folders (a symlink, a hard link, a device) or unpacking to more than 100 times
+// its size is refused whole. Stateless.
 #pragma once
 
 #include <string>

@@ -214,6 +214,15 @@ std::vector<std::string> parse_mirror_list(const std::string& text) {
 }
 
 Result<FetchReport> fetch_dataset(const Dataset& dataset, const FetchOptions& options) {
+  for (const auto& file : dataset.files) {
+    if (file.extract != ExtractKind::kNone && file.digest_kind == DigestKind::kNone &&
+        !options.extract_unverified) {
+      return Status::error("data set '" + dataset.name + "': " + file.file_name +
+                           " is an archive the table gives no digest for; its size proves "
+                           "nothing of what it unpacks to: add a sha256 to the table, or pass "
+                           "--extract-unverified");
+    }
+  }
   FetchReport report;
   report.dataset_dir = (fs::path(options.data_root) / dataset.name).string();
   const std::string partial_dir =

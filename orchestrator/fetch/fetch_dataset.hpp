@@ -22,7 +22,9 @@ struct FetchOptions {
   std::string data_root;
   std::vector<std::string> mirrors;  // base URLs holding <mirror>/<name>/<file>; tried first
   bool offline = false;              // never touch the network: present copies only
-  int attempts_per_url = 3;          // resumed retries, while each attempt makes progress
+  // Unpack archives verified by size only (a table row without a digest); else refused.
+  bool extract_unverified = false;
+  int attempts_per_url = 3;  // resumed retries, while each attempt makes progress
   long connect_timeout_s = 30;
   long stall_timeout_s = 60;
   std::FILE* log = stderr;   // progress, warnings; nullptr: silent

@@ -76,6 +76,13 @@ size_t on_body(char* data, size_t size, size_t count, void* user) {
   size_t bytes = size * count;
   if (transfer.http_status >= 300) return bytes;  // an error page: not part of the file
   if (!transfer.opened && !open_partial(transfer)) return 0;
+  const unsigned long long expected = transfer.request->expected_bytes;
+  if (expected > 0 && transfer.offset + transfer.received + bytes > expected) {
+    // A server sending more than the table's size must not fill the disk.
+    transfer.abort_reason =
+        "the server sent more than the expected " + std::to_string(expected) + " bytes";
+    return 0;
+  }
   if (std::fwrite(data, 1, bytes, transfer.file) != bytes) {
     transfer.abort_reason =
         "write error on " + transfer.request->partial_path + ": " + std::strerror(errno);

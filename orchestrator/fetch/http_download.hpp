@@ -1,8 +1,8 @@
 // One transfer of one URL into a partial file with libcurl. Over HTTP(S) an existing
 // partial file is resumed with a Range request; a server that answers 200 instead of 206
 // (ignoring Range) gets the file rewritten from the start, and a 206 for the wrong offset
-// is refused. Other schemes (file://, ftp://) always start over. Stateless; each call
-// uses its own curl handle, so calls may run on several threads.
+// is refused, and so is a body longer than expected. Other schemes (file://, ftp://) always start
+// over. Stateless; each call uses its own curl handle, so calls may run on several threads.
 #pragma once
 
 #include <string>
@@ -15,7 +15,7 @@ namespace scalestudy::fetch {
 struct DownloadRequest {
   std::string url;
   std::string partial_path;               // created, appended to or rewritten
-  unsigned long long expected_bytes = 0;  // for progress; 0 when unknown
+  unsigned long long expected_bytes = 0;  // progress, and the most accepted; 0 when unknown
   long connect_timeout_s = 30;
   long stall_timeout_s = 60;  // give up when under 1 byte/s for this long
 };

@@ -79,6 +79,14 @@ TEST_CASE("table errors name file, line, column and field") {
   CHECK(scattered.status().message() == "t.tsv:3:1: name: rows of data set 'a' must be adjacent");
   auto path_name = parse_dataset_table("a\t../f\t1\t-\tnone\tu\n", "t.tsv");
   CHECK(path_name.status().message().find("t.tsv:1:3: file:") == 0);
+  // A data set is the folder <root>/<name>: a name that leaves the root is refused.
+  for (const char* name : {"../x", "a/b", "/abs", ".hidden", "..", "a b"}) {
+    CAPTURE(name);
+    auto escaping = parse_dataset_table(std::string(name) + "\tf\t1\t-\tnone\tu\n", "t.tsv");
+    REQUIRE_FALSE(escaping.is_ok());
+    CHECK(escaping.status().message().find("t.tsv:1:1: name: '" + std::string(name) +
+                                           "' is no data set name") == 0);
+  }
 }
 
 TEST_CASE("progress text: bytes, percent, rate and ETA") {

@@ -276,6 +276,79 @@ TEST_CASE("a verified .tar.gz is unpacked into the data set folder, once") {
   CHECK_FALSE(fs::exists(extracted));
 }
 
+// An archive made by `command` run in a fresh folder (which holds `payload`), as bytes.
+std::string archive_of(const std::string& command) {
+  TempDir source;
+  write_all(source.path / "payload" / "data.bin", random_bytes(3000, 11));
+  const std::string full = "cd " + source.path.string() + " && " + command + " >/dev/null";
+  REQUIRE(std::system(full.c_str()) == 0);
+  return read_all(source.path / "archive");
+}
+
+TEST_CASE("a size-only archive is not unpacked unless --extract-unverified says so") {
+  const std::string bytes = archive_of("tar -czf archive payload");
+  LoopbackHttpServer server;
+  server.serve("/a.tar.gz", bytes);
+  TempDir root;
+  Dataset dataset = one_file_dataset("a.tar.gz", bytes, server.url("/a.tar.gz"));
+  dataset.files[0].digest_kind = DigestKind::kNone;
+  dataset.files[0].digest_hex.clear();
+  dataset.files[0].extract = ExtractKind::kTarGz;
+  auto refused = fetch_dataset(dataset, quiet_options(root.path));
+  REQUIRE_FALSE(refused.is_ok());
+  CHECK(refused.status().message().find("--extract-unverified") != std::string::npos);
+  CHECK_FALSE(fs::exists(root.path / "synthetic" / "payload"));
+  FetchOptions allowed = quiet_options(root.path);
+  allowed.extract_unverified = true;
+  auto unpacked = fetch_dataset(dataset, allowed);
+  REQUIRE_MESSAGE(unpacked.is_ok(), unpacked.status().message());
+  CHECK(fs::file_size(root.path / "synthetic" / "payload" / "data.bin") == 3000);
+}
+
+TEST_CASE("archives holding links, or unpacking to 100 times their size, are not unpacked") {
+  struct Case {
+    const char* command;
+    ExtractKind kind;
+    const char* error;
+  };
+  for (const Case& each :
+       {Case{"ln -s /etc payload/etc && tar -czf archive payload", ExtractKind::kTarGz,
+             "no file or folder"},
+        Case{"ln payload/data.bin payload/hard && tar -czf archive payload", ExtractKind::kTarGz,
+             "no file or folder"},
+        Case{"ln -s /etc payload/etc && zip -qry archive.zip payload && mv archive.zip archive",
+             ExtractKind::kZip, "no file or folder"},
+        Case{"head -c 20000000 /dev/zero > payload/zeros && tar -czf archive payload",
+             ExtractKind::kTarGz, "more than 100 times its size"},
+        Case{"head -c 20000000 /dev/zero > payload/zeros && zip -qr archive.zip payload && "
+             "mv archive.zip archive",
+             ExtractKind::kZip, "more than 100 times its size"}}) {
+    CAPTURE(each.command);
+    const std::string bytes = archive_of(each.command);
+    LoopbackHttpServer server;
+    server.serve("/archive", bytes);
+    TempDir root;
+    Dataset dataset = one_file_dataset("archive", bytes, server.url("/archive"));
+    dataset.files[0].extract = each.kind;
+    auto refused = fetch_dataset(dataset, quiet_options(root.path));
+    REQUIRE_FALSE(refused.is_ok());
+    CHECK(refused.status().message().find(each.error) != std::string::npos);
+    CHECK_FALSE(fs::exists(root.path / "synthetic" / "payload"));
+  }
+}
+
+TEST_CASE("a server sending more than the table's size is cut off") {
+  const std::string bytes = random_bytes(5'000, 12);
+  LoopbackHttpServer server;
+  server.serve("/data.bin", bytes + random_bytes(100'000, 13));
+  TempDir root;
+  auto report = fetch_dataset(one_file_dataset("data.bin", bytes, server.url("/data.bin")),
+                              quiet_options(root.path));
+  REQUIRE_FALSE(report.is_ok());
+  CHECK(report.status().message().find("more than the expected 5000 bytes") != std::string::npos);
+  CHECK(fs::file_size(root.path / ".partial" / "synthetic" / "data.bin") <= 5000);
+}
+
 TEST_CASE("mirror lists and candidate URLs") {
   CHECK(parse_mirror_list("http://a/x, http://b/y  http://c") ==
         std::vector<std::string>{"http://a/x", "http://b/y", "http://c"});
