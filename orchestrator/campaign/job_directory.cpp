@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "orchestrator/common/safe_files.hpp"
+
 namespace scalestudy::campaign {
 namespace {
 
@@ -36,15 +38,15 @@ bool writable_by(const struct stat& info, const passwd& user) {
 }  // namespace
 
 Status prepare_job_directory(const std::string& dir, const std::string& job_user) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error) return Status::error(dir + ": " + error.message());
-  if (job_user.empty()) return Status::ok();
-  const passwd* user = getpwnam(job_user.c_str());
-  if (user == nullptr) {
+  const passwd* user = job_user.empty() ? nullptr : getpwnam(job_user.c_str());
+  if (!job_user.empty() && user == nullptr) {
     return Status::error("jobs run as user '" + job_user + "', who does not exist on this host");
   }
-  if (user->pw_uid == geteuid()) return Status::ok();
+  // Handed to the job's user earlier (as root, below), a folder is theirs: still trusted.
+  std::vector<uid_t> trusted;
+  if (user != nullptr) trusted.push_back(user->pw_uid);
+  if (Status made = common::make_owned_directory(dir, 0750, trusted); !made) return made;
+  if (user == nullptr || user->pw_uid == geteuid()) return Status::ok();
   if (geteuid() == 0) {
     if (chown(dir.c_str(), user->pw_uid, user->pw_gid) != 0) {
       return Status::error(dir + ": cannot hand it to " + job_user +

@@ -11,9 +11,11 @@
 
 namespace scalestudy::campaign {
 
-// Creates `dir` (and missing parents). When `job_user` is set and is not this process's
-// user: as root, hands `dir` to that user (owner and primary group); otherwise checks that
-// the user may write it, and an error says what to change when it may not.
+// Creates `dir` (and missing parents), mode 0750; one already there must be a folder owned by
+// this process's user or `job_user` (common/safe_files.hpp). When `job_user` is set and is
+// not this process's user: as root, hands `dir` to that user (owner and primary group);
+// otherwise checks that the user may write it, and an error says what to change when it
+// may not.
 Status prepare_job_directory(const std::string& dir, const std::string& job_user);
 
 }  // namespace scalestudy::campaign

@@ -1,10 +1,10 @@
 #include "orchestrator/sched/batch_jobs.hpp"
 
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
@@ -34,9 +34,9 @@ Result<BatchJob> write_array_job(const std::vector<const PreparedRun*>& runs,
   std::string script =
       array_wrapper_script(runs, script_allocation_directives(runs.front()->script_path),
                            array_job_name(*runs.front()), dir + "/" + stem + "_%a.out");
-  std::ofstream file(path, std::ios::trunc);
-  file << script;
-  if (!file.flush()) return Status::error(path + ": cannot write the array wrapper script");
+  if (Status written = common::write_file_replacing(path, script, 0644); !written) {
+    return written.with_context("writing the array wrapper script");
+  }
   BatchJob job;
   job.script_path = path;
   job.runs = runs;

@@ -1,7 +1,6 @@
 #include "orchestrator/sched/job_script_preparation.hpp"
 
-#include <fstream>
-
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/study/workload_files.hpp"
 
@@ -28,9 +27,10 @@ Status write_run_files(const RunSpec& spec, const std::string& out_dir, const st
                        const std::string& prefix) {
   for (const auto& [name, content] : spec.files) {
     const std::string path = dir + "/" + prefix + name;
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file << with_run_dir(content, escaped_for_file(name, out_dir));
-    if (!file.flush()) return Status::error(path + ": cannot write the run's file");
+    // Like the job script: a symlink in a run folder of the job's user is replaced.
+    Status written = common::write_file_replacing(
+        path, with_run_dir(content, escaped_for_file(name, out_dir)), 0644);
+    if (!written) return written.with_context("writing the run's file " + name);
   }
   return Status::ok();
 }
@@ -48,9 +48,10 @@ Result<PreparedRun> prepare_job_script(const RunSpec& spec, const RunPreparation
   run.out_dir = preparation.out_dir;
   run.script_path = preparation.out_dir + "/job.sbatch";
   run.workload_argv = workload_argv(spec, render.binary_path, preparation.out_dir);
-  std::ofstream script(run.script_path, std::ios::trunc);
-  script << *text;
-  if (!script.flush()) return Status::error(run.script_path + ": cannot write the job script");
+  // The run's folder may belong to the job's user: their symlink is replaced, not followed.
+  if (Status written = common::write_file_replacing(run.script_path, *text, 0644); !written) {
+    return written.with_context("writing the job script");
+  }
   if (Status files = write_run_files(spec, run.out_dir, run.out_dir); !files) return files;
   return run;
 }

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <set>
 #include <sstream>
 
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
@@ -348,12 +348,13 @@ Result<BatchJob> write_packed_job(const std::vector<const PreparedRun*>& runs,
   stem << "packed-" << std::hex << seed;
   const std::string path = dir + "/" + stem.str() + ".sbatch";
   std::vector<const PreparedRun*> order = shuffled_runs(runs, seed, concurrent);
-  std::ofstream file(path, std::ios::trunc);
-  file << packed_wrapper_script(order, directives, seed, concurrent, time_minutes * 60,
-                                term_signal_lead_seconds(time_minutes),
-                                runs.front()->spec.study + "-packed",
-                                dir + "/" + stem.str() + "-%j.out");
-  if (!file.flush()) return Status::error(path + ": cannot write the packed job script");
+  const std::string script = packed_wrapper_script(
+      order, directives, seed, concurrent, time_minutes * 60,
+      term_signal_lead_seconds(time_minutes), runs.front()->spec.study + "-packed",
+      dir + "/" + stem.str() + "-%j.out");
+  if (Status written = common::write_file_replacing(path, script, 0644); !written) {
+    return written.with_context("writing the packed job script");
+  }
   BatchJob job;
   job.script_path = path;
   job.runs = std::move(order);

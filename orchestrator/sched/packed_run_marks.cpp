@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
 
 namespace scalestudy::sched {
@@ -18,8 +19,9 @@ bool exists(const std::string& path) {
   return std::filesystem::exists(path, error);
 }
 
+// Never through a symlink the job's user left at the mark's name (O_EXCL).
 void write_once(const std::string& path, const std::string& text) {
-  if (!exists(path)) std::ofstream(path) << text << "\n";
+  (void)common::write_file_once(path, text + "\n", 0644);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 #include "orchestrator/submission/job_scripts.hpp"
 
 #include <filesystem>
-#include <fstream>
 
 #include "harness/core/run_layout.hpp"
 #include "orchestrator/campaign/prepare_run.hpp"
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
 
 namespace scalestudy::submission {
@@ -16,11 +16,9 @@ namespace fs = std::filesystem;
 std::optional<SubmitFailure> write_job_scripts(const Study& study, const std::string& dir,
                                                const std::string& results_dir,
                                                const std::string& profiles_dir) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) {
-    return SubmitFailure{SubmitFailure::Kind::kUnavailable,
-                         Status::error("cannot create " + dir + ": " + error.message())};
+  // `plan --emit-scripts /tmp/jobs`: a folder another user made first is refused.
+  if (Status made = common::make_owned_directory(dir, 0755); !made) {
+    return SubmitFailure{SubmitFailure::Kind::kUnavailable, made};
   }
   const std::string results_root = fs::absolute(results_dir).lexically_normal().string();
   const campaign::PrepareContext context{campaign::executable_dir(), profiles_dir};
@@ -40,11 +38,8 @@ std::optional<SubmitFailure> write_job_scripts(const Study& study, const std::st
       return SubmitFailure{SubmitFailure::Kind::kBadRequest, text.status()};
     }
     fs::path script = fs::path(dir) / (run.run_id + ".sbatch");
-    std::ofstream out(script, std::ios::binary | std::ios::trunc);
-    out << *text;
-    if (!out.flush()) {
-      return SubmitFailure{SubmitFailure::Kind::kUnavailable,
-                           Status::error("cannot write " + script.string())};
+    if (Status written = common::write_file_replacing(script.string(), *text, 0644); !written) {
+      return SubmitFailure{SubmitFailure::Kind::kUnavailable, written};
     }
     // Beside its script, as the run will find them: <run_id>.<name>.
     if (Status files =
