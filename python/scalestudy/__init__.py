@@ -26,7 +26,7 @@ CliError = _cli.CliError
 def open(results_dir="results", cli=None):  # noqa: A001 -- scalestudy.open(results_dir)
     """The results dir's studies (scalestudy.results.Results). `cli`: the scalestudy
     binary for reports and history (default: $SCALESTUDY_CLI, PATH, then build/bin of
-    the repository the results dir lies in)."""
+    the checkout this package is imported from)."""
     from .results import Results
     return Results(results_dir, cli=cli)
 

@@ -154,7 +154,7 @@ class Study:
     # ---- the CLI's JSON ---------------------------------------------------------------
     def _cli_json(self, args, ok=(0,)):
         return _cli.run_json(list(args) + ["--results-dir", self.results.results_dir],
-                             cli=self.results.cli, near=self.results.results_dir, ok=ok)
+                             cli=self.results.cli, ok=ok)
 
     def report(self, *options):
         """`scalestudy report STUDY --format json` (docs/report-json.md), parsed; extra
