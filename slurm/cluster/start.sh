@@ -138,12 +138,30 @@ check_prerequisites() {
   id "$TOKEN_USER" >/dev/null 2>&1 || die "user $TOKEN_USER (SCALESTUDY_SLURM_USER) does not exist"
 }
 
+# Refuses a state folder, or its lock, that another user could have prepared: in a shared
+# /tmp anyone may create /tmp/scalestudy-slurm first, with a munge or JWT key of their own,
+# or symlinks that root would write through. Runs before anything is created or started.
+refuse_foreign_state() {
+  local path mode
+  for path in "$STATE" "$STATE.lock"; do
+    [ ! -L "$path" ] || die "$path is a symlink (owned by $(stat -c %U "$path")): refused; remove it"
+    [ -e "$path" ] || continue
+    [ "$(stat -c %u "$path")" = 0 ] ||
+      die "$path belongs to $(stat -c %U "$path"), not root: refused (its keys or links could be theirs); remove it"
+    mode=$(stat -c %a "$path")
+    (((8#$mode & 8#022) == 0)) ||
+      die "$path is writable by group or others (mode $mode): refused; remove it"
+  done
+}
+
 # Creates the directory tree and the secrets that are generated once and kept.
 prepare_state_dir() {
   mkdir -p "$STATE"/{etc,log,run,spool/slurmctld,mariadb,munge,rest}
-  # 0755 all the way so unprivileged users (the laptop user, slurmrestd's user)
-  # can read slurm.conf and reach the munge and slurmrestd sockets.
-  chmod 0755 "$STATE" "$STATE"/{etc,log,run,spool,munge,rest}
+  # The top folder 0711: the daemons' own users (munge, mysql, slurmrestd's) and the jobs'
+  # users reach what they need by its path, but nobody lists it. Below it 0755 so they can
+  # read slurm.conf and reach the munge and slurmrestd sockets; keys and passwords are 0600.
+  chmod 0711 "$STATE"
+  chmod 0755 "$STATE"/{etc,log,run,spool,munge,rest}
   local node
   for node in "${NODES[@]}"; do mkdir -p "$STATE/spool/slurmd-$node"; done
 
@@ -343,7 +361,10 @@ ENV
     # shellcheck disable=SC2016 # expanded where env.sh is sourced
     echo 'export PATH="$SCALESTUDY_SLURM_BIN:$PATH"' >>"$tmp"
   fi
-  chmod 0644 "$tmp"
+  # It holds the token user's 7-day token: theirs to read (sudo's user on a laptop), nobody
+  # else's; root's to write, since root sources it.
+  chown "root:$(id -gn "$TOKEN_USER")" "$tmp"
+  chmod 0640 "$tmp"
   mv "$tmp" "$STATE/env.sh"
 }
 
@@ -364,6 +385,7 @@ main() {
     [ -z "$SLURM_ROOT" ] || prepare_slurm_root "$SLURM_SUITE" "$SLURM_ROOT"
     return 0
   fi
+  refuse_foreign_state
   mkdir -p "$(dirname "$STATE")"
   exec 9>"$STATE.lock"
   if ! flock -w "$((4 * WAIT_SECONDS))" 9; then
