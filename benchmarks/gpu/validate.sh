@@ -69,8 +69,10 @@
 #                        them in /usr/share/datasets/fashion-mnist; carry a copy to the GPU
 #                        machine): adds the time-to-accuracy step
 #     --out DIR          what comes back (default results/gpu-validation)
-#     --work DIR         logs and runs before packing (default $TMPDIR/scalestudy-gpu-kit;
-#                        must be empty or an earlier run's work folder, which is emptied)
+#     --work DIR         logs and runs before packing (default a fresh folder of mktemp -d
+#                        under $TMPDIR, never a fixed /tmp name another user could make
+#                        first; must be empty or an earlier run's work folder, which is
+#                        emptied)
 #     --python PYTHON    the Python with the torch wheel (default python3)
 #     --dry-run          print the exact commands, run nothing
 # Relative paths are taken from the repository root.
@@ -82,7 +84,7 @@ build_dir=""
 build_on_device=0
 rehearse=0
 out=results/gpu-validation
-work=${TMPDIR:-/tmp}/scalestudy-gpu-kit
+work=""
 python=python3
 dry_run=0
 data_root=""
@@ -101,6 +103,14 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+
+if [ -z "$work" ]; then
+  if [ "$dry_run" = 1 ]; then
+    work="${TMPDIR:-/tmp}/scalestudy-gpu-kit.XXXXXX"  # what mktemp -d would make
+  else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/scalestudy-gpu-kit.XXXXXX")
+  fi
+fi
 
 # The training flag that gives a world of one the process group and the gradient bucketer
 # (declared in harness/train/driver.cpp); a binary without it skips that smoke run and says
@@ -242,7 +252,7 @@ if [ "$dry_run" = 0 ]; then
     echo "validate.sh: --work $work holds files of something else" >&2
     exit 2
   fi
-  rm -rf "$work"
+  find "$work" -mindepth 1 -delete 2>/dev/null || true  # emptied, never removed and remade
   mkdir -p "$work/logs" "$work/runs" "$out"
   : >"$work/steps.tsv"
   "$python" "$kit/check_run.py" --header >"$work/smoke.md"

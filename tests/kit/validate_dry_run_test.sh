@@ -112,6 +112,10 @@ expect "cmake --build build-cuda-device -j \"\$(nproc)\" --target scalestudy-tra
 scalestudy-ddpm scalestudy-allreduce"
 grep -q -- "^build-cuda-device/bin/scalestudy-train " <<<"$printed" || fail "not the device build's"
 
+# Without --work: a fresh mktemp -d folder, never a fixed name in a shared /tmp.
+printed=$(TMPDIR=$scratch bash "$script" --dry-run --bundle "$bundle" --out "$out")
+expect "python3 $kit/preflight.py --bundle $bundle --out $scratch/scalestudy-gpu-kit.XXXXXX/preflight.md"
+
 if [ -e "$out" ] || [ -e "$work" ]; then
   fail "a dry run wrote $out or $work"
 fi

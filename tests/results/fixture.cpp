@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
 #include "harness/core/run_schema.hpp"
 #include "harness/core/sqlite.hpp"
@@ -29,12 +30,9 @@ void exec_or_fail(sqlite::Database& db, const std::string& sql,
   REQUIRE_MESSAGE(rows.is_ok(), rows.status().message());
 }
 
+// Escaped as JSON, so hostile values (quotes, newlines) arrive as written.
 std::string json_object(const std::map<std::string, std::string>& values) {
-  std::string text = "{";
-  for (const auto& [key, value] : values) {
-    text += (text.size() > 1 ? "," : "") + std::string("\"") + key + "\":\"" + value + "\"";
-  }
-  return text + "}";
+  return nlohmann::json(values).dump();
 }
 
 }  // namespace

@@ -416,3 +416,29 @@ TEST_CASE("runs dropped from the plan (sched's planned = 0) are neither ingested
   REQUIRE(ingested.is_ok());
   CHECK(std::get<int64_t>(**ingested) == 0);
 }
+
+TEST_CASE("markdown reports escape HTML and table syntax in configuration values") {
+  StudyFixture study("md_hostile", "strong");
+  int index = 0;
+  for (const char* label : {"<img src=x onerror=alert(1)>", "a|b & <script>c\nd"}) {
+    for (int world_size : {1, 2}) {
+      FixtureRun run;
+      run.run_id = "mdhostile" + std::to_string(index++);
+      run.world_size = run.tasks_per_node = world_size;
+      run.per_gpu_batch = 64 / world_size;
+      run.varied = {{"world_size", std::to_string(world_size)}, {"label", label}};
+      study.add_run(run);
+    }
+  }
+  REQUIRE(ingest_study(study.db_path()).is_ok());
+  auto db = sqlite::Database::open(study.db_path());
+  REQUIRE(db.is_ok());
+  auto report = build_report(*db);
+  REQUIRE(report.is_ok());
+  const std::string markdown = render_report(*report, ReportFormat::kMarkdown, {});
+  INFO(markdown);
+  CHECK(markdown.find("<img") == std::string::npos);
+  CHECK(markdown.find("<script") == std::string::npos);
+  CHECK(markdown.find("label=&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
+  CHECK(markdown.find("label=a\\|b &amp; &lt;script&gt;c d") != std::string::npos);
+}

@@ -176,9 +176,12 @@ std::string render_comparison(const Comparison& comparison, ReportFormat format)
                                                                      : TableFormat::kText;
   std::string out = render_table(table, table_format);
   if (format == ReportFormat::kCsv) return out;
-  out += "\n" + summary_line(comparison) + "\n";
+  auto shown = [&](const std::string& text) {
+    return format == ReportFormat::kMarkdown ? markdown_escape(text) : text;
+  };
+  out += "\n" + shown(summary_line(comparison)) + "\n";
   if (!differences.rows.empty()) out += "\n" + render_table(differences, table_format);
-  for (const auto& warning : comparison.warnings) out += "warning: " + warning + "\n";
+  for (const auto& warning : comparison.warnings) out += "warning: " + shown(warning) + "\n";
   return out;
 }
 

@@ -60,6 +60,17 @@ Table history_table(const StudyHistory& history) {
   return table;
 }
 
+// Each line of `text` escaped for markdown, the lines kept.
+std::string markdown_lines(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  for (size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', start)) {
+    out += markdown_escape(text.substr(start, end - start)) + "\n";
+    start = end + 1;
+  }
+  return out + markdown_escape(text.substr(start));
+}
+
 // The change points and the open regressions, one line each.
 std::string change_lines(const StudyHistory& history, const std::vector<OpenRegression>& open,
                          double threshold_pct) {
@@ -281,7 +292,7 @@ std::string render_history(const StudyHistory& history, HistoryFormat format,
              change_lines(history, open, threshold_pct);
     case HistoryFormat::kMarkdown:
       return render_table(history_table(history), TableFormat::kMarkdown) + "\n" +
-             change_lines(history, open, threshold_pct);
+             markdown_lines(change_lines(history, open, threshold_pct));
     case HistoryFormat::kCsv:
       return render_table(history_table(history), TableFormat::kCsv);
     case HistoryFormat::kJson:

@@ -109,15 +109,18 @@ std::string render_tables(const Report& report, TableFormat format, bool termina
   if (format == TableFormat::kCsv) return out;
   const std::string bullet = format == TableFormat::kMarkdown ? "- " : "  ";
   // The terminal's lines stay within the tables' 120 columns.
-  auto line = [terminal](const std::string& text, const std::string& first,
-                         const std::string& rest) {
+  auto line = [terminal, format](const std::string& text, const std::string& first,
+                                 const std::string& rest) {
+    if (format == TableFormat::kMarkdown) return first + markdown_escape(text) + "\n";
     return terminal ? wrapped(text, first, rest, 120) : first + text + "\n";
   };
   out += "\n";
   if (const std::string verdict = verdict_line(report); !verdict.empty()) {
     out += line(verdict, "", "  ");
   }
-  out += settings_line(report) + "\n";
+  out += (format == TableFormat::kMarkdown ? markdown_escape(settings_line(report))
+                                           : settings_line(report)) +
+         "\n";
   if (!report.warnings.empty()) {
     out += format == TableFormat::kMarkdown ? "\n**Warnings**\n\n" : "warnings:\n";
     for (const auto& warning : report.warnings) out += line(warning, bullet, bullet + "  ");

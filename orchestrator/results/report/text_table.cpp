@@ -57,22 +57,16 @@ std::string render_text(const Table& table) {
 }
 
 std::string render_markdown(const Table& table) {
-  auto cell = [](std::string text) {
-    for (size_t at = text.find('|'); at != std::string::npos; at = text.find('|', at + 2)) {
-      text.replace(at, 1, "\\|");
-    }
-    return text;
-  };
   std::string out;
-  if (!table.title.empty()) out += "### " + table.title + "\n\n";
+  if (!table.title.empty()) out += "### " + markdown_escape(table.title) + "\n\n";
   out += "|";
-  for (const auto& header : table.headers) out += " " + cell(header) + " |";
+  for (const auto& header : table.headers) out += " " + markdown_escape(header) + " |";
   out += "\n|";
   for (size_t c = 0; c < table.headers.size(); ++c) out += " --- |";
   out += "\n";
   for (const auto& row : table.rows) {
     out += "|";
-    for (const auto& value : row) out += " " + cell(value) + " |";
+    for (const auto& value : row) out += " " + markdown_escape(value) + " |";
     out += "\n";
   }
   return table.note.empty() ? out : out + "\n" + table.note + "\n";
@@ -158,6 +152,33 @@ std::string format_number(double value, const char* format) {
   char text[64];
   std::snprintf(text, sizeof text, format, value);
   return text;
+}
+
+std::string markdown_escape(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        escaped += "&amp;";
+        break;
+      case '<':
+        escaped += "&lt;";
+        break;
+      case '>':
+        escaped += "&gt;";
+        break;
+      case '|':
+        escaped += "\\|";
+        break;
+      case '\n':
+      case '\r':
+        escaped += ' ';
+        break;
+      default:
+        escaped += c;
+    }
+  }
+  return escaped;
 }
 
 }  // namespace scalestudy::results

@@ -21,6 +21,10 @@ std::string render_table(const Table& table, TableFormat format);
 std::string csv_field(const std::string& text);
 std::string csv_line(const std::vector<std::string>& cells);  // fields, comma, newline
 std::string html_escape(const std::string& text);
+// Markdown renderers pass HTML through: a value such as <img onerror=...> from a study
+// would be live where the report is shown. &, <, > become entities, '|' becomes \| (a
+// cell's end), a newline a space (a row's end).
+std::string markdown_escape(const std::string& text);
 // `value` through printf's `format` ("%.1f", "%+.1f%%"; one double), for cells and lines.
 std::string format_number(double value, const char* format = "%.4g");
 
