@@ -30,8 +30,8 @@ std::vector<std::string> passthrough_names(const std::vector<const PreparedRun*>
   return names;
 }
 
-std::string sbatch_export_option(const std::vector<const PreparedRun*>& runs,
-                                 const Environment& submitter) {
+std::string sbatch_export_list(const std::vector<const PreparedRun*>& runs,
+                               const Environment& submitter) {
   std::vector<std::string> names;
   for (const auto& [name, value] : submitter) {
     // A comma would split the list; such names are no shell variables anyway.
@@ -40,10 +40,10 @@ std::string sbatch_export_option(const std::vector<const PreparedRun*>& runs,
   for (const std::string& name : passthrough_names(runs)) {
     if (submitter.count(name) && looks_secret(name)) names.push_back(name);
   }
-  std::string option = "--export=";
-  if (names.empty()) return option + "NONE";
-  for (size_t i = 0; i < names.size(); ++i) option += (i ? "," : "") + names[i];
-  return option;
+  if (names.empty()) return "NONE";
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i) list += (i ? "," : "") + names[i];
+  return list;
 }
 
 Environment rest_job_environment(const std::vector<const PreparedRun*>& runs,

@@ -51,10 +51,11 @@ Result<PreparedRun> SlurmScheduler::prepare(const RunSpec& spec,
 
 // The command's stdout; with tolerate_failure a failing command yields "" (squeue exits 1
 // when none of the ids is known any more).
-Result<std::string> SlurmScheduler::run_command(const std::vector<std::string>& argv,
-                                                bool tolerate_failure) {
+Result<std::string> SlurmScheduler::run_command(
+    const std::vector<std::string>& argv, bool tolerate_failure,
+    const std::map<std::string, std::string>& environment) {
   ++commands_run_;
-  auto result = common::run_process({argv, {}, options_.command_timeout_ms});
+  auto result = common::run_process({argv, environment, options_.command_timeout_ms});
   if (!result) return result.status();
   if (!result->succeeded()) {
     if (tolerate_failure && !result->timed_out) return std::string();
@@ -79,11 +80,12 @@ Result<std::vector<Submission>> SlurmScheduler::submit(const std::vector<Prepare
   const Environment submitter = current_environment();
   auto sbatch = [&](const BatchJob& job,
                     const std::vector<std::string>& submit_options) -> Result<std::string> {
-    std::vector<std::string> argv = {"sbatch", "--parsable",
-                                     sbatch_export_option(job.runs, submitter)};
+    std::vector<std::string> argv = {"sbatch", "--parsable"};
     argv.insert(argv.end(), submit_options.begin(), submit_options.end());
     argv.push_back(job.script_path);
-    auto output = run_command(argv, false);
+    // As sbatch's --export, kept off the command line and out of its error messages.
+    auto output =
+        run_command(argv, false, {{"SBATCH_EXPORT", sbatch_export_list(job.runs, submitter)}});
     if (!output) return output.status();
     std::string job_id = output->substr(0, output->find_first_of(";\n"));
     if (job_id.empty() || job_id.find_first_not_of("0123456789") != std::string::npos) {

@@ -32,7 +32,9 @@ class SlurmScheduler : public Scheduler {
   int commands_run() const { return commands_run_; }
 
  private:
-  Result<std::string> run_command(const std::vector<std::string>& argv, bool tolerate_failure);
+  // `environment`: variables set for the command only (SBATCH_EXPORT for sbatch).
+  Result<std::string> run_command(const std::vector<std::string>& argv, bool tolerate_failure,
+                                  const std::map<std::string, std::string>& environment = {});
   BatchOptions options_;
   int commands_run_ = 0;
 };

@@ -5,11 +5,17 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "orchestrator/sched/render/job_script.hpp"
+#include "orchestrator/sched/slurm_scheduler.hpp"
 #include "orchestrator/study/secret_names.hpp"
 #include "orchestrator/study/study.hpp"
+#include "tests/sched/prepared_run_fixture.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::sched;
@@ -61,12 +67,11 @@ TEST_CASE("env_passthrough: the job gets the variable, no script holds its value
   CHECK(script.find("HF_TOKEN") == std::string::npos);
   CHECK(script.find("export SLURM_EXPORT_ENV=ALL") != std::string::npos);
 
-  const std::string option = sbatch_export_option({&run}, kSubmitter);
-  CHECK(option ==
-        "--export=NCCL_DEBUG,PATH,SCALESTUDY_PACKED_RECORD_WAIT_S,HF_TOKEN");  // names only
+  const std::string option = sbatch_export_list({&run}, kSubmitter);
+  CHECK(option == "NCCL_DEBUG,PATH,SCALESTUDY_PACKED_RECORD_WAIT_S,HF_TOKEN");  // names only
   PreparedRun other;  // a run that did not ask for it
-  CHECK(sbatch_export_option({&other}, kSubmitter) ==
-        "--export=NCCL_DEBUG,PATH,SCALESTUDY_PACKED_RECORD_WAIT_S");
+  CHECK(sbatch_export_list({&other}, kSubmitter) ==
+        "NCCL_DEBUG,PATH,SCALESTUDY_PACKED_RECORD_WAIT_S");
 
   const Environment rest = rest_job_environment({&run}, kSubmitter);
   CHECK(rest == Environment{{"PATH", "/usr/bin"}, {"HF_TOKEN", "hf-value"}});
@@ -93,4 +98,44 @@ TEST_CASE("secret-looking names") {
     CAPTURE(name);
     CHECK_FALSE(looks_secret(name));
   }
+}
+
+TEST_CASE("the sbatch backend names what a job exports; secret-looking variables stay out") {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("scalestudy-export-" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  // Stand-ins: sbatch records what it would export, the limit queries answer nothing.
+  for (const char* name : {"scontrol", "sacctmgr", "squeue"}) {
+    std::ofstream(dir / "bin" / name) << "#!/bin/sh\nexit 0\n";
+  }
+  std::ofstream(dir / "bin" / "sbatch") << "#!/bin/sh\nprintf '%s' \"$SBATCH_EXPORT\" >" +
+                                               (dir / "exported").string() + "\necho 42\n";
+  for (const auto& entry : fs::directory_iterator(dir / "bin")) {
+    fs::permissions(entry.path(), fs::perms::owner_all);
+  }
+  const std::string old_path = std::getenv("PATH");
+  setenv("PATH", ((dir / "bin").string() + ":" + old_path).c_str(), 1);
+  setenv("SLURM_JWT", "jwt-value", 1);
+  setenv("HF_TOKEN", "hf-value", 1);
+  PreparedRun run = scalestudy::sched_testing::prepared_run(dir, "secrets", "r1", "#!/bin/bash\n");
+  run.spec.env_passthrough = {"HF_TOKEN"};
+  BatchOptions options;
+  options.use_job_arrays = false;
+  SlurmScheduler scheduler(options);
+  auto submitted = scheduler.submit({run}, SubmitCallbacks{});
+  setenv("PATH", old_path.c_str(), 1);
+  unsetenv("SLURM_JWT");
+  unsetenv("HF_TOKEN");
+  REQUIRE_MESSAGE(submitted.is_ok(), submitted.status().message());
+  std::ifstream in(dir / "exported");
+  std::stringstream exported;
+  exported << in.rdbuf();
+  const std::string names = "," + exported.str() + ",";
+  CHECK(names.find(",PATH,") != std::string::npos);
+  CHECK(names.find(",HF_TOKEN,") != std::string::npos);
+  CHECK(names.find(",SLURM_JWT,") == std::string::npos);
+  CHECK(names.find("hf-value") == std::string::npos);
+  fs::remove_all(dir);
 }
