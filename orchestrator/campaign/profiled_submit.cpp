@@ -1,8 +1,7 @@
 #include "orchestrator/campaign/profiled_submit.hpp"
 
-#include <filesystem>
-
 #include "orchestrator/campaign/claim_lease.hpp"
+#include "orchestrator/campaign/job_directory.hpp"
 #include "orchestrator/campaign/launch_prepared.hpp"
 #include "orchestrator/study/run_id.hpp"
 
@@ -33,11 +32,9 @@ Result<ProfiledSubmission> submit_profiled_run(StudyState& state, const RunSpec&
     return result;
   }
 
-  std::error_code error;
-  std::filesystem::create_directories(out_dir, error);
+  const Status directory = prepare_job_directory(out_dir, scheduler.job_user());
   Result<sched::PreparedRun> prepared =
-      error ? Result<sched::PreparedRun>(Status::error(out_dir + ": " + error.message()))
-            : prepare(spec, out_dir);
+      directory ? prepare(spec, out_dir) : Result<sched::PreparedRun>(directory);
   if (!prepared) {
     state.release_claim(spec.run_id, token, prepared.status().message());
     return prepared.status().with_context("run " + spec.run_id);

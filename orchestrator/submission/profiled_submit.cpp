@@ -1,8 +1,7 @@
 #include "orchestrator/submission/profiled_submit.hpp"
 
-#include <filesystem>
-
 #include "orchestrator/campaign/prepare_run.hpp"
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 
 namespace scalestudy::submission {
@@ -80,9 +79,9 @@ ProfiledOutcome submit_profiled(const ProfileRequest& request) {
     return outcome;
   }
   const std::string out_dir = campaign::run_out_dir(request.results_dir, study.name, spec.run_id);
-  std::error_code error;
-  std::filesystem::create_directories(out_dir, error);
-  auto prepared = prepare(spec, out_dir);
+  const Status directory = common::make_owned_directory(out_dir, 0750);
+  Result<sched::PreparedRun> prepared =
+      directory ? prepare(spec, out_dir) : Result<sched::PreparedRun>(directory);
   if (!prepared) {
     outcome.failure = SubmitFailure{SubmitFailure::Kind::kRefused, prepared.status()};
     return outcome;
