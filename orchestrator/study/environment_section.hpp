@@ -1,7 +1,7 @@
 // Reads where and how a study's runs start: `launcher`, `modules`, `container`, `env`,
-// `env_passthrough` and `profile` (see studies/README.md), into the run settings every run shares. Text that may
-// reach a job script is checked to hold no control characters; an `env` name that looks
-// secret (secret_names.hpp) is refused.
+// `env_passthrough` and `profile` (see studies/README.md), into the run settings every run
+// shares. Text that may reach a job script is checked to hold no control characters; an
+// `env` name that looks secret (secret_names.hpp) is refused.
 #pragma once
 
 #include "orchestrator/study/config_tree.hpp"
