@@ -226,16 +226,23 @@ std::vector<OpenRegression> open_regressions(const StudyHistory& history, double
     }
     const std::vector<HistoryChange>& changes = series.changes;
     // Segment k (k = 0 .. changes) starts at change k - 1; its mean is that change's after.
-    size_t reference = changes.size() - 1;
-    while (reference > 0 && changes[reference - 1].slower) --reference;
-    const double reference_level =
-        reference == 0 ? changes[0].stats.mean_before : changes[reference - 1].stats.mean_after;
-    const double newest_level = changes.back().stats.mean_after;
+    auto level = [&](size_t segment) {
+      return segment == 0 ? changes[0].stats.mean_before : changes[segment - 1].stats.mean_after;
+    };
+    const bool higher_better = higher_is_better(history.metric);
+    auto better = [&](double a, double b) { return higher_better ? a > b : a < b; };
+    // The reference is the best earlier level: a slowdown stays open until the series wins
+    // that level back, whatever partial recoveries, drifts or further slowdowns came after
+    // it. The newest of equal bests, so the report names the change that left it last.
+    size_t reference = 0;
+    for (size_t segment = 1; segment < changes.size(); ++segment) {
+      if (!better(level(reference), level(segment))) reference = segment;
+    }
+    const double reference_level = level(reference);
+    const double newest_level = level(changes.size());
     if (reference_level == 0) continue;
     const double change_pct = (newest_level / reference_level - 1) * 100;
-    const bool slower = higher_is_better(history.metric) ? newest_level < reference_level
-                                                         : newest_level > reference_level;
-    if (slower && std::fabs(change_pct) > threshold_pct) {
+    if (better(reference_level, newest_level) && std::fabs(change_pct) > threshold_pct) {
       open.push_back({index, reference, reference_level, newest_level, change_pct});
     }
   }

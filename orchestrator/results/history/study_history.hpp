@@ -85,10 +85,11 @@ Result<StudyHistory> load_study_history(std::vector<CampaignInfo> campaigns,
                                         const std::string& study, const HistoryOptions& options);
 
 // A series measured by the newest campaign whose newest segment is slower by more than
-// `threshold_pct` than its reference: the newest earlier segment that no slowdown led to
-// (the first segment, when every change since it was one). So a small gain after a
-// regression does not close it: 1000, then 700, then 720 is still open at -28%. The
-// regression is open (`history --check` exits 1) since the change that left the reference.
+// `threshold_pct` than its reference: the best earlier segment (the newest of equal ones),
+// the level before the first slowdown the series has not won back. So neither a partial
+// recovery nor a later slowdown moves it: 1000, 700, 720 is open at -28%, and 1000, 700,
+// 720, 600 at -40%. The regression is open (`history --check` exits 1) since the change
+// that left the reference.
 struct OpenRegression {
   size_t series = 0;
   size_t change = 0;  // index into its changes: the first after the reference segment
