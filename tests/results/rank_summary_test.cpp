@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -130,4 +132,40 @@ TEST_CASE("the members' plot: a dot per member, the outliers red and the farthes
   for (size_t at = svg.find("h0"); at != std::string::npos; at = svg.find("h0", at + 2)) ++dots;
   CHECK(dots == 1024);
   CHECK(svg.size() < 40'000);
+}
+
+TEST_CASE("a sparse figure: a value many members share is noise, not an outlier") {
+  // "last [% of steps]" at 1,024 ranks with no straggler: 924 never last, 100 last once in
+  // 100 steps. The MAD is 0 and the mean deviation's σ 0.12, which put every 1 % at 8.2 σ.
+  std::vector<double> noise(1024, 0);
+  for (size_t rank = 0; rank < 100; ++rank) noise[rank * 10] = 1;
+  const FigureSpread spread = figure_spread(noise);
+  CHECK(spread.sigma == doctest::Approx(1.2533 * 100 / 1024));
+  CHECK_FALSE(is_outlier(spread, 1));
+  MemberTable table = ranks_table(1024, {});
+  for (size_t rank = 0; rank < 1024; ++rank) table.groups[0].members[rank].figures[0] = noise[rank];
+  CHECK(group_outliers(table.groups[0], 1).empty());
+  // A straggler among that noise still stands out, and alone.
+  table.groups[0].members[5].figures[0] = 60;
+  CHECK(group_outliers(table.groups[0], 1) == std::vector<size_t>{5});
+}
+
+TEST_CASE("a NaN is left out of the spread instead of hiding every outlier") {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  MemberTable table = ranks_table(40, {{7, 160}, {30, 130}, {12, 60}, {21, nan}});
+  CHECK(group_outliers(table.groups[0], 1) == std::vector<size_t>{7, 12, 30});
+  // Where the MAD is 0, σ is the mean deviation's, which one NaN made NaN.
+  MemberTable hosts = ranks_table(64, {});
+  for (Member& host : hosts.groups[0].members) host.figures[0] = 0;
+  hosts.groups[0].members[17].figures[0] = 100;
+  hosts.groups[0].members[40].figures[0] = nan;
+  CHECK(group_outliers(hosts.groups[0], 1) == std::vector<size_t>{17});
+  const MemberTable wide = ranks_table(1024, {{7, 160}, {30, 130}, {12, 60}, {21, nan}});
+  const Table summary = summarised_members(wide);
+  CHECK(summary.rows[1][3] == "102.0");  // the median of the numbers
+  CHECK(summary.rows[3][3] == "1.5");    // σ
+  CHECK(first_cells(summary, 1).back() == "+1,021 more");
+  const std::string svg = member_plot_svg(wide, wide.groups[0], 0);
+  CHECK(svg.find("nan") == std::string::npos);
+  CHECK(svg.find(">r7</text>") != std::string::npos);
 }

@@ -25,7 +25,7 @@ std::string text(double x, double y, const std::string& anchor, const std::strin
 std::string member_plot_svg(const MemberTable& table, const MemberGroup& group, size_t figure) {
   std::vector<double> values;
   for (const Member& member : group.members) {
-    if (const auto& value = member.figures[figure]) values.push_back(*value);
+    if (const auto value = counted(member.figures[figure])) values.push_back(*value);
   }
   if (values.empty()) return "";
   const FigureSpread spread = figure_spread(values);
@@ -83,7 +83,7 @@ std::string member_plot_svg(const MemberTable& table, const MemberGroup& group, 
   // A dot per member as a zero-length round-capped stroke: a path, not a thousand circles.
   std::string ordinary, outlying;
   for (size_t m = 0; m < count; ++m) {
-    const auto& value = group.members[m].figures[figure];
+    const auto value = counted(group.members[m].figures[figure]);
     if (!value) continue;
     (is_outlier(spread, *value) ? outlying : ordinary) +=
         "M" + number(x_of(m)) + " " + number(y_of(*value)) + "h0";
@@ -99,7 +99,7 @@ std::string member_plot_svg(const MemberTable& table, const MemberGroup& group, 
   const std::vector<size_t> named = group_outliers(group, table.figures.size());
   for (size_t i = 0; i < named.size() && i < kNamedOutliers; ++i) {
     const Member& member = group.members[named[i]];
-    const auto& value = member.figures[figure];
+    const auto value = counted(member.figures[figure]);
     if (!value || !is_outlier(spread, *value)) continue;
     const double x = x_of(named[i]) + 6, y = y_of(*value) + 4;
     if (std::any_of(labelled.begin(), labelled.end(), [&](const auto& at) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "orchestrator/results/analysis/statistics.hpp"
@@ -22,7 +23,7 @@ struct FigureValues {
 FigureValues figure_values(const MemberGroup& group, size_t f) {
   FigureValues figure;
   for (size_t m = 0; m < group.members.size(); ++m) {
-    if (const auto& value = group.members[m].figures[f]) {
+    if (const auto value = counted(group.members[m].figures[f])) {
       figure.values.push_back(*value);
       figure.members.push_back(m);
     }
@@ -111,12 +112,32 @@ FigureSpread figure_spread(const std::vector<double>& values) {
   std::vector<double> deviations;
   for (double value : values) deviations.push_back(std::fabs(value - spread.median));
   const double mad = median(deviations);
-  spread.sigma = mad > 0 ? kSigmaPerMad * mad : kSigmaPerMeanDeviation * mean(deviations);
+  if (mad > 0) {
+    spread.sigma = kSigmaPerMad * mad;
+    return spread;
+  }
+  spread.sigma = kSigmaPerMeanDeviation * mean(deviations);
+  const size_t rare =
+      std::max(kNamedOutliers,
+               static_cast<size_t>(kMaxSparseOutlierShare * static_cast<double>(values.size())));
+  if (rare < deviations.size()) {
+    std::nth_element(deviations.begin(), deviations.begin() + static_cast<long>(rare),
+                     deviations.end(), std::greater<>());
+    spread.shared_deviation = deviations[rare];
+  }
   return spread;
 }
 
+std::optional<double> counted(const std::optional<double>& figure) {
+  if (!figure || std::isnan(*figure)) return std::nullopt;
+  return figure;
+}
+
 double outlier_sigma(const FigureSpread& spread) {
-  return std::max(spread.sigma, kMinSigmaOfMedian * std::fabs(spread.median));
+  // A hair above the shared deviation over the rule's σs, so a value at it is no outlier.
+  const double shared = std::nextafter(spread.shared_deviation / kOutlierSigmas, HUGE_VAL);
+  return std::max({spread.sigma, kMinSigmaOfMedian * std::fabs(spread.median),
+                   spread.shared_deviation > 0 ? shared : 0.0});
 }
 
 double sigmas_from_median(const FigureSpread& spread, double value) {

@@ -25,20 +25,30 @@ inline constexpr double kOutlierSigmas = 3.5;
 // The rule counts σ as at least this share of the median: figures equal to the byte on most
 // ranks would otherwise make a 1% difference an outlier.
 inline constexpr double kMinSigmaOfMedian = 0.005;
+// Where more than half the members share the median (the MAD is 0, as in "last [% of
+// steps]" at 1,024 ranks, most never last and many last once), a value more than this share
+// of them reach (and more than kNamedOutliers) is the figure's granularity, not an outlier.
+inline constexpr double kMaxSparseOutlierShare = 0.01;
 
 // One figure across a group's members.
 struct FigureSpread {
   size_t count = 0;  // members that recorded it
   double min = 0, median = 0, max = 0;
   double sigma = 0;               // robust σ; 0 when every member agrees
+  double shared_deviation = 0;    // where the MAD is 0: an outlier lies beyond it
   size_t at_min = 0, at_max = 0;  // indices into the values given
 };
 
-// The spread of `values` (none empty); σ falls back to 1.2533 × the mean absolute
+// The spread of `values` (none empty, none NaN); σ falls back to 1.2533 × the mean absolute
 // deviation where more than half the values equal the median (the MAD is then 0).
 FigureSpread figure_spread(const std::vector<double>& values);
 
-// The σ the outlier rule counts in: at least kMinSigmaOfMedian of the median.
+// A member's figure as the spread counts it: none where unrecorded or NaN (which would make
+// σ NaN and hide every outlier).
+std::optional<double> counted(const std::optional<double>& figure);
+
+// The σ the outlier rule counts in: at least kMinSigmaOfMedian of the median, and more than
+// the shared deviation over kOutlierSigmas.
 double outlier_sigma(const FigureSpread& spread);
 // How many of those `value` lies from the median, signed; 0 when that σ is 0.
 double sigmas_from_median(const FigureSpread& spread, double value);
