@@ -12,7 +12,8 @@
 # rehearsal, about 2 minutes), and, on a CPU beyond AVX2, the suites and the rehearsal again
 # with the CPU kernels capped at AVX2 (ONEDNN_MAX_CPU_ISA, ATEN_CPU_CAPABILITY);
 # SCALESTUDY_CUDA_BUILD=0 leaves that out. Fails
-# when a test fails, none ran, or the CUDA build fails or cannot run (no toolkit, no wheel).
+# when a test fails, none ran, or the CUDA build fails, cannot run (no toolkit, no wheel)
+# or leaves no tests to run.
 # Ends by listing every test that skipped anything, with the reasons: where every
 # prerequisite must be present (CI=true, or root on Debian) only what this machine cannot
 # have may skip (no CUDA device, say); a missing prerequisite fails (tests/support/skip.hpp).
@@ -82,20 +83,26 @@ if [ "${SCALESTUDY_CUDA_BUILD:-1}" != 0 ]; then
   cuda_status=0
   timeout "${SCALESTUDY_CUDA_BUILD_TIMEOUT_S:-2700}" bash scripts/build-cuda.sh || cuda_status=$?
   echo "build-cuda: exit $cuda_status after $((SECONDS - started)) s (124: time cap reached)"
-  if [ "$cuda_status" = 0 ] && [ -f "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}/CTestTestfile.cmake" ]; then
+  cuda_dir=${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}
+  # A build with no tests registered would skip the GPU, kit and AVX2 suites unseen.
+  if [ "$cuda_status" = 0 ] && [ ! -f "$cuda_dir/CTestTestfile.cmake" ]; then
+    echo "test.sh: $cuda_dir has no CTestTestfile.cmake (configured without tests?): its GPU, kit and AVX2 suites cannot run"
+    cuda_status=1
+  fi
+  if [ "$cuda_status" = 0 ]; then
     # The device-agnostic GPU-path suites once more, on the wheel's LibTorch (2.x: the fused
     # optimizer kernels, the device-side loss scaler) — on the CPU, like every CI test.
-    ctest_run "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" gpu -L unit -R '^gpu_' || cuda_status=$?
+    ctest_run "$cuda_dir" gpu -L unit -R '^gpu_' || cuda_status=$?
     # The kit as the GPU machine gets it: scripts/gpu-bundle.sh --from-build on this build,
     # its libraries resolved without the build's paths, and the kit rehearsed on the CPU.
-    ctest_run "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" kit -L kit || cuda_status=$?
+    ctest_run "$cuda_dir" kit -L kit || cuda_status=$?
     # Once more with the CPU kernels an AVX2-only machine runs: oneDNN and ATen dispatch by
     # ISA, and bf16 differs most (AVX-512 BF16 and AMX compute it, AVX2 emulates it). The
     # GPU path's suites (CPU bf16 autocast among them) and the kit's rehearsal, about 3 min.
     # A CPU with none of AVX-512, AVX-VNNI and AMX ran AVX2's kernels just now.
     if grep -qwE 'avx512f|avx_vnni|amx_bf16' /proc/cpuinfo; then
       ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2 ctest_run \
-        "${SCALESTUDY_CUDA_BUILD_DIR:-build-cuda}" avx2 -L 'unit|kit' -R '^gpu_|^kit_rehearsal_test$' ||
+        "$cuda_dir" avx2 -L 'unit|kit' -R '^gpu_|^kit_rehearsal_test$' ||
         cuda_status=$?
     else
       echo "test.sh: this CPU has no AVX-512, AVX-VNNI or AMX: the GPU suites and the kit ran on AVX2's kernels above"

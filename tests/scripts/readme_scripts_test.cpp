@@ -64,8 +64,14 @@ struct StandInProject {
       fs::copy_file(source / "scripts" / script, root / "scripts" / script);
     fs::copy_file(source / "tests" / "support" / "list_skipped_tests.py",
                   root / "tests" / "support" / "list_skipped_tests.py");
-    write_file(root / "scripts" / "install-deps.sh", "exit 0\n");
-    write_file(root / "scripts" / "build-cuda.sh", "echo stand-in CUDA build\n");
+    fs::create_directories(root / ".ci");
+    fs::copy_file(source / ".ci" / "run", root / ".ci" / "run");
+    write_file(root / "scripts" / "install-deps.sh", "echo \"install-deps: CI=${CI:-unset}\"\n");
+    // The CUDA build's suites: one test that every one of test.sh's filters selects.
+    write_file(root / "scripts" / "build-cuda.sh",
+               "echo stand-in CUDA build\nmkdir -p build-cuda\n"
+               "printf 'add_test(gpu_standin true)\\nset_tests_properties(gpu_standin "
+               "PROPERTIES LABELS \"unit;kit\")\\n' >build-cuda/CTestTestfile.cmake\n");
     write_file(root / "fake-cli", "#!/bin/sh\necho \"fake scalestudy $*\"\n");
     fs::permissions(root / "fake-cli", fs::perms::owner_all, fs::perm_options::add);
     write_file(root / "CMakeLists.txt", stand_in_cmakelists(registered_tests, skipping_tests));
@@ -109,6 +115,26 @@ TEST_CASE("a failed CUDA build fails test.sh even when every test passed") {
   CHECK(test.text.find("tests passed, 0 tests failed out of 1") != std::string::npos);
   CHECK(test.text.find("build-cuda: exit 1") != std::string::npos);
   CHECK(test.exit_code == 1);
+}
+
+TEST_CASE("a CUDA build that registered no tests fails test.sh") {
+  StandInProject project(1);
+  write_file(project.root / "scripts" / "build-cuda.sh", "mkdir -p build-cuda\n");
+  ShellOutput test = project.script("test.sh");
+  INFO(test.text);
+  CHECK(test.text.find("tests passed, 0 tests failed out of 1") != std::string::npos);
+  CHECK(test.text.find("build-cuda has no CTestTestfile.cmake") != std::string::npos);
+  CHECK(test.exit_code == 1);
+}
+
+TEST_CASE(".ci/run runs test.sh with CI=true whatever the runner exports") {
+  StandInProject project(1);
+  ShellOutput test =
+      run_shell_merged("cd '" + project.root.string() + "' && env -u CI bash .ci/run");
+  INFO(test.text);
+  CHECK(test.exit_code == 0);
+  CHECK(test.text.find("install-deps: CI=true") != std::string::npos);
+  CHECK(test.text.find("gpu_standin") != std::string::npos);  // the CUDA build's suites ran
 }
 
 TEST_CASE("test.sh turns tests back on in a build folder configured without them") {
