@@ -17,8 +17,11 @@ scalestudy run of each exported campaign becomes one MLflow run, named
            and mlflow.source.git.commit).
 A run is found again by its tags scalestudy.run_id and scalestudy.campaign: exporting
 again updates it (new metric values, tags, status) and never adds a second run; a metric
-value already logged at its step is not logged twice, and a parameter keeps its first
-value (MLflow parameters are immutable).
+whose value at its step is the one MLflow shows there is not logged again, and a parameter
+keeps its first value (MLflow parameters are immutable). A value that changed (efficiency
+0.93 with one repeat, 0.88 with all) is logged at its step with a timestamp after every one
+logged before: MLflow shows, per step, the value of the latest timestamp (and breaks a tie
+by the larger value, which kept 0.93 when both had the run's start as timestamp).
 
 Command line (for the CLI-only user; docs/python.md):
     python -m scalestudy export-mlflow STUDY[@CAMPAIGN] TRACKING_URI [--results-dir DIR]
@@ -99,6 +102,27 @@ def _existing_runs(client, experiment_id):
             return found
 
 
+def _changed_metrics(client, run_uuid, metrics, logged_names, now_ms):
+    """The (name, value, step, timestamp) of `metrics` not yet logged at their step, and of
+    those whose value differs from the one MLflow shows there (per step, the value of the
+    latest timestamp, a tie broken by the larger value), these timestamped after every value
+    of their name logged before, so that MLflow shows them from now on."""
+    shown, last_ms = {}, {}
+    for name in {m[0] for m in metrics} & logged_names:
+        for logged in client.get_metric_history(run_uuid, name):
+            key = (name, logged.step)
+            shown[key] = max(shown.get(key, (logged.timestamp, logged.value)),
+                             (logged.timestamp, logged.value))
+            last_ms[name] = max(last_ms.get(name, logged.timestamp), logged.timestamp)
+    changed = []
+    for name, value, step, timestamp in metrics:
+        if (name, step) not in shown:
+            changed.append((name, value, step, timestamp))
+        elif shown[(name, step)][1] != value:
+            changed.append((name, value, step, max(now_ms, last_ms[name] + 1)))
+    return changed
+
+
 def _experiment(client, name):
     experiment = client.get_experiment_by_name(name)
     if experiment is None:
@@ -175,11 +199,9 @@ def export_study(study, tracking_uri, experiment=None, client=None):
             created += 1
         else:
             run_uuid, logged_params = known.info.run_id, dict(known.data.params)
-            logged = set()
-            for name in {m[0] for m in metrics} & set(known.data.metrics):
-                logged |= {(name, h.step, h.value) for h in client.get_metric_history(run_uuid, name)}
+            metrics = _changed_metrics(client, run_uuid, metrics, set(known.data.metrics), now_ms)
             updated += 1
-        new_metrics = [Metric(k, v, t, s) for k, v, s, t in metrics if (k, s, v) not in logged]
+        new_metrics = [Metric(k, v, t, s) for k, v, s, t in metrics]
         new_params = [Param(k, v[:_PARAM_VALUE_LIMIT]) for k, v in sorted(params.items())
                       if k not in logged_params]
         new_tags = [RunTag(k, v) for k, v in sorted(tags.items())]

@@ -2,7 +2,9 @@
 read back through MLflow's REST API: two campaigns of the tiny study give one MLflow run
 per scalestudy run in the study's experiment, with the metrics, parameters and tags of
 docs/python.md, and a second export leaves the count (and each metric's history) as it
-was. Exported the way a CLI user does: python -m scalestudy export-mlflow."""
+was. Exported the way a CLI user does: python -m scalestudy export-mlflow. A value that
+changed between exports (efficiency 0.93, then 0.88) is the one MLflow shows after the
+second."""
 
 import json
 import os
@@ -169,6 +171,48 @@ class MlflowExportTest(unittest.TestCase):
                                           run_id=mlflow_run["info"]["run_id"],
                                           metric_key=key)["metrics"]
                 self.assertEqual(len(history), 2 if key.startswith("epoch.") else 1, key)
+
+    def test_a_value_that_went_down_is_the_one_shown_after_a_re_export(self):
+        # One repeat done (efficiency 0.93), then all of them (0.88): the second export must
+        # make MLflow show 0.88, and a third at 0.93 again 0.93, each kept in the history.
+        import scalestudy
+        from scalestudy import mlflow_export
+        study = scalestudy.open(support.results_dir(), cli=support.cli()).study(support.STUDY)
+
+        class WithEfficiency:
+            def __init__(self, efficiency):
+                self.efficiency = efficiency
+                self.name, self.campaign = study.name, study.campaign
+
+            def report(self):
+                report = study.report()
+                for point in report["points"]:
+                    point["efficiency"] = self.efficiency
+                return report
+
+            def runs(self):
+                return study.runs()
+
+            def epochs(self):
+                return study.epochs()
+
+        def shown_efficiencies(experiment_id):
+            return [{m["key"]: m["value"] for m in r["data"]["metrics"]}["efficiency"]
+                    for r in self.server.runs(experiment_id)]
+
+        experiment = "pytiny-reexport"
+        for efficiency in (0.93, 0.88, 0.88, 0.93):
+            done = mlflow_export.export_study(WithEfficiency(efficiency), self.server.uri,
+                                              experiment=experiment)
+            shown = shown_efficiencies(done["experiment_id"])
+            self.assertEqual(len(shown), 2)
+            self.assertEqual(shown, [efficiency] * 2)
+        for mlflow_run in self.server.runs(done["experiment_id"]):
+            history = self.server.get("metrics/get-history", run_id=mlflow_run["info"]["run_id"],
+                                      metric_key="efficiency")["metrics"]
+            self.assertEqual([m["value"] for m in sorted(history, key=lambda m: m["timestamp"])],
+                             [0.93, 0.88, 0.93])
+            self.assertEqual({m["step"] for m in history}, {0})
 
 
 if __name__ == "__main__":
