@@ -42,7 +42,7 @@ def main(argv=None):
         with contextlib.redirect_stdout(sys.stderr):
             done = mlflow_export.export(Results(args.results_dir, cli=args.cli), args.study,
                                         args.tracking_uri, experiment=args.experiment)
-    except (FileNotFoundError, RuntimeError) as error:
+    except (FileNotFoundError, RuntimeError, ValueError) as error:
         print("scalestudy export-mlflow: %s" % error, file=sys.stderr)
         return 1
     print(json.dumps(done))

@@ -19,6 +19,7 @@ import os
 import re
 import sqlite3
 import urllib.parse
+import warnings
 
 import pandas as pd
 
@@ -138,10 +139,25 @@ class Study:
         self.name = name
         self.campaign = campaign
         file_name = name + ("" if campaign == DEFAULT_CAMPAIGN else "@" + campaign) + ".sqlite"
+        # A name the results dir's listing reads back as this study and campaign: no path
+        # ("../x" would open a file outside the results dir), no "@" inside a part.
+        match = _DB_NAME.match(file_name)
+        if not match or (match.group("study"), match.group("campaign") or DEFAULT_CAMPAIGN) != (
+                name, campaign):
+            raise ValueError("%r (campaign %r) is not a study name: a name and a campaign are "
+                             "file names without '/' or '@'" % (name, campaign))
         self.database = os.path.join(results.results_dir, file_name)
         if not os.path.isfile(self.database):
             raise FileNotFoundError("no study database %s (studies there: %s)" % (
                 self.database, ", ".join(sorted(set(results.studies().study))) or "none"))
+        with _connect_read_only(self.database) as db:
+            try:
+                is_study = _has_table(db, "runs")
+            except sqlite3.DatabaseError as error:
+                raise ValueError("%s is not a study database: %s" % (self.database, error))
+        if not is_study:
+            raise ValueError("%s is not a study database: it has no runs table (made by "
+                             "scalestudy submit or run)" % self.database)
 
     @property
     def label(self):
@@ -260,7 +276,9 @@ class Study:
         epoch, warmup (bool), samples, data_ms, forward_ms, backward_ms, comm_exposed_ms,
         optimizer_ms, step_ms, loss. Read from the runs' rank databases (ingest keeps only
         per-phase aggregates unless `ingest --steps`); from the study database's m_steps
-        for a run whose directory is gone."""
+        for a run whose directory is gone. A run some of whose rank databases are missing
+        is read from m_steps too, with a warning (RuntimeWarning) naming the ranks, as is
+        a run whose steps are in neither."""
         frames = []
         with _connect_read_only(self.database) as db:
             ingested = ([r[0] for r in db.execute(
@@ -273,7 +291,8 @@ class Study:
                 run_dir = self._absolute(out_dirs.get(run_id, ""))
                 paths = [os.path.join(run_dir, "rank%d.sqlite" % r)
                          for r in range(int(world.get(run_id, 0)))]
-                if paths and all(os.path.isfile(p) for p in paths):
+                missing = [r for r, p in enumerate(paths) if not os.path.isfile(p)]
+                if paths and not missing:
                     for rank, path in enumerate(paths):
                         with _connect_read_only(path) as rank_db:
                             frame = _frame(rank_db, "SELECT %s FROM steps ORDER BY global_step"
@@ -281,10 +300,21 @@ class Study:
                         frame.insert(0, "rank", rank)
                         frame.insert(0, "run_id", run_id)
                         frames.append(frame)
-                elif _has_table(db, "m_steps"):
-                    frames.append(_frame(
-                        db, "SELECT %s FROM m_steps WHERE run_id = ? ORDER BY rank, global_step"
-                        % ", ".join(KEYS + STEP_COLUMNS), (run_id,)))
+                    continue
+                kept = (_frame(db, "SELECT %s FROM m_steps WHERE run_id = ? ORDER BY rank, "
+                                   "global_step" % ", ".join(KEYS + STEP_COLUMNS), (run_id,))
+                        if _has_table(db, "m_steps") else pd.DataFrame())
+                frames.append(kept)
+                if len(missing) < len(paths) or not len(kept):
+                    warnings.warn(
+                        "run %s: %s; %s" % (
+                            run_id,
+                            "no rank database in %s" % run_dir if len(missing) == len(paths)
+                            else "rank database(s) of rank(s) %s of %d missing in %s" % (
+                                ", ".join(map(str, missing)), len(paths), run_dir),
+                            "its steps from the study database (ingest --steps)" if len(kept)
+                            else "its steps are nowhere (ingest --steps keeps them)"),
+                        RuntimeWarning, stacklevel=2)
         columns = list(KEYS + STEP_COLUMNS)
         steps = (pd.concat([f for f in frames if len(f)], ignore_index=True)
                  if any(len(f) for f in frames) else pd.DataFrame(columns=columns))

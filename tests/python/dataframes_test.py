@@ -5,7 +5,9 @@ report's names and units, and agreeing with the CLI's own JSON and SQL."""
 import json
 import os
 import subprocess
+import sys
 import unittest
+import warnings
 
 import pandas as pd
 
@@ -208,6 +210,65 @@ class CliDrivingTest(unittest.TestCase):
             scalestudy.plan("tests/python/no-such-study.yaml", cli=support.cli())
         self.assertNotEqual(failed.exception.returncode, 0)
         self.assertIn("no-such-study.yaml", str(failed.exception))
+
+
+class RefusalsTest(unittest.TestCase):
+    """What the package refuses or warns about, instead of reading the wrong thing or
+    answering with a traceback."""
+
+    def copied_results(self):
+        import shutil
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="scalestudy-refusals-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        results = os.path.join(folder, "results")
+        shutil.copytree(support.results_dir(), results)
+        return results
+
+    def test_a_study_name_with_a_path_is_refused(self):
+        results = scalestudy.open(support.results_dir(), cli=support.cli())
+        outside = os.path.join(os.path.dirname(results.results_dir), "outside.sqlite")
+        with open(outside, "w"):
+            pass
+        self.addCleanup(os.remove, outside)
+        for name, campaign in (("../outside", "default"), (support.STUDY, "../../outside"),
+                               ("a@b", "default"), ("", "default")):
+            with self.assertRaisesRegex(ValueError, "is not a study name"):
+                scalestudy.Study(results, name, campaign)
+
+    def test_a_database_without_runs_is_a_clear_error(self):
+        import sqlite3
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="scalestudy-noruns-")
+        self.addCleanup(subprocess.run, ["rm", "-rf", folder])
+        db = sqlite3.connect(os.path.join(folder, "other.sqlite"))
+        db.execute("CREATE TABLE notes (text TEXT)")
+        db.commit()
+        db.close()
+        results = scalestudy.open(folder, cli=support.cli())
+        with self.assertRaisesRegex(ValueError, "not a study database: it has no runs table"):
+            results.study("other")
+        done = subprocess.run(
+            [sys.executable, "-m", "scalestudy", "export-mlflow", "other", "http://127.0.0.1:9",
+             "--results-dir", folder, "--cli", support.cli()],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertNotIn("Traceback", done.stderr)
+        self.assertIn("other.sqlite is not a study database", done.stderr)
+
+    def test_steps_say_when_rank_databases_are_missing(self):
+        results = scalestudy.open(self.copied_results(), cli=support.cli())
+        study = results.study(support.STUDY)
+        three = study.runs().set_index("world_size").loc[3]
+        os.remove(os.path.join(three.out_dir, "rank1.sqlite"))
+        with self.assertWarnsRegex(RuntimeWarning, "run %s: rank database\\(s\\) of rank\\(s\\) "
+                                   "1 of 3 missing" % three.run_id):
+            steps = study.steps()
+        # Not ingested with --steps: the run's steps are nowhere, and say so.
+        self.assertEqual(set(steps.run_id), set(study.runs().run_id) - {three.run_id})
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            results.study(support.STUDY + "@b").steps()  # every rank database there
 
 
 if __name__ == "__main__":
