@@ -1,7 +1,10 @@
 #include "orchestrator/sched/slurmrest_json.hpp"
 
 #include <ctime>
+#include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
@@ -326,9 +329,42 @@ std::vector<std::string> rest_job_ids(const nlohmann::json& job) {
   return {job_id};
 }
 
+namespace {
+
+// How new one of a job's accounting records is. slurmrestd lists every run of a requeued job
+// (sacct without --duplicates only the newest), in no promised order: the newest was
+// submitted last (epoch seconds, a record without one before any with), then (submitted
+// within a second) restarted more often, then is not the REQUEUED one. A full tie keeps the
+// record listed first.
+using RecordAge = std::tuple<long long, long long, bool>;
+
+RecordAge record_age(const json& job) {
+  const json times = job.value("time", json::object());
+  const long long submitted = rest_number(times.value("submission", json())).value_or(-1);
+  const std::string state = rest_state(job.value("state", json::object()).value("current", json()));
+  return {submitted, number_or_zero(job, "restart_cnt"), state.rfind("REQUEUE", 0) != 0};
+}
+
+// Keeps `value` under `key` unless a newer record put one there.
+template <typename Value>
+void keep_newest(std::map<std::string, std::pair<RecordAge, Value>>& newest, const std::string& key,
+                 const RecordAge& age, Value value) {
+  auto [known, fresh] = newest.try_emplace(key, age, value);
+  if (!fresh && age > known->second.first) known->second = {age, std::move(value)};
+}
+
+template <typename Value>
+std::map<std::string, Value> values_of(std::map<std::string, std::pair<RecordAge, Value>> aged) {
+  std::map<std::string, Value> values;
+  for (auto& [key, pair] : aged) values.emplace(key, std::move(pair.second));
+  return values;
+}
+
+}  // namespace
+
 std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer) {
-  std::map<std::string, JobStatus> states;
-  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return states;
+  std::map<std::string, std::pair<RecordAge, JobStatus>> states;
+  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return {};
   for (const auto& job : answer["jobs"]) {
     json state = job.value("state", json::object());
     auto status = make_slurm_status(rest_state(state.value("current", json())),
@@ -340,9 +376,9 @@ std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer
     std::string job_id =
         task ? std::to_string(number_or_zero(array, "job_id")) + "_" + std::to_string(*task)
              : std::to_string(number_or_zero(job, "job_id"));
-    states[job_id] = *status;
+    keep_newest(states, job_id, record_age(job), *status);
   }
-  return states;
+  return values_of(std::move(states));
 }
 
 namespace {
@@ -370,8 +406,8 @@ std::string rest_time(const json& value) {
 }  // namespace
 
 std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& answer) {
-  std::map<std::string, AllocationRecord> allocations;
-  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return allocations;
+  std::map<std::string, std::pair<RecordAge, AllocationRecord>> allocations;
+  if (!answer.contains("jobs") || !answer["jobs"].is_array()) return {};
   for (const auto& job : answer["jobs"]) {
     const std::string id = std::to_string(job.value("job_id", 0LL));
     AllocationRecord allocation;
@@ -390,14 +426,10 @@ std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& an
                                   rest_time(step_times.value("start", json())),
                                   rest_time(step_times.value("end", json()))});
     }
-    // slurmrestd lists every run of a requeued job (sacct without --duplicates only the
-    // newest): the newest is the one queued last, the earlier ones' steps are history.
-    auto [known, fresh] = allocations.try_emplace(id, allocation);
-    if (!fresh && allocation.queued_at >= known->second.queued_at) {
-      known->second = std::move(allocation);
-    }
+    // Of a requeued allocation's runs the newest counts; the earlier ones' steps are history.
+    keep_newest(allocations, id, record_age(job), std::move(allocation));
   }
-  return allocations;
+  return values_of(std::move(allocations));
 }
 
 }  // namespace scalestudy::sched

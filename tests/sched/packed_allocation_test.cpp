@@ -256,6 +256,18 @@ TEST_CASE("slurmrestd's list of a requeued allocation's runs: the newest one cou
   // Listed newest first, the newest still counts.
   std::swap(answer["jobs"][0], answer["jobs"][1]);
   CHECK(parse_rest_db_allocations(answer).at("21").state == "PENDING");
+  // Requeued within the second it was submitted: the REQUEUED record is the older, in
+  // either order; so is one without a submission time.
+  answer["jobs"][0]["time"]["submission"] = 1767261600;
+  for (int order = 0; order < 2; ++order) {
+    CAPTURE(order);
+    CHECK(parse_rest_db_allocations(answer).at("21").state == "PENDING");
+    std::swap(answer["jobs"][0], answer["jobs"][1]);
+  }
+  answer["jobs"][0]["state"]["current"] = "RUNNING";  // no steps
+  answer["jobs"][1]["state"]["current"] = "RUNNING";  // two steps
+  answer["jobs"][0]["time"].erase("submission");
+  CHECK(parse_rest_db_allocations(answer).at("21").steps.size() == 2);
 }
 
 TEST_CASE("the planned makespan is the wrapper's own schedule: the same order of steps") {

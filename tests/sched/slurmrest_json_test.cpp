@@ -99,3 +99,22 @@ TEST_CASE("job lists from slurmctld and slurmdbd become states per job id") {
   CHECK(accounted["1_1"].state == JobState::kTimeout);
   CHECK(accounted["12"].state == JobState::kCompleted);
 }
+
+TEST_CASE("a plain job's accounting records: the newest by submission time counts") {
+  // slurmrestd lists each run of a requeued job; the newest wins wherever it is listed.
+  json answer = json::parse(R"({"jobs": [
+      {"job_id": 40, "state": {"current": "COMPLETED"}, "time": {"submission": 1767261612},
+       "exit_code": {"return_code": 0}},
+      {"job_id": 40, "state": {"current": "NODE_FAIL"}, "time": {"submission": 1767261600},
+       "exit_code": {"return_code": 1}}]})");
+  CHECK(parse_rest_db_jobs(answer).at("40").state == JobState::kCompleted);
+  std::swap(answer["jobs"][0], answer["jobs"][1]);
+  CHECK(parse_rest_db_jobs(answer).at("40").state == JobState::kCompleted);
+  // Submitted within one second: the one restarted more often; a missing time is oldest.
+  answer["jobs"][0]["time"]["submission"] = 1767261612;
+  answer["jobs"][1]["restart_cnt"] = 1;
+  answer["jobs"][0]["restart_cnt"] = 0;
+  CHECK(parse_rest_db_jobs(answer).at("40").state == JobState::kCompleted);
+  answer["jobs"][1]["time"].erase("submission");
+  CHECK(parse_rest_db_jobs(answer).at("40").state == JobState::kNodeFail);
+}
