@@ -179,14 +179,19 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
   if (!runs) return runs.status();
   std::map<std::string, std::vector<const RunRecord*>> by_scheduler;
   for (const RunRecord& run : *runs) {
-    if (is_in_flight(run.state) && !run.job_id.empty()) {
-      by_scheduler[run_scheduler_key(run)].push_back(&run);
-      // Recorded, so marked: its allocation waits for the mark of a run whose submitter
-      // died between the two.
-      if (sched::is_packed_job_id(run.job_id)) {
-        sched::mark_packed_run_recorded(run.out_dir, run.job_id);
+    if (!is_in_flight(run.state) || run.job_id.empty()) continue;
+    // Recorded, so marked: its allocation waits for the mark of a run whose submitter died
+    // between the two. A mark that cannot be written fails the run (its allocation would
+    // never start it, and hand the attempt back with each one).
+    if (sched::is_packed_job_id(run.job_id)) {
+      if (Status marked = sched::mark_packed_run_recorded(run.out_dir, run.job_id); !marked) {
+        Status failed =
+            state.record_job_status(run.run_id, run.job_id, sched::packed_run_unmarked(marked));
+        if (!failed) return failed;
+        continue;
       }
     }
+    by_scheduler[run_scheduler_key(run)].push_back(&run);
   }
   for (const auto& [key, members] : by_scheduler) {
     const RunRecord& first = *members.front();

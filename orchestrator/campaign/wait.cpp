@@ -99,23 +99,28 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
     }
   }
   if (!found) return Status::error("no run '" + *run_id + "' in this study");
-  std::vector<std::string> cancelled;
+  std::vector<std::string> cancelled, not_cancelled;
   for (const auto& [key, members] : by_scheduler) {
     auto scheduler = sched::make_scheduler(members.front()->scheduler, context,
                                            run_scheduler_values(*members.front()));
     if (!scheduler) return scheduler.status();
     // A packed run is marked dropped: its wrapper never starts it, or stops its step (a
     // step cannot be cancelled through every backend; its allocation's other runs go on).
+    // One whose mark cannot be written runs on, and stays as it is, said below.
     std::vector<std::string> job_ids;
+    std::vector<const RunRecord*> stopping;
     for (const RunRecord* run : members) {
-      if (sched::is_packed_job_id(run->job_id)) {
-        sched::mark_packed_run_dropped(run->out_dir, run->job_id);
-      } else {
+      if (!sched::is_packed_job_id(run->job_id)) {
         job_ids.push_back(run->job_id);
+      } else if (Status marked = sched::mark_packed_run_dropped(run->out_dir, run->job_id);
+                 !marked) {
+        not_cancelled.push_back("run " + run->run_id + " (" + marked.message() + ")");
+        continue;
       }
+      stopping.push_back(run);
     }
     if (Status stopped = (*scheduler)->cancel(job_ids); !stopped) return stopped;
-    for (const RunRecord* run : members) {
+    for (const RunRecord* run : stopping) {
       common::JobStatus status{common::JobState::kCancelled, std::nullopt,
                                "cancelled with scalestudy cancel"};
       if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {
@@ -123,6 +128,15 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
       }
       cancelled.push_back(run->run_id);
     }
+  }
+  if (!not_cancelled.empty()) {
+    std::string message = "cancelled " + std::to_string(cancelled.size()) + " run(s);";
+    for (const auto& cancelled_id : cancelled) message += " " + cancelled_id;
+    message += "; not cancelled, still running or queued: ";
+    for (size_t i = 0; i < not_cancelled.size(); ++i) {
+      message += (i ? "; " : "") + not_cancelled[i];
+    }
+    return Status::error(message);
   }
   return cancelled;
 }

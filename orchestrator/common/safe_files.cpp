@@ -56,6 +56,8 @@ Status write_file_once(const std::string& path, const std::string& text, mode_t 
   Status written = write_all(fd, text, path);
   if (written && ::fchmod(fd, mode) != 0) written = Status::error(error_text(path));
   if (::close(fd) != 0 && written) written = Status::error(error_text(path));
+  // Half a file must not stand for a whole one: readers go by its existence.
+  if (!written) ::unlink(path.c_str());
   return written;
 }
 

@@ -138,7 +138,11 @@ stop_when_dropped() {
 # by stop_when_dropped.
 start() {
   local i=$1 n names=()
-  : >"$(mark "$i" started)"
+  # Unmarked, a step a requeue hides would count as never started: not run at all instead.
+  if ! : >"$(mark "$i" started)"; then
+    echo "step $i: run ${run_names[i]}: cannot write its mark $(mark "$i" started): not run here"
+    return 1
+  fi
   if [ -e "$(mark "$i" dropped)" ]; then
     echo "step $i: run ${run_names[i]} was cancelled: not run here"
     return 1
@@ -162,7 +166,8 @@ start() {
     wait "$script"
     status=$?
     kill "$watcher" 2>/dev/null
-    echo $status >"$finished.tmp" && mv "$finished.tmp" "$finished"
+    { echo $status >"$finished.tmp" && mv "$finished.tmp" "$finished"; } ||
+      echo "step $i: run ${run_names[i]} ended with $status; cannot write its mark $finished"
   } &
   hosts_of_step[$!]="${picked[*]}"
   running=$((running + 1))
@@ -367,12 +372,21 @@ void report_packed_runs(const BatchJob& job, const std::string& allocation_id,
   for (const PreparedRun* run : job.runs) {
     Submission submission{run->spec.run_id, packed_run_job_id(allocation_id, run->spec.run_id)};
     if (callbacks.launching && !callbacks.launching(submission)) {
-      // Not recorded, so never to run here: the wrapper need not wait for it.
-      mark_packed_run_dropped(run->out_dir, submission.job_id);
+      // Not recorded, so never to run here: the wrapper need not wait for it (without the
+      // mark it waits for a record that never comes, then leaves the run: a delay only).
+      static_cast<void>(mark_packed_run_dropped(run->out_dir, submission.job_id));
       continue;
     }
-    mark_packed_run_recorded(run->out_dir, submission.job_id);
+    const Status marked = mark_packed_run_recorded(run->out_dir, submission.job_id);
     if (callbacks.submitted) callbacks.submitted(submission);
+    if (!marked && callbacks.finished) {
+      // Recorded but never to start: the wrapper starts a run on its mark only, and would
+      // hand the attempt back as not reached, again with every allocation. A failure
+      // instead, which counts an attempt and says why; the dropped mark, where it can be
+      // written, spares the wrapper its wait for the record.
+      static_cast<void>(mark_packed_run_dropped(run->out_dir, submission.job_id));
+      callbacks.finished(submission, packed_run_unmarked(marked));
+    }
     submissions.push_back(std::move(submission));
   }
 }

@@ -19,9 +19,12 @@ bool exists(const std::string& path) {
   return std::filesystem::exists(path, error);
 }
 
-// Never through a symlink the job's user left at the mark's name (O_EXCL).
-void write_once(const std::string& path, const std::string& text) {
-  (void)common::write_file_once(path, text + "\n", 0644);
+// Never through a symlink the job's user left at the mark's name (O_EXCL); a write that
+// fails leaves no mark (the wrapper reads a mark's existence).
+Status write_once(const std::string& path, const std::string& text) {
+  Status written = common::write_file_once(path, text + "\n", 0644);
+  if (!written) return written.with_context("cannot write the mark");
+  return Status::ok();
 }
 
 }  // namespace
@@ -37,12 +40,16 @@ PackedRunMarks read_packed_run_marks(const std::string& out_dir, const std::stri
   return marks;
 }
 
-void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id) {
-  write_once(mark_path(out_dir, job_id, "recorded"), job_id);
+Status mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id) {
+  return write_once(mark_path(out_dir, job_id, "recorded"), job_id);
 }
 
-void mark_packed_run_dropped(const std::string& out_dir, const std::string& job_id) {
-  write_once(mark_path(out_dir, job_id, "dropped"), job_id);
+Status mark_packed_run_dropped(const std::string& out_dir, const std::string& job_id) {
+  return write_once(mark_path(out_dir, job_id, "dropped"), job_id);
+}
+
+JobStatus packed_run_unmarked(const Status& error) {
+  return {JobState::kFailed, std::nullopt, "not started: " + error.message()};
 }
 
 JobStatus settle_packed_run_status(JobStatus status, const PackedRunMarks& marks) {

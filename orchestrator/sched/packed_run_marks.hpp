@@ -30,9 +30,16 @@ struct PackedRunMarks {
 // The marks of packed run `job_id` ("J+run") in its folder `out_dir`.
 PackedRunMarks read_packed_run_marks(const std::string& out_dir, const std::string& job_id);
 
-// Writes the recorded (dropped) mark of packed run `job_id`. Idempotent.
-void mark_packed_run_recorded(const std::string& out_dir, const std::string& job_id);
-void mark_packed_run_dropped(const std::string& out_dir, const std::string& job_id);
+// Writes the recorded (dropped) mark of packed run `job_id`. Idempotent. An error names the
+// mark's path and why it could not be written (a full disk, another owner's folder): the
+// run's allocation would then wait for a mark that never comes, or run a cancelled run.
+[[nodiscard]] Status mark_packed_run_recorded(const std::string& out_dir,
+                                              const std::string& job_id);
+[[nodiscard]] Status mark_packed_run_dropped(const std::string& out_dir, const std::string& job_id);
+
+// The end of a packed run recorded under an allocation whose recorded mark could not be
+// written (`error`): FAILED, never started there, saying why.
+JobStatus packed_run_unmarked(const Status& error);
 
 // A packed run's polled status settled with its marks where accounting lists no step for
 // it (status.never_started: its allocation ended before a step of that name): the finished

@@ -52,7 +52,8 @@ struct Submission {
 // records a job id the moment it exists (a later failure in the same batch loses nothing).
 struct SubmitCallbacks {
   std::function<void(const Submission&)> submitted;
-  // Only backends that run jobs to completion inside submit() (local) call this.
+  // Backends that run jobs to completion inside submit() (local) call this, and a packed
+  // allocation for a run it recorded but could not mark for its wrapper (FAILED).
   std::function<void(const Submission&, const JobStatus&)> finished;
   // Backends that can hold a run's processes between creating and starting them (local)
   // call this before `submitted`, with the job id: the run starts only when it returns

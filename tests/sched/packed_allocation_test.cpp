@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -333,8 +334,55 @@ TEST_CASE("marks are read back from the run's folder for its allocation") {
   CHECK(marks.started);
   CHECK(marks.finished_exit_code == 75);
   CHECK_FALSE(marks.not_reached);
-  mark_packed_run_dropped(dir.string(), "7+a");
+  CHECK(mark_packed_run_dropped(dir.string(), "7+a").is_ok());
   CHECK(fs::exists(dir / "packed-7.dropped"));
+  CHECK(mark_packed_run_dropped(dir.string(), "7+a").is_ok());  // idempotent
+}
+
+TEST_CASE("a mark that cannot be written is an error naming it, and leaves no mark") {
+  // Even root cannot write below a regular file, nor a file where a folder is.
+  fs::path dir = testing::scratch_dir("packed_unwritable_marks");
+  fs::create_directories(dir);
+  std::ofstream(dir / "not-a-folder") << "x\n";
+  const Status below_file = mark_packed_run_recorded((dir / "not-a-folder").string(), "7+a");
+  REQUIRE_FALSE(below_file.is_ok());
+  CHECK(below_file.message().find("not-a-folder/packed-7.recorded: cannot write the mark") !=
+        std::string::npos);
+  fs::create_directories(dir / "packed-7.dropped");
+  const Status on_folder = mark_packed_run_dropped(dir.string(), "7+a");
+  REQUIRE_FALSE(on_folder.is_ok());
+  CHECK(on_folder.message().find("packed-7.dropped: cannot write the mark") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "packed-7.dropped.tmp"));
+}
+
+TEST_CASE("a run recorded whose mark cannot be written is reported failed, not left waiting") {
+  fs::path dir = testing::scratch_dir("packed_unmarked_run");
+  auto runs = ladder(dir);
+  auto job = packed_job(runs, dir / "arrays");
+  REQUIRE(job);
+  // b1's folder is a file: no mark can be written in it.
+  fs::remove_all(dir / "b1");
+  std::ofstream(dir / "b1") << "x\n";
+  SubmitCallbacks callbacks;
+  std::vector<std::string> submitted;
+  std::map<std::string, JobStatus> finished;
+  callbacks.launching = [](const Submission&) { return Status::ok(); };
+  callbacks.submitted = [&](const Submission& submission) {
+    submitted.push_back(submission.run_id);
+  };
+  callbacks.finished = [&](const Submission& submission, const JobStatus& status) {
+    finished.emplace(submission.run_id, status);
+  };
+  std::vector<Submission> submissions;
+  report_packed_runs(*job, "78", callbacks, submissions);
+  CHECK(submissions.size() == 6);
+  CHECK(submitted.size() == 6);
+  REQUIRE(finished.size() == 1);
+  const JobStatus& failed = finished.at("b1");
+  CHECK(failed.state == JobState::kFailed);
+  CHECK_FALSE(failed.exit_code.has_value());
+  CHECK(failed.reason.find("not started: ") == 0);
+  CHECK(failed.reason.find("b1/packed-78.recorded: cannot write the mark") != std::string::npos);
 }
 
 TEST_CASE("the wrapper marks steps as they happen and bounds its wait for records") {
