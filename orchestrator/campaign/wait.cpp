@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "orchestrator/campaign/run_scheduler.hpp"
@@ -84,6 +85,30 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
   }
 }
 
+namespace {
+
+// The packed allocations of the runs `stopped` in which no run is in flight any more.
+Result<std::vector<std::string>> emptied_allocations(StudyState& state,
+                                                     const std::vector<const RunRecord*>& stopped) {
+  std::set<std::string> allocations;
+  for (const RunRecord* run : stopped) {
+    if (sched::is_packed_job_id(run->job_id)) {
+      allocations.insert(sched::packed_allocation_id(run->job_id));
+    }
+  }
+  if (allocations.empty()) return std::vector<std::string>{};
+  auto runs = state.runs();
+  if (!runs) return runs.status();
+  for (const RunRecord& run : *runs) {
+    if (is_in_flight(run.state) && sched::is_packed_job_id(run.job_id)) {
+      allocations.erase(sched::packed_allocation_id(run.job_id));
+    }
+  }
+  return std::vector<std::string>(allocations.begin(), allocations.end());
+}
+
+}  // namespace
+
 Result<std::vector<std::string>> cancel_study(StudyState& state,
                                               const sched::SchedulerContext& context,
                                               const std::optional<std::string>& run_id) {
@@ -127,6 +152,13 @@ Result<std::vector<std::string>> cancel_study(StudyState& state,
         return recorded;
       }
       cancelled.push_back(run->run_id);
+    }
+    // An allocation left with no run to run would still hold a submit slot, start, and
+    // hold its nodes while it skips every run: cancelled as well.
+    auto emptied = emptied_allocations(state, stopping);
+    if (!emptied) return emptied.status();
+    if (Status stopped = (*scheduler)->cancel(*emptied); !stopped) {
+      return stopped.with_context("the packed allocations left with no run to run");
     }
   }
   if (!not_cancelled.empty()) {

@@ -56,7 +56,8 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
 // Cancels every run in flight (or only `run_id`) through its scheduler and records it as
 // CANCELLED; a later poll may still say it completed first. Returns the cancelled run ids;
 // an error, after cancelling the others, names each packed run whose dropped mark could not
-// be written: its step runs on, and its state stays as it was.
+// be written: its step runs on, and its state stays as it was. A packed allocation left
+// with no run in flight is cancelled too.
 Result<std::vector<std::string>> cancel_study(StudyState& state,
                                               const sched::SchedulerContext& context,
                                               const std::optional<std::string>& run_id);
