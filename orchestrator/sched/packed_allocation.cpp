@@ -193,34 +193,48 @@ reap() {
 }
 # Whether run $1 is this job's: 0 when the study database recorded it here (its mark,
 # written by the submitter right after the record, or by any later submit or wait that
-# finds the record); 1 when it is not (its submitter could not record it, it was
-# cancelled, or a later submit took it after its submitter died before recording it
-# here); 2 while unknown.
+# finds the record) and in no later allocation; 1 when it is not (its submitter could not
+# record it, it was cancelled, or a later allocation holds it: a later submit took it after
+# its submitter died before recording it here, or, this job requeued, the study database
+# settled it and submitted it again); 2 while unknown.
 known_here() {
   local mark job
   [ -e "$(mark "$1" dropped)" ] && return 1
-  [ -e "$(mark "$1" recorded)" ] && return 0
   for mark in "${run_dirs[$1]}"/packed-*.recorded; do
     job=${mark##*/packed-}
     job=${job%.recorded}
     [[ "$job" =~ ^[0-9]+$ ]] && ((job > SLURM_JOB_ID)) && return 1
   done
+  [ -e "$(mark "$1" recorded)" ] && return 0
   return 2
+}
+# Whether run $1 is to run in this job as it starts: every run the first time; after a
+# requeue, only one the requeue killed (no finished mark, or a signal's status: 143). One
+# that completed is not run again, nor one that ended on its own before the requeue: the
+# study database settles it from its step or its mark, and may have submitted it again.
+runs_again() {
+  local status
+  status=$(cat "$(mark "$1" finished)" 2>/dev/null) || return 0
+  if [ "$status" = 0 ]; then
+    echo "step $1: run ${run_names[$1]} completed in this job before its requeue: not run again"
+    return 1
+  fi
+  if [[ "$status" =~ ^[0-9]+$ ]] && ((status < 128)); then
+    echo "step $1: run ${run_names[$1]} ended with status $status before this job's requeue: not run again"
+    return 1
+  fi
+  return 0
 }
 # Recorded runs start as they fit. A run not yet recorded waits for its record at most
 # record_wait_s (a submitter stopped for a while records it late; a dead one never does),
-# then is left unstarted for a later allocation, at no attempt's cost. A run that completed
-# in this job (which SLURM requeued: a node failure, scontrol requeue) is not run again; one
-# that did not runs again: the requeue itself may have killed it (SIGTERM reaches the
-# step's shell after its srun, which then marks the step finished with status 143).
+# then is left unstarted for a later allocation, at no attempt's cost. In a job SLURM
+# requeued (a node failure, scontrol requeue), a run the requeue killed runs again (SIGTERM
+# reaches the step's shell after its srun, which then marks the step finished with status
+# 143); the others do not (runs_again).
 record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}
 waiting=()
 for i in "${!run_scripts[@]}"; do
-  if [ "$(cat "$(mark "$i" finished)" 2>/dev/null)" = 0 ]; then
-    echo "step $i: run ${run_names[i]} completed in this job before its requeue: not run again"
-  else
-    waiting+=("$i")
-  fi
+  runs_again "$i" && waiting+=("$i")
 done
 told=0
 while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
@@ -454,10 +468,11 @@ std::map<std::string, JobStatus> packed_run_states(
     if (step != nullptr) {
       status = make_slurm_status(step->state, step->exit_code, "");
       if (status && is_terminal(status->state) && status->state != JobState::kCompleted &&
-          job.state.rfind("REQUEUE", 0) == 0) {
+          (job.state.rfind("REQUEUE", 0) == 0 || job.state == "PENDING")) {
         // SLURM requeued the allocation (a node failure, scontrol requeue) and still lists
-        // the steps the requeue ended: the run starts again when the allocation does, or,
-        // had it finished, settles by its mark when the allocation ends.
+        // the steps the requeue ended, beside the allocation REQUEUED or already PENDING
+        // again (an allocation that never ran has no steps): the run starts again when the
+        // allocation does, or, had it finished, settles by its mark when the allocation ends.
         status =
             JobStatus{JobState::kPending, std::nullopt,
                       "allocation " + allocation_id + " was requeued; the run starts again in it"};

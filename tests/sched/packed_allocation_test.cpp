@@ -15,6 +15,7 @@
 #include "orchestrator/sched/slurmrest_json.hpp"
 #include "tests/sched/prepared_run_fixture.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/shell_output.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::sched;
@@ -385,6 +386,84 @@ TEST_CASE("a run recorded whose mark cannot be written is reported failed, not l
   CHECK(failed.reason.find("b1/packed-78.recorded: cannot write the mark") != std::string::npos);
 }
 
+namespace {
+
+// The wrapper's bash function `name`, as its script defines it.
+std::string wrapper_function(const std::string& script, const std::string& name) {
+  const size_t begin = script.find("\n" + name + "() {");
+  REQUIRE(begin != std::string::npos);
+  const size_t end = script.find("\n}\n", begin);
+  REQUIRE(end != std::string::npos);
+  return script.substr(begin + 1, end + 3 - begin - 1);
+}
+
+}  // namespace
+
+TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no other job holds") {
+  // Allocation 20, requeued, starts again. Each run's folder holds the marks its first
+  // execution and the study database left; allocation 25 is a later one.
+  fs::path dir = testing::scratch_dir("packed_requeue_marks");
+  auto job = packed_job(ladder(dir), dir / "arrays");
+  REQUIRE(job);
+  const std::string script = testing::read_file(job->script_path);
+  const std::map<std::string, std::map<std::string, std::string>> marks = {
+      // Failed on its own; wait recorded it FAILED and resubmitted it into 25 (issue 67).
+      {"failed_resubmitted", {{"20.recorded", ""}, {"20.finished", "1"}, {"25.recorded", ""}}},
+      // Failed on its own, settled for good (no attempt left): its record says FAILED.
+      {"failed_settled", {{"20.recorded", ""}, {"20.finished", "1"}}},
+      // Killed by the requeue, but the study database has meanwhile submitted it again.
+      {"killed_resubmitted", {{"20.recorded", ""}, {"20.finished", "143"}, {"25.recorded", ""}}},
+      {"killed", {{"20.recorded", ""}, {"20.finished", "143"}}},
+      {"completed", {{"20.recorded", ""}, {"20.finished", "0"}}},
+      {"never_started", {{"20.recorded", ""}}},
+      {"unrecorded", {}},
+      {"cancelled", {{"20.recorded", ""}, {"20.dropped", ""}}}};
+  std::string dirs, names;
+  for (const auto& [run, files] : marks) {
+    fs::create_directories(dir / "requeue" / run);
+    for (const auto& [mark, text] : files) {
+      std::ofstream(dir / "requeue" / run / ("packed-" + mark))
+          << text << (text.empty() ? "" : "\n");
+    }
+    dirs += " '" + (dir / "requeue" / run).string() + "'";
+    names += " " + run;
+  }
+  const std::string program =
+      "SLURM_JOB_ID=20\nrun_dirs=(" + dirs + ")\nrun_names=(" + names + ")\n" +
+      "mark() { echo \"${run_dirs[$1]}/packed-${SLURM_JOB_ID}.$2\"; }\n" +
+      wrapper_function(script, "known_here") + wrapper_function(script, "runs_again") +
+      "for i in \"${!run_dirs[@]}\"; do\n"
+      "  runs_again $i >/dev/null; again=$?; known_here $i; echo \"${run_names[i]} $again $?\"\n"
+      "done\n";
+  std::ofstream(dir / "requeue.sh") << program;
+  const testing::ShellOutput answered =
+      testing::run_shell_merged("bash '" + (dir / "requeue.sh").string() + "'");
+  INFO(program << answered.text);
+  REQUIRE(answered.exit_code == 0);
+  // run, runs again (0 yes), known here (0 this job's, 1 not, 2 unknown).
+  CHECK(answered.text ==
+        "cancelled 0 1\n"
+        "completed 1 0\n"
+        "failed_resubmitted 1 1\n"
+        "failed_settled 1 0\n"
+        "killed 0 0\n"
+        "killed_resubmitted 0 1\n"
+        "never_started 0 0\n"
+        "unrecorded 0 2\n");
+}
+
+TEST_CASE("a step the requeue ended, listed beside its allocation pending again, is pending") {
+  const std::string sacct =
+      "20|demo-packed|PENDING|0:0|None assigned|2026-01-01T10:00:00|Unknown|Unknown\n"
+      "20.0|a1|COMPLETED|0:0|node1|2026-01-01T10:00:01|2026-01-01T10:00:01|2026-01-01T10:00:05\n"
+      "20.1|b1|CANCELLED|0:15|node1|2026-01-01T10:00:05|2026-01-01T10:00:05|"
+      "2026-01-01T10:00:12\n";
+  auto states = packed_run_states(parse_packed_sacct(sacct), {"20+a1", "20+b1"});
+  CHECK(states.at("20+a1").state == JobState::kCompleted);
+  CHECK(states.at("20+b1").state == JobState::kPending);
+  CHECK(states.at("20+b1").reason == "allocation 20 was requeued; the run starts again in it");
+}
+
 TEST_CASE("the wrapper marks steps as they happen and bounds its wait for records") {
   fs::path dir = testing::scratch_dir("packed_wrapper_marks");
   auto runs = ladder(dir);
@@ -397,10 +476,8 @@ TEST_CASE("the wrapper marks steps as they happen and bounds its wait for record
   CHECK(script.find("record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}") != std::string::npos);
   // The not-reached marks come before the wait for the running steps.
   CHECK(script.find("not-reached)\"; done") < script.find("while ((running > 0)); do reap; done"));
-  // On a requeue only the runs that completed in the job are skipped; one the requeue
-  // killed (its finished mark holds 143) runs again.
-  CHECK(script.find("if [ \"$(cat \"$(mark \"$i\" finished)\" 2>/dev/null)\" = 0 ]; then") !=
-        std::string::npos);
+  // On a requeue only the runs the requeue killed run again (runs_again, tested below).
+  CHECK(script.find("runs_again \"$i\" && waiting+=(\"$i\")") != std::string::npos);
   // The alarm rings only when its sleep ran out, not when a requeue killed the sleep.
   CHECK(script.find("(sleep $((left_s > 0 ? left_s : 0)) && kill -USR1 $$) &") !=
         std::string::npos);
