@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "harness/core/exit_codes.hpp"
 #include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
@@ -209,9 +210,10 @@ known_here() {
   return 2
 }
 # Whether run $1 is to run in this job as it starts: every run the first time; after a
-# requeue, only one the requeue killed (no finished mark, or a signal's status: 143). One
-# that completed is not run again, nor one that ended on its own before the requeue: the
-# study database settles it from its step or its mark, and may have submitted it again.
+# requeue, only one the requeue stopped (no finished mark, a signal's status, 143, or the
+# checkpointed one its SIGTERM gives: it resumes). One that completed is not run again, nor
+# one that ended on its own before the requeue: the study database settles it from its
+# step or its mark, and may have submitted it again.
 runs_again() {
   local status
   status=$(cat "$(mark "$1" finished)" 2>/dev/null) || return 0
@@ -219,7 +221,7 @@ runs_again() {
     echo "step $1: run ${run_names[$1]} completed in this job before its requeue: not run again"
     return 1
   fi
-  if [[ "$status" =~ ^[0-9]+$ ]] && ((status < 128)); then
+  if [[ "$status" =~ ^[0-9]+$ ]] && ((status < 128 && status != checkpointed_status)); then
     echo "step $1: run ${run_names[$1]} ended with status $status before this job's requeue: not run again"
     return 1
   fi
@@ -334,6 +336,7 @@ std::string packed_wrapper_script(const std::vector<const PreparedRun*>& runs,
   script += "export SCALESTUDY_PACK_SEED=" + std::to_string(seed) + "\n";
   script += "limit_s=" + std::to_string(time_limit_s) + "\n";
   script += "stop_lead_s=" + std::to_string(stop_lead_s) + "\n";
+  script += "checkpointed_status=" + std::to_string(exit_codes::kCheckpointed) + "\n";
   script += "max_running=" + std::to_string(concurrent ? allocation_nodes : 1) + "\n";
   script += bash_array("run_scripts", scripts) + bash_array("run_dirs", dirs) +
             bash_array("run_names", names) + bash_array("step_sizing", sizing) +

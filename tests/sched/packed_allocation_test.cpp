@@ -414,6 +414,8 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no oth
       // Killed by the requeue, but the study database has meanwhile submitted it again.
       {"killed_resubmitted", {{"20.recorded", ""}, {"20.finished", "143"}, {"25.recorded", ""}}},
       {"killed", {{"20.recorded", ""}, {"20.finished", "143"}}},
+      // Stopped by the requeue's SIGTERM after writing a checkpoint: it resumes here.
+      {"checkpointed", {{"20.recorded", ""}, {"20.finished", "75"}}},
       {"completed", {{"20.recorded", ""}, {"20.finished", "0"}}},
       {"never_started", {{"20.recorded", ""}}},
       {"unrecorded", {}},
@@ -429,8 +431,8 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no oth
     names += " " + run;
   }
   const std::string program =
-      "SLURM_JOB_ID=20\nrun_dirs=(" + dirs + ")\nrun_names=(" + names + ")\n" +
-      "mark() { echo \"${run_dirs[$1]}/packed-${SLURM_JOB_ID}.$2\"; }\n" +
+      "SLURM_JOB_ID=20\ncheckpointed_status=75\nrun_dirs=(" + dirs + ")\nrun_names=(" + names +
+      ")\n" + "mark() { echo \"${run_dirs[$1]}/packed-${SLURM_JOB_ID}.$2\"; }\n" +
       wrapper_function(script, "known_here") + wrapper_function(script, "runs_again") +
       "for i in \"${!run_dirs[@]}\"; do\n"
       "  runs_again $i >/dev/null; again=$?; known_here $i; echo \"${run_names[i]} $again $?\"\n"
@@ -443,6 +445,7 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no oth
   // run, runs again (0 yes), known here (0 this job's, 1 not, 2 unknown).
   CHECK(answered.text ==
         "cancelled 0 1\n"
+        "checkpointed 0 0\n"
         "completed 1 0\n"
         "failed_resubmitted 1 1\n"
         "failed_settled 1 0\n"
@@ -471,6 +474,7 @@ TEST_CASE("the wrapper marks steps as they happen and bounds its wait for record
   REQUIRE(job);
   const std::string script = testing::read_file(job->script_path);
   CHECK(has_line(script, "limit_s=1140"));  // the fallback for the job's end: 19 minutes
+  CHECK(has_line(script, "checkpointed_status=75"));
   CHECK(script.find(": >\"$(mark \"$i\" started)\"") != std::string::npos);
   CHECK(script.find("mv \"$finished.tmp\" \"$finished\"") != std::string::npos);
   CHECK(script.find("record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}") != std::string::npos);
