@@ -69,8 +69,13 @@ wrapper_started_s=$(date +%s)
 out_of_time=0
 # The time limit is near: the running steps checkpoint (SIGTERM, exit 75), none starts.
 trap 'out_of_time=1; scancel --signal=TERM "$SLURM_JOB_ID"' USR1
-# mark: the path of run $1's mark $2 (packed_run_marks.hpp), written as things happen.
+# mark: the path of run $1's mark $2 (packed_run_marks.hpp), written as things happen:
+# recorded and dropped of the job; started, finished and not-reached of this execution of
+# it (step_mark), each execution its own (SLURM_RESTART_COUNT: 1 after the first requeue),
+# so that a requeued job's marks are not read as its earlier execution's.
 mark() { echo "${run_dirs[$1]}/packed-${SLURM_JOB_ID}.$2"; }
+execution_of() { ((${1:-0} > 0)) && echo ".r$1"; }
+step_mark() { echo "${run_dirs[$1]}/packed-${SLURM_JOB_ID}$(execution_of "${SLURM_RESTART_COUNT:-0}").$2"; }
 # The job's end in seconds since the epoch: SLURM_JOB_END_TIME where SLURM sets it, else
 # squeue's (tried three times, each bounded: it may be slow, or missing from the job's
 # PATH), else the job's start and its limit; nothing when none is known.
@@ -140,8 +145,8 @@ stop_when_dropped() {
 start() {
   local i=$1 n names=()
   # Unmarked, a step a requeue hides would count as never started: not run at all instead.
-  if ! : >"$(mark "$i" started)"; then
-    echo "step $i: run ${run_names[i]}: cannot write its mark $(mark "$i" started): not run here"
+  if ! : >"$(step_mark "$i" started)"; then
+    echo "step $i: run ${run_names[i]}: cannot write its mark $(step_mark "$i" started): not run here"
     return 1
   fi
   if [ -e "$(mark "$i" dropped)" ]; then
@@ -155,7 +160,7 @@ start() {
   done
   local step_nodes finished
   step_nodes=$(IFS=,; echo "${names[*]}")
-  finished=$(mark "$i" finished)
+  finished=$(step_mark "$i" finished)
   echo "step $i: run ${run_names[i]} on $step_nodes"
   {
     SCALESTUDY_STEP_NODES="$step_nodes" SCALESTUDY_STEP_INDEX=$i \
@@ -209,6 +214,16 @@ known_here() {
   [ -e "$(mark "$1" recorded)" ] && return 0
   return 2
 }
+# The status run $1's step ended with in the newest earlier execution of this job that
+# marked it finished; false when none did.
+finished_before() {
+  local n=${SLURM_RESTART_COUNT:-0} file
+  while ((n-- > 0)); do
+    file="${run_dirs[$1]}/packed-${SLURM_JOB_ID}$(execution_of "$n").finished"
+    [ -e "$file" ] && cat "$file" && return 0
+  done
+  return 1
+}
 # Whether run $1 is to run in this job as it starts: every run the first time; after a
 # requeue, only one the requeue stopped (no finished mark, a signal's status, 143, or the
 # checkpointed one its SIGTERM gives: it resumes). One that completed is not run again, nor
@@ -216,7 +231,7 @@ known_here() {
 # step or its mark, and may have submitted it again.
 runs_again() {
   local status
-  status=$(cat "$(mark "$1" finished)" 2>/dev/null) || return 0
+  status=$(finished_before "$1") || return 0
   if [ "$status" = 0 ]; then
     echo "step $1: run ${run_names[$1]} completed in this job before its requeue: not run again"
     return 1
@@ -253,7 +268,7 @@ while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
           left+=("$i")
         else
           echo "step $i: run ${run_names[i]} has no record after $record_wait_s s: not run here"
-          : >"$(mark "$i" not-reached)"
+          : >"$(step_mark "$i" not-reached)"
         fi
         ;;
       *)
@@ -281,7 +296,7 @@ done
 # Marked before the running steps are waited for: one slow to stop may outlast the job,
 # which SLURM then kills.
 if [ "$out_of_time" = 1 ]; then
-  for i in "${waiting[@]}"; do : >"$(mark "$i" not-reached)"; done
+  for i in "${waiting[@]}"; do : >"$(step_mark "$i" not-reached)"; done
 fi
 while ((running > 0)); do reap; done
 [ -n "$timer" ] && kill "$timer" 2>/dev/null

@@ -1,5 +1,6 @@
 #include "orchestrator/sched/packed_run_marks.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -12,6 +13,35 @@ namespace {
 std::string mark_path(const std::string& out_dir, const std::string& job_id,
                       const std::string& mark) {
   return out_dir + "/packed-" + packed_allocation_id(job_id) + "." + mark;
+}
+
+// A mark of one execution of the allocation (started, finished, not-reached): SLURM's
+// restart count `execution` names it from the first requeue on, "packed-<A>.r1.<mark>".
+std::string step_mark_path(const std::string& out_dir, const std::string& job_id, int execution,
+                           const std::string& mark) {
+  const std::string suffix = execution > 0 ? ".r" + std::to_string(execution) : "";
+  return out_dir + "/packed-" + packed_allocation_id(job_id) + suffix + "." + mark;
+}
+
+// The newest execution of `job_id`'s allocation that left a step mark in `out_dir`.
+int newest_execution(const std::string& out_dir, const std::string& job_id) {
+  const std::string prefix = "packed-" + packed_allocation_id(job_id) + ".r";
+  int newest = 0;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(out_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const size_t dot = name.find('.', prefix.size());
+    const std::string digits = name.substr(prefix.size(), dot - prefix.size());
+    const std::string mark = dot == std::string::npos ? "" : name.substr(dot + 1);
+    if (digits.empty() || digits.size() > 6 ||
+        digits.find_first_not_of("0123456789") != std::string::npos ||
+        (mark != "started" && mark != "finished" && mark != "not-reached")) {
+      continue;
+    }
+    newest = std::max(newest, std::stoi(digits));
+  }
+  return newest;
 }
 
 bool exists(const std::string& path) {
@@ -31,10 +61,11 @@ Status write_once(const std::string& path, const std::string& text) {
 
 PackedRunMarks read_packed_run_marks(const std::string& out_dir, const std::string& job_id) {
   PackedRunMarks marks;
-  marks.started = exists(mark_path(out_dir, job_id, "started"));
-  marks.not_reached = exists(mark_path(out_dir, job_id, "not-reached"));
+  marks.execution = newest_execution(out_dir, job_id);
+  marks.started = exists(step_mark_path(out_dir, job_id, marks.execution, "started"));
+  marks.not_reached = exists(step_mark_path(out_dir, job_id, marks.execution, "not-reached"));
   int exit_code = 0;
-  if (std::ifstream(mark_path(out_dir, job_id, "finished")) >> exit_code) {
+  if (std::ifstream(step_mark_path(out_dir, job_id, marks.execution, "finished")) >> exit_code) {
     marks.finished_exit_code = exit_code;
   }
   return marks;

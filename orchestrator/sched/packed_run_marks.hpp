@@ -11,7 +11,11 @@
 //   started      the wrapper is starting the run's step
 //   finished     the step has ended; holds its exit status
 //   not-reached  the wrapper will not start the run: its time is up, or no record came
-// Functions; the files are the state.
+// The last three are each execution's own: a job SLURM requeued runs again under the same
+// id, and writes "packed-<allocation>.r<SLURM_RESTART_COUNT>.<mark>" (the first execution
+// "packed-<allocation>.<mark>"), so that the marks of a run killed by the requeue are not
+// read as those of the execution after it. Reading takes the newest execution that marked
+// the run. Functions; the files are the state.
 #pragma once
 
 #include <optional>
@@ -25,6 +29,7 @@ struct PackedRunMarks {
   bool started = false;
   bool not_reached = false;
   std::optional<int> finished_exit_code;  // set once the step has ended
+  int execution = 0;                      // the allocation's execution read (SLURM's restart count)
 };
 
 // The marks of packed run `job_id` ("J+run") in its folder `out_dir`.

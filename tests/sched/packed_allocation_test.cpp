@@ -388,10 +388,15 @@ TEST_CASE("a run recorded whose mark cannot be written is reported failed, not l
 
 namespace {
 
-// The wrapper's bash function `name`, as its script defines it.
+// The wrapper's bash function `name`, as its script defines it (on one line, or up to a
+// line "}").
 std::string wrapper_function(const std::string& script, const std::string& name) {
   const size_t begin = script.find("\n" + name + "() {");
   REQUIRE(begin != std::string::npos);
+  const size_t line_end = script.find('\n', begin + 1);
+  if (script.compare(line_end - 2, 2, " }") == 0) {
+    return script.substr(begin + 1, line_end - begin);
+  }
   const size_t end = script.find("\n}\n", begin);
   REQUIRE(end != std::string::npos);
   return script.substr(begin + 1, end + 3 - begin - 1);
@@ -399,23 +404,28 @@ std::string wrapper_function(const std::string& script, const std::string& name)
 
 }  // namespace
 
-TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no other job holds") {
-  // Allocation 20, requeued, starts again. Each run's folder holds the marks its first
-  // execution and the study database left; allocation 25 is a later one.
+TEST_CASE("a requeued wrapper reruns only the runs the requeue stopped and no other job holds") {
+  // Allocation 20 starts its third execution (SLURM_RESTART_COUNT=2). Each run's folder
+  // holds the marks its earlier executions (".finished": the first, ".r1.finished": the
+  // second) and the study database left; allocation 25 is a later one.
   fs::path dir = testing::scratch_dir("packed_requeue_marks");
   auto job = packed_job(ladder(dir), dir / "arrays");
   REQUIRE(job);
   const std::string script = testing::read_file(job->script_path);
   const std::map<std::string, std::map<std::string, std::string>> marks = {
       // Failed on its own; wait recorded it FAILED and resubmitted it into 25 (issue 67).
-      {"failed_resubmitted", {{"20.recorded", ""}, {"20.finished", "1"}, {"25.recorded", ""}}},
+      {"failed_resubmitted", {{"20.recorded", ""}, {"20.r1.finished", "1"}, {"25.recorded", ""}}},
       // Failed on its own, settled for good (no attempt left): its record says FAILED.
-      {"failed_settled", {{"20.recorded", ""}, {"20.finished", "1"}}},
+      {"failed_settled", {{"20.recorded", ""}, {"20.r1.finished", "1"}}},
       // Killed by the requeue, but the study database has meanwhile submitted it again.
-      {"killed_resubmitted", {{"20.recorded", ""}, {"20.finished", "143"}, {"25.recorded", ""}}},
-      {"killed", {{"20.recorded", ""}, {"20.finished", "143"}}},
+      {"killed_resubmitted", {{"20.recorded", ""}, {"20.r1.finished", "143"}, {"25.recorded", ""}}},
+      {"killed", {{"20.recorded", ""}, {"20.r1.finished", "143"}}},
+      // Killed in the first execution, not reached in the second.
+      {"killed_then_not_reached",
+       {{"20.recorded", ""}, {"20.finished", "143"}, {"20.r1.not-reached", ""}}},
       // Stopped by the requeue's SIGTERM after writing a checkpoint: it resumes here.
-      {"checkpointed", {{"20.recorded", ""}, {"20.finished", "75"}}},
+      {"checkpointed", {{"20.recorded", ""}, {"20.r1.finished", "75"}}},
+      // Completed in the first execution, so not run in the second either.
       {"completed", {{"20.recorded", ""}, {"20.finished", "0"}}},
       {"never_started", {{"20.recorded", ""}}},
       {"unrecorded", {}},
@@ -430,19 +440,24 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no oth
     dirs += " '" + (dir / "requeue" / run).string() + "'";
     names += " " + run;
   }
-  const std::string program =
-      "SLURM_JOB_ID=20\ncheckpointed_status=75\nrun_dirs=(" + dirs + ")\nrun_names=(" + names +
-      ")\n" + "mark() { echo \"${run_dirs[$1]}/packed-${SLURM_JOB_ID}.$2\"; }\n" +
-      wrapper_function(script, "known_here") + wrapper_function(script, "runs_again") +
+  std::string program = "SLURM_JOB_ID=20\nSLURM_RESTART_COUNT=2\ncheckpointed_status=75\n";
+  program += "run_dirs=(" + dirs + ")\nrun_names=(" + names + ")\n";
+  for (const char* function :
+       {"mark", "execution_of", "step_mark", "known_here", "finished_before", "runs_again"}) {
+    program += wrapper_function(script, function);
+  }
+  program +=
       "for i in \"${!run_dirs[@]}\"; do\n"
       "  runs_again $i >/dev/null; again=$?; known_here $i; echo \"${run_names[i]} $again $?\"\n"
-      "done\n";
+      "done\n"
+      "step_mark 0 started\n";
   std::ofstream(dir / "requeue.sh") << program;
   const testing::ShellOutput answered =
       testing::run_shell_merged("bash '" + (dir / "requeue.sh").string() + "'");
   INFO(program << answered.text);
   REQUIRE(answered.exit_code == 0);
-  // run, runs again (0 yes), known here (0 this job's, 1 not, 2 unknown).
+  // run, runs again (0 yes), known here (0 this job's, 1 not, 2 unknown); this execution's
+  // marks are its own.
   CHECK(answered.text ==
         "cancelled 0 1\n"
         "checkpointed 0 0\n"
@@ -451,8 +466,37 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue killed and no oth
         "failed_settled 1 0\n"
         "killed 0 0\n"
         "killed_resubmitted 0 1\n"
+        "killed_then_not_reached 0 0\n"
         "never_started 0 0\n"
-        "unrecorded 0 2\n");
+        "unrecorded 0 2\n" +
+            (dir / "requeue" / "cancelled" / "packed-20.r2.started").string() + "\n");
+}
+
+TEST_CASE("a requeued allocation's marks are read from its newest execution that left one") {
+  // Killed by the requeue in the first execution (finished 143), not reached in the second:
+  // handed back, not charged as the first execution's failure.
+  fs::path dir = testing::scratch_dir("packed_execution_marks");
+  fs::create_directories(dir);
+  std::ofstream(dir / "packed-7.recorded") << "7+a\n";
+  std::ofstream(dir / "packed-7.started");
+  std::ofstream(dir / "packed-7.finished") << "143\n";
+  std::ofstream(dir / "packed-7.r1.not-reached");
+  std::ofstream(dir / "packed-70.r3.started");  // another allocation's
+  const PackedRunMarks marks = read_packed_run_marks(dir.string(), "7+a");
+  CHECK(marks.execution == 1);
+  CHECK_FALSE(marks.started);
+  CHECK(marks.not_reached);
+  CHECK_FALSE(marks.finished_exit_code.has_value());
+  JobStatus ended{JobState::kCancelled, std::nullopt,
+                  "in allocation 7, which ended COMPLETED before this run's step started"};
+  ended.never_started = true;
+  const JobStatus settled = settle_packed_run_status(ended, marks);
+  CHECK(settled.never_started);  // no attempt charged
+  // The second execution started it and it ended: that end counts.
+  std::ofstream(dir / "packed-7.r1.started");
+  std::ofstream(dir / "packed-7.r1.finished") << "0\n";
+  CHECK(settle_packed_run_status(ended, read_packed_run_marks(dir.string(), "7+a")).state ==
+        JobState::kCompleted);
 }
 
 TEST_CASE("a step the requeue ended, listed beside its allocation pending again, is pending") {
@@ -475,7 +519,7 @@ TEST_CASE("the wrapper marks steps as they happen and bounds its wait for record
   const std::string script = testing::read_file(job->script_path);
   CHECK(has_line(script, "limit_s=1140"));  // the fallback for the job's end: 19 minutes
   CHECK(has_line(script, "checkpointed_status=75"));
-  CHECK(script.find(": >\"$(mark \"$i\" started)\"") != std::string::npos);
+  CHECK(script.find(": >\"$(step_mark \"$i\" started)\"") != std::string::npos);
   CHECK(script.find("mv \"$finished.tmp\" \"$finished\"") != std::string::npos);
   CHECK(script.find("record_wait_s=${SCALESTUDY_PACKED_RECORD_WAIT_S:-300}") != std::string::npos);
   // The not-reached marks come before the wait for the running steps.
