@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/core/exit_codes.hpp"
 #include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
 
@@ -83,8 +84,19 @@ JobStatus packed_run_unmarked(const Status& error) {
   return {JobState::kFailed, std::nullopt, "not started: " + error.message()};
 }
 
+bool packed_run_runs_again(int finished_exit_code) {
+  return finished_exit_code >= 128 || finished_exit_code == exit_codes::kCheckpointed;
+}
+
 JobStatus settle_packed_run_status(JobStatus status, const PackedRunMarks& marks) {
-  if (!status.never_started) return status;
+  // Pending (its turn not come, or its allocation requeued) after a step that ended for
+  // good: that end, at once. Else a run that completed just before a requeue, the REQUEUED
+  // state missed between polls, would be seen running, then pending again: requeued.
+  const bool ended_for_good =
+      marks.finished_exit_code && !packed_run_runs_again(*marks.finished_exit_code);
+  if (!status.never_started && !(status.state == JobState::kPending && ended_for_good)) {
+    return status;
+  }
   if (marks.finished_exit_code) {
     const int exit_code = *marks.finished_exit_code;
     JobStatus finished{exit_code == 0 ? JobState::kCompleted : JobState::kFailed, exit_code,

@@ -46,12 +46,18 @@ PackedRunMarks read_packed_run_marks(const std::string& out_dir, const std::stri
 // written (`error`): FAILED, never started there, saying why.
 JobStatus packed_run_unmarked(const Status& error);
 
+// Whether a requeued allocation's wrapper runs again a run whose step ended with
+// `finished_exit_code` in an earlier execution: when a signal (143) or the checkpoint it
+// asked for (75) ended it. The wrapper's runs_again says the same in bash.
+bool packed_run_runs_again(int finished_exit_code);
+
 // A packed run's polled status settled with its marks where accounting lists no step for
 // it (status.never_started: its allocation ended before a step of that name): the finished
 // mark gives its end (a requeue hides the earlier steps); a started one charges the
 // allocation's end; a run never started costs no attempt when the wrapper said so or its
 // allocation ran out of time or was preempted, ends that may leave the wrapper no last
-// second. Any other end (a scancel, a wrapper that could not start) is charged.
+// second. Any other end (a scancel, a wrapper that could not start) is charged. A pending
+// run whose finished mark says it will not run again ends there and then.
 JobStatus settle_packed_run_status(JobStatus status, const PackedRunMarks& marks);
 
 }  // namespace scalestudy::sched

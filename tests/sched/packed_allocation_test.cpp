@@ -324,6 +324,24 @@ TEST_CASE("a packed run's marks settle its end where accounting lists no step of
   CHECK(settle_packed_run_status(running, {false, true, 0}).state == JobState::kRunning);
 }
 
+TEST_CASE("a pending packed run whose step ended for good before a requeue ends at once") {
+  // Completed just before its allocation's requeue, the REQUEUED state missed between
+  // polls: its allocation runs again without it (no step listed: pending, its turn not
+  // come). Settled by its mark now, it goes RUNNING -> COMPLETED, not through a requeue.
+  JobStatus waiting{JobState::kPending, std::nullopt,
+                    "waiting for its turn in packed allocation 20"};
+  const JobStatus completed = settle_packed_run_status(waiting, {true, false, 0});
+  CHECK(completed.state == JobState::kCompleted);
+  CHECK(completed.exit_code == 0);
+  CHECK(settle_packed_run_status(waiting, {true, false, 1}).state == JobState::kFailed);
+  // Stopped by the requeue (a signal, or its checkpoint): it runs again, still pending.
+  CHECK(settle_packed_run_status(waiting, {true, false, 143}).state == JobState::kPending);
+  CHECK(settle_packed_run_status(waiting, {true, false, 75}).state == JobState::kPending);
+  CHECK(settle_packed_run_status(waiting, {}).state == JobState::kPending);
+  CHECK(packed_run_runs_again(137));
+  CHECK_FALSE(packed_run_runs_again(2));
+}
+
 TEST_CASE("marks are read back from the run's folder for its allocation") {
   fs::path dir = testing::scratch_dir("packed_marks");
   fs::create_directories(dir);
