@@ -18,17 +18,32 @@ ClaimLease::~ClaimLease() {
   renewer_.join();
 }
 
+std::string ClaimLease::renewal_failures() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failures_ == 0) return "";
+  return "claims not renewed " + std::to_string(failures_) + " time(s); last: " + last_failure_;
+}
+
 void ClaimLease::renew_until_stopped(std::chrono::milliseconds renewal) {
   std::optional<StudyState> state;  // this thread's own connection
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, renewal, [this] { return stopping_; })) {
     lock.unlock();
+    Status renewed = Status::ok();
     if (!state) {
-      if (auto opened = StudyState::open_existing(database_path_))
+      auto opened = StudyState::open_existing(database_path_);
+      if (opened) {
         state.emplace(std::move(*opened));
+      } else {
+        renewed = opened.status();
+      }
     }
-    if (state) state->renew_claims(token_);
+    if (state) renewed = state->renew_claims(token_);
     lock.lock();
+    if (!renewed) {
+      ++failures_;
+      last_failure_ = renewed.message();
+    }
   }
 }
 

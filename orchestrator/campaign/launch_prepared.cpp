@@ -27,6 +27,7 @@ Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& sched
   LaunchOutcome outcome;
   log("submitting " + std::to_string(prepared.size()) + " run(s) with " + scheduler.name());
   Status record_error;
+  std::vector<sched::Submission> unrecorded;
   std::set<std::string> submitted_ids;
   std::set<std::string> recorded_before_launch;
   sched::SubmitCallbacks callbacks;
@@ -45,6 +46,7 @@ Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& sched
       Status recorded = state.record_submission(submission, scheduler.name(), claim_token);
       if (!recorded && record_error.is_ok()) record_error = recorded;
       if (recorded) reached("submit.recorded");
+      if (!recorded) unrecorded.push_back(submission);
     }
     log("  " + submission.run_id + " -> " + submission.job_id);
     reached("submit.launched");
@@ -61,6 +63,14 @@ Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& sched
     limit_of_deferred.emplace(run_id, limit);
   };
   auto submitted = scheduler.submit(prepared, callbacks);
+  // A job the study database does not hold (its claim lost to another submitter, who
+  // submits the run again) would run unaccounted beside that one: cancelled.
+  for (const sched::Submission& lost : unrecorded) {
+    Status cancelled = scheduler.cancel({lost.job_id});
+    outcome.errors.push_back(
+        "run " + lost.run_id + ": job " + lost.job_id + " could not be recorded, " +
+        (cancelled ? "so it was cancelled" : "and could not be cancelled: " + cancelled.message()));
+  }
   std::string first_limit;
   for (const sched::PreparedRun& run : prepared) {
     if (submitted_ids.count(run.spec.run_id) != 0) continue;
@@ -78,7 +88,11 @@ Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& sched
     outcome.errors.push_back("run " + run.spec.run_id + ": " + why);
   }
   if (!outcome.waiting.empty()) log(wave_summary(outcome, prepared.size(), first_limit));
-  if (!record_error.is_ok()) return record_error;
+  if (!record_error.is_ok()) {
+    std::string errors;
+    for (const std::string& error : outcome.errors) errors += "; " + error;
+    return Status::error(record_error.message() + errors);
+  }
   return outcome;
 }
 

@@ -35,17 +35,18 @@ std::string host_name() {
   return name;
 }
 
-// A SUBMITTING claim whose holder is gone: not renewed for kClaimLease (on any host, where
-// no pid can be asked), or on this host, its process no longer alive.
+// A SUBMITTING claim whose holder is gone: on this host, its process no longer alive
+// (whatever the claim's age: a live submitter whose renewals fail keeps it); on another
+// host, where no pid can be asked, not renewed for kClaimLease.
 bool claim_is_stale(const std::string& token, const std::string& claimed_at) {
-  const auto renewed = common::parse_utc_timestamp(claimed_at);
-  if (!renewed || std::time(nullptr) - *renewed > kClaimLease.count()) return true;
   size_t first = token.find(':');
-  size_t second = token.find(':', first + 1);
-  if (first == std::string::npos || second == std::string::npos) return false;
-  if (token.substr(0, first) != host_name()) return false;
-  pid_t pid = static_cast<pid_t>(std::atol(token.substr(first + 1, second - first - 1).c_str()));
-  return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+  size_t second = first == std::string::npos ? first : token.find(':', first + 1);
+  if (second != std::string::npos && token.substr(0, first) == host_name()) {
+    pid_t pid = static_cast<pid_t>(std::atol(token.substr(first + 1, second - first - 1).c_str()));
+    if (pid > 0) return kill(pid, 0) != 0 && errno == ESRCH;
+  }
+  const auto renewed = common::parse_utc_timestamp(claimed_at);
+  return !renewed || std::time(nullptr) - *renewed > kClaimLease.count();
 }
 
 }  // namespace

@@ -260,6 +260,11 @@ Result<SubmitReport> submit_study(const SubmitPlan& plan, sched::Scheduler& sche
   if (Status summarised = summarise(*state, plan, *claimed, report); !summarised) {
     return summarised;
   }
+  if (const std::string failures = lease.renewal_failures(); !failures.empty() && options.log) {
+    options.log("warning: " + failures + " (a claim not renewed for " +
+                std::to_string(kClaimLease.count() / 60) +
+                " minutes may be taken over by a submit on another host)");
+  }
   return report;
 }
 

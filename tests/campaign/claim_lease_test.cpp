@@ -61,3 +61,34 @@ TEST_CASE("a lease renews its claims while it lives, and only its own") {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(claimed_at(*state, "mine") == *common::parse_utc_timestamp(old));
 }
+
+TEST_CASE("renewals that fail are counted and said, not ignored") {
+  // No database to renew in: every renewal fails, and the lease says so.
+  const fs::path missing = fs::temp_directory_path() / "scalestudy_no_such_dir" / "gone.sqlite";
+  ClaimLease lease(missing.string(), std::chrono::milliseconds(5));
+  for (int tries = 0; tries < 400 && lease.renewal_failures().empty(); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const std::string failures = lease.renewal_failures();
+  CHECK(failures.rfind("claims not renewed ", 0) == 0);
+  CHECK(failures.find("gone.sqlite") != std::string::npos);
+}
+
+TEST_CASE("a live submitter on this host keeps its claims however old") {
+  // Its renewals failed for longer than the lease (a database locked for long): its process
+  // is alive here, so its claim is not stale; another host's is after the lease.
+  const fs::path path = fs::temp_directory_path() / "scalestudy_claim_live_pid.sqlite";
+  for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path.string() + suffix);
+  auto state = StudyState::open(path.string());
+  REQUIRE(state.is_ok());
+  PlannedRun run;
+  run.spec.run_id = "a";
+  REQUIRE(state->plan_runs({run}).is_ok());
+  const std::string live = make_claim_token();  // this process
+  REQUIRE(state->claim_runs(3, live).is_ok());
+  set_claimed_at(*state, "2020-01-01T00:00:00Z");
+  auto other = state->claim_runs(3, "login2:4242:7");
+  REQUIRE(other.is_ok());
+  CHECK(other->empty());
+  CHECK(state->record_submission({"a", "17"}, "slurm", live).is_ok());
+}
