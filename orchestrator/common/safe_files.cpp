@@ -52,7 +52,15 @@ Status write_file_replacing(const std::string& path, const std::string& text, mo
 
 Status write_file_once(const std::string& path, const std::string& text, mode_t mode) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-  if (fd < 0) return errno == EEXIST ? Status::ok() : Status::error(error_text(path));
+  if (fd < 0 && errno == EEXIST) {
+    // A file or a symlink stands for the content; a folder there means it cannot be written.
+    struct stat info {};
+    if (::lstat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+      return Status::error(path + ": a folder is there, not a file");
+    }
+    return Status::ok();
+  }
+  if (fd < 0) return Status::error(error_text(path));
   Status written = write_all(fd, text, path);
   if (written && ::fchmod(fd, mode) != 0) written = Status::error(error_text(path));
   if (::close(fd) != 0 && written) written = Status::error(error_text(path));

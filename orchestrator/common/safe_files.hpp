@@ -19,7 +19,8 @@ namespace scalestudy::common {
 Status write_file_replacing(const std::string& path, const std::string& text, mode_t mode);
 
 // Creates `path` holding `text` unless something (a file, a symlink) is there already:
-// O_CREAT | O_EXCL never follows a symlink. Ok either way; a failed write removes the file.
+// O_CREAT | O_EXCL never follows a symlink. Ok either way, but an error where a folder is;
+// a failed write removes the file.
 Status write_file_once(const std::string& path, const std::string& text, mode_t mode);
 
 // Creates folder `dir` (its missing parents as usual) with `mode` whatever the umask. A

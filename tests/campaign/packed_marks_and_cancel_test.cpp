@@ -100,7 +100,8 @@ TEST_CASE("a cancel whose dropped mark cannot be written says so and leaves the 
   CHECK(message.find("cancelled 1 run(s); ok;") == 0);
   CHECK(message.find("not cancelled, still running or queued: run unmarkable (") !=
         std::string::npos);
-  CHECK(message.find("unmarkable/packed-90.dropped: cannot write the mark") != std::string::npos);
+  CHECK(message.find("cannot write the mark: ") != std::string::npos);
+  CHECK(message.find("unmarkable/packed-90.dropped: ") != std::string::npos);
   CHECK(fs::exists(study.dir / "ok" / "packed-90.dropped"));
   CHECK(marked_run(study.state, "ok").state == "CANCELLED");
   CHECK(marked_run(study.state, "unmarkable").state == "SUBMITTED");
@@ -139,6 +140,6 @@ TEST_CASE("a run whose recorded mark cannot be written fails with why, instead o
   const RunRecord run = marked_run(study.state, "unmarkable");
   CHECK(run.state == "FAILED");
   CHECK(run.reason.find("not started: ") == 0);
-  CHECK(run.reason.find("unmarkable/packed-90.recorded: cannot write the mark") !=
-        std::string::npos);
+  CHECK(run.reason.find("cannot write the mark: ") != std::string::npos);
+  CHECK(run.reason.find("unmarkable/packed-90.recorded: ") != std::string::npos);
 }

@@ -365,12 +365,13 @@ TEST_CASE("a mark that cannot be written is an error naming it, and leaves no ma
   std::ofstream(dir / "not-a-folder") << "x\n";
   const Status below_file = mark_packed_run_recorded((dir / "not-a-folder").string(), "7+a");
   REQUIRE_FALSE(below_file.is_ok());
-  CHECK(below_file.message().find("not-a-folder/packed-7.recorded: cannot write the mark") !=
-        std::string::npos);
+  CHECK(below_file.message().find("cannot write the mark: ") != std::string::npos);
+  CHECK(below_file.message().find("not-a-folder/packed-7.recorded: ") != std::string::npos);
   fs::create_directories(dir / "packed-7.dropped");
   const Status on_folder = mark_packed_run_dropped(dir.string(), "7+a");
   REQUIRE_FALSE(on_folder.is_ok());
-  CHECK(on_folder.message().find("packed-7.dropped: cannot write the mark") != std::string::npos);
+  CHECK(on_folder.message().find("cannot write the mark: ") != std::string::npos);
+  CHECK(on_folder.message().find("packed-7.dropped: ") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "packed-7.dropped.tmp"));
 }
 
@@ -401,7 +402,8 @@ TEST_CASE("a run recorded whose mark cannot be written is reported failed, not l
   CHECK(failed.state == JobState::kFailed);
   CHECK_FALSE(failed.exit_code.has_value());
   CHECK(failed.reason.find("not started: ") == 0);
-  CHECK(failed.reason.find("b1/packed-78.recorded: cannot write the mark") != std::string::npos);
+  CHECK(failed.reason.find("cannot write the mark: ") != std::string::npos);
+  CHECK(failed.reason.find("b1/packed-78.recorded: ") != std::string::npos);
 }
 
 namespace {
