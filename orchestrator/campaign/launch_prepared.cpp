@@ -87,6 +87,11 @@ Result<LaunchOutcome> launch_prepared(StudyState& state, sched::Scheduler& sched
     state.release_claim(run.spec.run_id, claim_token, why);
     outcome.errors.push_back("run " + run.spec.run_id + ": " + why);
   }
+  // A submit that failed after starting every run (Ctrl-C while they ran) has no unsubmitted
+  // run to carry its error.
+  if (!submitted && submitted_ids.size() == prepared.size()) {
+    outcome.errors.push_back(submitted.status().message());
+  }
   if (!outcome.waiting.empty()) log(wave_summary(outcome, prepared.size(), first_limit));
   if (!record_error.is_ok()) {
     std::string errors;

@@ -11,8 +11,10 @@
 #include <random>
 #include <set>
 
+#include "orchestrator/campaign/attempt_failure.hpp"
 #include "orchestrator/campaign/campaign_name.hpp"
 #include "orchestrator/campaign/run_spec_json.hpp"
+#include "orchestrator/campaign/study_state_migration.hpp"
 #include "orchestrator/campaign/study_state_placement.hpp"
 #include "orchestrator/campaign/study_state_schema.hpp"
 #include "orchestrator/common/empty_database_check.hpp"
@@ -101,22 +103,43 @@ std::string make_claim_token() {
   return host_name() + ":" + std::to_string(getpid()) + ":" + std::to_string(entropy());
 }
 
-bool is_exhausted(const RunRecord& run, int max_attempts) {
+std::optional<RetryVerdict> run_retry_verdict(const RunRecord& run, int max_attempts,
+                                              const RetryPolicy& retry) {
   auto state = common::parse_job_state(run.state);
-  return state && common::is_retryable(*state) && run.attempts >= max_attempts;
+  if (!state || !common::is_retryable(*state)) return std::nullopt;
+  const auto last =
+      common::parse_failure_class(run.failure_class).value_or(common::FailureClass::kUnknown);
+  return retry_verdict(max_attempts, retry, run.attempts, run.failures, last);
+}
+
+bool is_exhausted(const RunRecord& run, int max_attempts, const RetryPolicy& retry) {
+  auto verdict = run_retry_verdict(run, max_attempts, retry);
+  return verdict && !verdict->retry;
+}
+
+bool wants_retry(const RunRecord& run, int max_attempts, const RetryPolicy& retry) {
+  auto verdict = run_retry_verdict(run, max_attempts, retry);
+  return verdict && verdict->retry;
 }
 
 std::string failure_summary(const RunRecord& run) {
   std::string summary = run.state + " after " + std::to_string(run.attempts) +
                         (run.attempts == 1 ? " attempt" : " attempts");
+  if (!run.failure_class.empty()) {
+    return summary + " [" + run.failure_class + "]: " + run.failure_evidence;
+  }
   return run.reason.empty() ? summary : summary + ": " + run.reason;
 }
 
 Result<StudyState> StudyState::initialise(Result<sqlite::Database> db) {
   if (!db) return db.status();
   if (Status wal = db->use_wal(); !wal) return wal;
-  if (Status schema = sqlite::in_transaction(*db, [&] { return db->exec(kStudySchemaSql); });
-      !schema) {
+  // A database of an earlier scalestudy gets the columns added since.
+  Status schema = sqlite::in_transaction(*db, [&]() -> Status {
+    if (Status made = db->exec(kStudySchemaSql); !made) return made;
+    return add_missing_columns(*db, kStudySchemaSql);
+  });
+  if (!schema) {
     return schema;
   }
   return StudyState(std::move(*db));
@@ -140,25 +163,28 @@ Result<StudyState> StudyState::open_existing(const std::string& path) {
 Status StudyState::save_study(const StudyRecord& study) {
   return sqlite::in_transaction(db_, [&]() -> Status {
     auto saved = db_.query(
-        "INSERT INTO study(name, kind, source_path, baseline_json, report_json, max_attempts) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET kind = excluded.kind, "
-        "source_path = excluded.source_path, baseline_json = excluded.baseline_json, "
-        "report_json = excluded.report_json, max_attempts = excluded.max_attempts",
+        "INSERT INTO study(name, kind, source_path, baseline_json, report_json, max_attempts, "
+        "policy_json) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+        "kind = excluded.kind, source_path = excluded.source_path, "
+        "baseline_json = excluded.baseline_json, report_json = excluded.report_json, "
+        "max_attempts = excluded.max_attempts, policy_json = excluded.policy_json",
         {study.name, study.kind, study.source_path, study.baseline_json, study.report_json,
-         int64_t{study.max_attempts}});
+         int64_t{study.max_attempts}, retry_policy_json(study.retry)});
     return saved.status();
   });
 }
 
 Result<std::optional<StudyRecord>> StudyState::study() {
   auto rows = db_.query(
-      "SELECT name, kind, source_path, baseline_json, report_json, max_attempts FROM study");
+      "SELECT name, kind, source_path, baseline_json, report_json, max_attempts, policy_json "
+      "FROM study");
   if (!rows) return rows.status();
   if (rows->empty()) return std::optional<StudyRecord>();
   const auto& row = rows->front();
   return std::optional<StudyRecord>(
       StudyRecord{sqlite::to_string(row[0]), sqlite::to_string(row[1]), sqlite::to_string(row[2]),
-                  sqlite::to_string(row[3]), sqlite::to_string(row[4]), int_of(row[5])});
+                  sqlite::to_string(row[3]), sqlite::to_string(row[4]), int_of(row[5]),
+                  retry_policy_from_json(sqlite::to_string(row[6]))});
 }
 
 Status StudyState::save_campaign(const std::string& name) {
@@ -234,27 +260,35 @@ Status StudyState::plan_runs(const std::vector<PlannedRun>& runs) {
   });
 }
 
-Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts,
+Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts, const RetryPolicy& retry,
                                                         const std::string& claim_token,
                                                         bool planned_only,
                                                         const std::set<std::string>* only) {
   std::vector<std::string> claimed;
   Status claim = sqlite::in_transaction(db_, [&]() -> Status {
     auto candidates = db_.query(
-        "SELECT run_id, state, attempts, claim_token, claimed_at FROM runs WHERE planned = 1 "
-        "ORDER BY run_id");
+        "SELECT run_id, state, attempts, claim_token, claimed_at, failure_class FROM runs "
+        "WHERE planned = 1 ORDER BY run_id");
     if (!candidates) return candidates.status();
+    auto counts = failure_counts(db_);
+    if (!counts) return counts.status();
     std::string now = common::utc_now_iso8601();
     for (const auto& row : *candidates) {
       if (only != nullptr && only->count(sqlite::to_string(row[0])) == 0) continue;
-      std::string state = sqlite::to_string(row[1]);
-      auto job_state = common::parse_job_state(state);
+      RunRecord run;
+      run.state = sqlite::to_string(row[1]);
+      run.attempts = int_of(row[2]);
+      run.failure_class = sqlite::to_string(row[5]);
+      if (auto found = counts->find(sqlite::to_string(row[0])); found != counts->end()) {
+        run.failures = found->second;
+      }
       bool wanted = false;
-      if (state == kStateSubmitting) {
+      if (run.state == kStateSubmitting) {
         wanted = claim_is_stale(sqlite::to_string(row[3]), sqlite::to_string(row[4]));
-      } else if (state == kStatePlanned ||
-                 (!planned_only && job_state && common::is_retryable(*job_state))) {
-        wanted = int_of(row[2]) < max_attempts;
+      } else if (run.state == kStatePlanned) {
+        wanted = charged_attempts(run.attempts, run.failures) < max_attempts;
+      } else if (!planned_only) {
+        wanted = wants_retry(run, max_attempts, retry);
       }
       if (!wanted) continue;
       auto update = db_.query(
@@ -276,7 +310,7 @@ Status StudyState::record_submission(const sched::Submission& submission,
     auto updated = db_.query(
         "UPDATE runs SET state = 'SUBMITTED', attempts = attempts + 1, scheduler = ?, job_id = ?, "
         "reason = NULL, submitted_at = ?, started_at = NULL, finished_at = NULL, "
-        "claim_token = NULL, claimed_at = NULL "
+        "claim_token = NULL, claimed_at = NULL, failure_class = NULL, failure_evidence = NULL "
         "WHERE run_id = ? AND state = 'SUBMITTING' AND claim_token = ?",
         {scheduler, submission.job_id, now, submission.run_id, claim_token});
     if (!updated) return updated.status();
@@ -317,7 +351,7 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
   return sqlite::in_transaction(db_, [&]() -> Status {
     auto current = db_.query(
         "SELECT state, job_id, (SELECT COUNT(*) FROM attempts WHERE run_id = runs.run_id AND "
-        "job_id = runs.job_id) FROM runs WHERE run_id = ?",
+        "job_id = runs.job_id), out_dir, world_size FROM runs WHERE run_id = ?",
         {run_id});
     if (!current) return current.status();
     if (current->empty() || sqlite::to_string((*current)[0][1]) != job_id) return Status::ok();
@@ -355,7 +389,27 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
         "WHERE run_id = ? AND attempt = (SELECT attempts FROM runs WHERE run_id = ?)",
         {to_string(status.state), reason, finished, run_id, run_id});
     if (!attempt) return attempt.status();
-    return record_placement(db_, run_id, job_id, status.placement);
+    if (Status placed = record_placement(db_, run_id, job_id, status.placement); !placed) {
+      return placed;
+    }
+    if (!terminal) return Status::ok();
+    if (status.state == common::JobState::kCompleted) {
+      return record_attempt_failure(db_, run_id, nullptr);
+    }
+    // The nodes as recorded: this poll's, or an earlier one's when this one said none.
+    common::JobStatus evidence = status;
+    if (evidence.placement.node_list.empty()) {
+      auto nodes = db_.query_value(
+          "SELECT node_list FROM placements WHERE run_id = ? AND attempt = "
+          "(SELECT attempts FROM runs WHERE run_id = ?)",
+          {run_id, run_id});
+      if (nodes && *nodes) evidence.placement.node_list = sqlite::to_string(**nodes);
+    }
+    const std::string out_dir =
+        common::results_path(db_.path(), sqlite::to_string((*current)[0][3]));
+    const common::Failure failure =
+        classify_attempt(evidence, out_dir, job_id, int_of((*current)[0][4]));
+    return record_attempt_failure(db_, run_id, &failure);
   });
 }
 
@@ -379,7 +433,9 @@ Status StudyState::close_requeued_attempt(const std::string& run_id, const std::
   auto closed = db_.query(
       "UPDATE attempts SET state = 'REQUEUED', finished_at = ?, "
       "reason = 'requeued by the scheduler (e.g. its node failed); started again under the "
-      "same job id' WHERE run_id = ? AND attempt = (SELECT attempts FROM runs WHERE run_id = ?)",
+      "same job id', failure_class = 'node', failure_evidence = 'REQUEUED: the scheduler "
+      "started the job again under the same id' "
+      "WHERE run_id = ? AND attempt = (SELECT attempts FROM runs WHERE run_id = ?)",
       {now, run_id, run_id});
   if (!closed) return closed.status();
   auto opened = db_.query(
@@ -396,9 +452,11 @@ Result<std::vector<RunRecord>> StudyState::runs() {
   auto rows = db_.query(
       "SELECT run_id, repeat, nodes, tasks_per_node, world_size, gpus_per_node, varied_json, "
       "state, attempts, scheduler, job_id, reason, submitted_at, started_at, finished_at, "
-      "out_dir, json_extract(spec_json, '$.system.scheduler_settings') FROM runs "
-      "WHERE planned = 1 ORDER BY run_id");
+      "out_dir, json_extract(spec_json, '$.system.scheduler_settings'), failure_class, "
+      "failure_evidence FROM runs WHERE planned = 1 ORDER BY run_id");
   if (!rows) return rows.status();
+  auto counts = failure_counts(db_);
+  if (!counts) return counts.status();
   std::vector<RunRecord> records;
   for (const auto& row : *rows) {
     RunRecord record;
@@ -424,6 +482,11 @@ Result<std::vector<RunRecord>> StudyState::runs() {
         if (value.is_string()) record.scheduler_settings[key] = value.get<std::string>();
       }
     }
+    record.failure_class = sqlite::to_string(row[17]);
+    record.failure_evidence = sqlite::to_string(row[18]);
+    if (auto found = counts->find(record.run_id); found != counts->end()) {
+      record.failures = found->second;
+    }
     records.push_back(std::move(record));
   }
   return records;
@@ -431,8 +494,10 @@ Result<std::vector<RunRecord>> StudyState::runs() {
 
 Result<std::vector<AttemptRecord>> StudyState::attempts(const std::string& run_id) {
   auto rows = db_.query(
-      "SELECT run_id, attempt, scheduler, job_id, state, reason, submitted_at, finished_at "
-      "FROM attempts WHERE run_id = ? ORDER BY attempt",
+      "SELECT a.run_id, a.attempt, a.scheduler, a.job_id, a.state, a.reason, a.submitted_at, "
+      "a.finished_at, a.failure_class, a.failure_evidence, p.node_list FROM attempts a "
+      "LEFT JOIN placements p ON p.run_id = a.run_id AND p.attempt = a.attempt "
+      "WHERE a.run_id = ? ORDER BY a.attempt",
       {run_id});
   if (!rows) return rows.status();
   std::vector<AttemptRecord> records;
@@ -440,9 +505,15 @@ Result<std::vector<AttemptRecord>> StudyState::attempts(const std::string& run_i
     records.push_back({sqlite::to_string(row[0]), int_of(row[1]), sqlite::to_string(row[2]),
                        sqlite::to_string(row[3]), sqlite::to_string(row[4]),
                        sqlite::to_string(row[5]), sqlite::to_string(row[6]),
-                       sqlite::to_string(row[7])});
+                       sqlite::to_string(row[7]), sqlite::to_string(row[8]),
+                       sqlite::to_string(row[9]), sqlite::to_string(row[10])});
   }
   return records;
+}
+
+Result<std::vector<std::string>> StudyState::nodes_to_exclude(const std::string& run_id,
+                                                              bool flagged_too) {
+  return campaign::nodes_to_exclude(db_, run_id, flagged_too);
 }
 
 }  // namespace scalestudy::campaign

@@ -16,6 +16,8 @@
 
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
+#include "orchestrator/campaign/retry_verdict.hpp"
+#include "orchestrator/campaign/study_state_failures.hpp"
 #include "orchestrator/common/job_state.hpp"
 #include "orchestrator/sched/scheduler.hpp"
 #include "orchestrator/study/run_spec.hpp"
@@ -45,6 +47,7 @@ struct StudyRecord {
   std::string baseline_json = "{}";
   std::string report_json = "{}";
   int max_attempts = 3;
+  RetryPolicy retry;  // study.policy_json
 };
 
 // What a submit was told beyond the study, kept for `wait`'s later waves.
@@ -63,6 +66,10 @@ struct RunRecord {
   std::string scheduler, job_id, reason;
   std::string submitted_at, started_at, finished_at;
   std::string out_dir;
+  // The class of the latest attempt's failure ("" when it did not fail) with its evidence,
+  // and every attempt's failures by class.
+  std::string failure_class, failure_evidence;
+  FailureCounts failures;
   // The backend settings of the run's named system (a slurmrestd URL, ...): polling and
   // cancelling its job needs them. Empty without one.
   std::map<std::string, std::string> scheduler_settings;
@@ -72,6 +79,8 @@ struct AttemptRecord {
   std::string run_id;
   int attempt = 0;
   std::string scheduler, job_id, state, reason, submitted_at, finished_at;
+  std::string failure_class, failure_evidence;  // "" for an attempt that did not fail
+  std::string node_list;                        // where it ran, when known
 };
 
 // A RunSpec with the directory its results go to.
@@ -102,13 +111,15 @@ class StudyState {
   // plan: runs() and claims ignore them.
   Status plan_runs(const std::vector<PlannedRun>& runs);
 
-  // Claims, atomically, every planned run that needs a submission: PLANNED or finished
-  // retryably (is_retryable; unless planned_only) with attempts < max_attempts, plus runs
+  // Claims, atomically, every planned run that needs a submission: PLANNED with fewer
+  // charged attempts than max_attempts, or (unless planned_only) finished unsuccessfully and
+  // retried by the policy (wants_retry), plus runs
   // whose SUBMITTING claim is stale: not renewed for kClaimLease, or held by a dead process
   // on this host. Returns the claimed run ids.
   // `only` (when set) limits the claim to those runs: one scheduler's share of a study
   // planned on several systems.
-  Result<std::vector<std::string>> claim_runs(int max_attempts, const std::string& claim_token,
+  Result<std::vector<std::string>> claim_runs(int max_attempts, const RetryPolicy& retry,
+                                              const std::string& claim_token,
                                               bool planned_only = false,
                                               const std::set<std::string>* only = nullptr);
   // The claimed run got a job: SUBMITTED, attempts + 1, an attempts row. An error if the
@@ -126,7 +137,9 @@ class StudyState {
   // one. A requeue (status.restarts above the attempts recorded for the job, or a running job
   // pending again) closes the current attempt as REQUEUED and opens the next (attempts + 1).
   // A run that never started (status.never_started) is PLANNED again with its attempt
-  // taken back (kReasonNotReached): an attempt counts an execution.
+  // taken back (kReasonNotReached): an attempt counts an execution. An attempt that ended
+  // unsuccessfully gets its failure class, decided here from the status and the run's logs
+  // (attempt_failure.hpp).
   Status record_job_status(const std::string& run_id, const std::string& job_id,
                            const common::JobStatus& status);
 
@@ -144,12 +157,15 @@ class StudyState {
   // The runs of the current plan, ordered by run id.
   Result<std::vector<RunRecord>> runs();
   Result<std::vector<AttemptRecord>> attempts(const std::string& run_id);
+  // The nodes the next attempt of `run_id` leaves out (study_state_failures).
+  Result<std::vector<std::string>> nodes_to_exclude(const std::string& run_id, bool flagged_too);
 
   sqlite::Database& database() { return db_; }
 
  private:
   explicit StudyState(sqlite::Database db) : db_(std::move(db)) {}
   static Result<StudyState> initialise(Result<sqlite::Database> db);
+
   // Inside a transaction: the run's current attempt ends REQUEUED, the next one begins.
   Status close_requeued_attempt(const std::string& run_id, const std::string& now);
   // Inside a transaction: the run's current attempt never started; it is undone.
@@ -163,9 +179,16 @@ std::string make_claim_token();
 // True for run states that a scheduler still holds (SUBMITTED, PENDING, RUNNING).
 bool is_in_flight(const std::string& run_state);
 
-// True when a run will not be submitted again: finished without success and out of attempts.
-bool is_exhausted(const RunRecord& run, int max_attempts);
-// "TIMEOUT after 2 attempts: time limit of 1 min reached" for exhausted runs.
+// The retry verdict on a run that finished unsuccessfully (retry_verdict; a run failed
+// before failure classes were recorded counts as unknown); nullopt for any other run.
+std::optional<RetryVerdict> run_retry_verdict(const RunRecord& run, int max_attempts,
+                                              const RetryPolicy& retry);
+// True when a run will not be submitted again: finished without success, and its policy
+// retries it no more.
+bool is_exhausted(const RunRecord& run, int max_attempts, const RetryPolicy& retry);
+// True for a run that finished without success and is to be submitted again.
+bool wants_retry(const RunRecord& run, int max_attempts, const RetryPolicy& retry);
+// "FAILED after 1 attempt [program]: rank0.log: ValueError: boom" for exhausted runs.
 std::string failure_summary(const RunRecord& run);
 
 }  // namespace scalestudy::campaign

@@ -69,8 +69,8 @@ Result<std::vector<std::string>> claim_for_submit(StudyState& state, const Submi
                                                   common::FaultInjector& faults,
                                                   SubmitReport& report) {
   if (!options.dry_run) {
-    auto claim = state.claim_runs(plan.study.max_attempts, token, options.planned_only,
-                                  plan.share ? &*plan.share : nullptr);
+    auto claim = state.claim_runs(plan.study.max_attempts, plan.study.retry, token,
+                                  options.planned_only, plan.share ? &*plan.share : nullptr);
     if (claim) faults.reached("submit.claimed");
     return claim;
   }
@@ -79,12 +79,23 @@ Result<std::vector<std::string>> claim_for_submit(StudyState& state, const Submi
   std::vector<std::string> claimed;
   for (const RunRecord& run : *runs) {
     if (!in_share(plan, run.run_id)) continue;
-    auto job_state = common::parse_job_state(run.state);
-    bool wants = run.state == kStatePlanned || (job_state && common::is_retryable(*job_state));
-    if (wants && run.attempts < plan.study.max_attempts) claimed.push_back(run.run_id);
+    const bool wants = run.state == kStatePlanned
+                           ? charged_attempts(run.attempts, run.failures) < plan.study.max_attempts
+                           : wants_retry(run, plan.study.max_attempts, plan.study.retry);
+    if (wants) claimed.push_back(run.run_id);
   }
   report.would_submit = claimed;
   return claimed;
+}
+
+// The run's spec for its next attempt: the nodes its node and hang failures ran on (and,
+// when the policy says so, every flagged node) left out.
+Result<RunSpec> spec_for_attempt(StudyState& state, const SubmitPlan& plan, const RunSpec& spec) {
+  auto excluded = state.nodes_to_exclude(spec.run_id, plan.study.retry.exclude_flagged_nodes);
+  if (!excluded) return excluded.status();
+  RunSpec attempt = spec;
+  attempt.slurm.exclude_nodes = std::move(*excluded);
+  return attempt;
 }
 
 // Each claimed run's folder and what its scheduler will execute; a run that cannot be
@@ -100,8 +111,10 @@ std::vector<sched::PreparedRun> prepare_claimed(StudyState& state, const SubmitP
   for (const std::string& run_id : claimed) {
     const std::string out_dir = run_out_dir(plan.results_dir, storage_name(plan), run_id);
     Status directory = prepare_job_directory(out_dir, scheduler.job_user());
-    Result<sched::PreparedRun> run = directory ? options.prepare(*spec_of.at(run_id), out_dir)
-                                               : Result<sched::PreparedRun>(directory);
+    Result<RunSpec> spec =
+        directory ? spec_for_attempt(state, plan, *spec_of.at(run_id)) : Result<RunSpec>(directory);
+    Result<sched::PreparedRun> run =
+        spec ? options.prepare(*spec, out_dir) : Result<sched::PreparedRun>(spec.status());
     if (!run) {
       report.errors.push_back("run " + run_id + ": " + run.status().message());
       if (!options.dry_run) state.release_claim(run_id, token, run.status().message());
@@ -133,7 +146,7 @@ Status summarise(StudyState& state, const SubmitPlan& plan, const std::vector<st
     if (!in_share(plan, run.run_id)) continue;
     if (run.state == "COMPLETED") {
       report.completed.push_back(run.run_id);
-    } else if (is_exhausted(run, plan.study.max_attempts)) {
+    } else if (is_exhausted(run, plan.study.max_attempts, plan.study.retry)) {
       report.exhausted.push_back(run.run_id);
     } else if (claimed_ids.count(run.run_id) == 0 &&
                (is_in_flight(run.state) || run.state == kStateSubmitting)) {
@@ -168,6 +181,7 @@ SubmitPlan make_submit_plan(const Study& study, const std::string& results_dir,
   plan.study.baseline_json = nlohmann::json(study.baseline).dump();
   plan.study.report_json = report_json(study);
   plan.study.max_attempts = study.max_attempts;
+  plan.study.retry = study.retry;
   plan.runs = study.runs;
   plan.results_dir = results_dir;
   return plan;
@@ -219,10 +233,16 @@ Status reconcile_study(StudyState& state, const sched::SchedulerContext& context
         status = sched::settle_packed_run_status(
             status, sched::read_packed_run_marks(run->out_dir, run->job_id));
       }
-      // A run whose end nobody saw (its submitter ran it and was interrupted) may have finished
-      // well: its directory says so, and it must not run again.
-      if (!status.exit_code && status.state == common::JobState::kFailed &&
-          run_directory_shows_completed(run->out_dir, run->world_size)) {
+      // A run whose end nobody saw (its submitter ran it and was killed or left): what its
+      // launcher recorded beside it says how it ended; else its directory may show it
+      // finished well. Either way it must not run again for nothing.
+      const bool unseen = !status.exit_code && status.state == common::JobState::kFailed;
+      if (auto recorded = unseen ? poller->recorded_end(run->job_id, run->out_dir) : std::nullopt) {
+        status = *recorded;
+        if (status.state == common::JobState::kCompleted) {
+          status.reason = "completed while no scalestudy was watching (its end recorded beside it)";
+        }
+      } else if (unseen && run_directory_shows_completed(run->out_dir, run->world_size)) {
         status = {common::JobState::kCompleted, 0, "completed while no scalestudy was watching"};
       }
       if (Status recorded = state.record_job_status(run->run_id, run->job_id, status); !recorded) {

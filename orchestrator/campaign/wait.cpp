@@ -7,6 +7,7 @@
 
 #include "orchestrator/campaign/run_scheduler.hpp"
 #include "orchestrator/campaign/submit.hpp"
+#include "orchestrator/common/interrupt_watch.hpp"
 #include "orchestrator/sched/packed_allocation.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
@@ -16,16 +17,23 @@ Result<StudyProgress> study_progress(StudyState& state) {
   StudyProgress progress;
   auto study = state.study();
   if (!study) return study.status();
-  if (*study) progress.max_attempts = (*study)->max_attempts;
+  if (*study) {
+    progress.max_attempts = (*study)->max_attempts;
+    progress.retry = (*study)->retry;
+  }
   auto runs = state.runs();
   if (!runs) return runs.status();
   progress.runs = std::move(*runs);
+  auto failed = common::read_failed_attempts(state.database());
+  if (!failed) return failed.status();
+  progress.failed_attempts = std::move(*failed);
+  progress.nodes = common::count_node_failures(progress.failed_attempts);
   for (const RunRecord& run : progress.runs) {
     ++progress.total;
     auto job_state = common::parse_job_state(run.state);
     if (run.state == "COMPLETED") {
       ++progress.completed;
-    } else if (is_exhausted(run, progress.max_attempts)) {
+    } else if (progress.exhausted(run)) {
       ++progress.failed;
     } else if (job_state && common::is_retryable(*job_state)) {
       ++progress.retryable;
@@ -53,6 +61,7 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
   };
   int attempts_at_last_resubmit = -1;
   bool tried_waiting_since_poll = false;
+  auto interrupted = [&] { return wait.interrupts != nullptr && wait.interrupts->taken() > 0; };
   while (true) {
     if (Status reconciled = reconcile_study(state, context, preferred); !reconciled) {
       return reconciled;
@@ -65,6 +74,7 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
     // are tried once per poll: a slot frees when any job of the user ends.
     bool resubmit_helps = attempts_at_last_resubmit != total_attempts(*progress) ||
                           (progress->waiting > 0 && !tried_waiting_since_poll);
+    if (interrupted()) return WaitOutcome::kInterrupted;
     if ((progress->retryable > 0 || progress->planned > 0) && wait.resubmit && resubmit_helps) {
       attempts_at_last_resubmit = total_attempts(*progress);
       tried_waiting_since_poll = true;
@@ -81,7 +91,11 @@ Result<WaitOutcome> wait_study(StudyState& state, const sched::SchedulerContext&
     if (wait.timeout_s > 0 && waited_s >= wait.timeout_s) return WaitOutcome::kTimedOut;
     double sleep_s = wait.poll_interval_s;
     if (wait.timeout_s > 0) sleep_s = std::min(sleep_s, wait.timeout_s - waited_s);
-    std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, sleep_s)));
+    if (wait.interrupts != nullptr) {
+      if (wait.interrupts->wait_for(sleep_s)) return WaitOutcome::kInterrupted;
+    } else {
+      std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, sleep_s)));
+    }
   }
 }
 

@@ -18,6 +18,7 @@ namespace scalestudy::campaign {
 
 struct StudyProgress {
   int max_attempts = 3;
+  RetryPolicy retry;
   int total = 0;
   int completed = 0;
   int failed = 0;     // finished without success, no attempts left
@@ -28,6 +29,12 @@ struct StudyProgress {
   // a packed allocation (kReasonNotReached); the next wave submits them.
   int waiting = 0;
   std::vector<RunRecord> runs;
+  // Every attempt that failed, by run and attempt; the nodes they failed on.
+  std::vector<common::FailedAttempt> failed_attempts;
+  std::vector<common::NodeFailures> nodes;
+
+  // A run that failed and is retried no more (is_exhausted under the study's policy).
+  bool exhausted(const RunRecord& run) const { return is_exhausted(run, max_attempts, retry); }
 
   bool finished() const { return in_flight == 0 && planned == 0 && retryable == 0; }
 };
@@ -36,6 +43,8 @@ Result<StudyProgress> study_progress(StudyState& state);
 
 struct WaitOptions {
   double timeout_s = 0;  // 0: no limit
+  // Ctrl-C between polls ends the wait (kInterrupted); runs in flight go on. May be null.
+  common::InterruptWatch* interrupts = nullptr;
   double poll_interval_s = 10;
   // Called when runs failed with attempts left (e.g. submit_study again, as `run` does),
   // and after each poll while runs wait for a submit slot (the next wave). Without it such
@@ -44,7 +53,7 @@ struct WaitOptions {
   std::function<void(const StudyProgress&)> on_progress;  // after every poll
 };
 
-enum class WaitOutcome { kAllCompleted, kSomeFailed, kTimedOut };
+enum class WaitOutcome { kAllCompleted, kSomeFailed, kTimedOut, kInterrupted };
 
 // Polls (see reconcile_study; `preferred` may be null) every poll_interval_s until no run is
 // in flight, resubmitting retryable runs through wait.resubmit when given; with it, runs

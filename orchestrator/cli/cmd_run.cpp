@@ -12,6 +12,7 @@
 #include "orchestrator/cli/progress_printer.hpp"
 #include "orchestrator/cli/report_flow.hpp"
 #include "orchestrator/cli/submit_flow.hpp"
+#include "orchestrator/common/interrupt_watch.hpp"
 #include "orchestrator/sched/scheduler_help.hpp"
 
 namespace scalestudy::cli {
@@ -46,6 +47,20 @@ std::string run_usage() {
          "\n" + kClosing;
 }
 
+// After Ctrl-C: what happened to the runs, and how to go on. 130: ended by SIGINT, as
+// shells report it.
+int interrupted_exit(const common::InterruptWatch& interrupts) {
+  const char* what =
+      interrupts.taken() > 1
+          ? "interrupted again: left at once (the runs still stopping are named above; "
+            "`scalestudy status` records how they end)"
+          : "interrupted (Ctrl-C): the runs it ran here were stopped and recorded CANCELLED, "
+            "runs on a cluster go on, and the runs not started are planned again; "
+            "`scalestudy run` goes on from there";
+  std::fprintf(stderr, "scalestudy run: %s\n", what);
+  return 130;
+}
+
 int run_run(const std::vector<std::string>& args) {
   ArgSpec spec = submit_arg_spec();
   spec.value_options.insert(kReportValueOptions.begin(), kReportValueOptions.end());
@@ -72,12 +87,18 @@ int run_run(const std::vector<std::string>& args) {
   int exit_code = kExitOk;
   auto location = locate_study_yaml_or_explain("run", *parsed, results_dir, exit_code);
   if (!location) return exit_code;
-  auto sessions =
-      make_submit_sessions("run", *parsed, std::move(*location->study), results_dir, exit_code);
-  if (!sessions) return exit_code;
-  if (int submitted = submit_and_print("run", *sessions); submitted == kExitEnvironment) {
-    return submitted;
+  // Ctrl-C from here to the end of the wait is read, not suffered: before any thread starts.
+  auto interrupts = common::InterruptWatch::open();
+  if (!interrupts) {
+    std::fprintf(stderr, "scalestudy run: %s\n", interrupts.status().message().c_str());
+    return kExitEnvironment;
   }
+  auto sessions = make_submit_sessions("run", *parsed, std::move(*location->study), results_dir,
+                                       exit_code, interrupts->get());
+  if (!sessions) return exit_code;
+  const int submitted = submit_and_print("run", *sessions);
+  if ((*interrupts)->taken() > 0) return interrupted_exit(**interrupts);
+  if (submitted == kExitEnvironment) return submitted;
 
   // The campaign's database (`--campaign`), which is the study's own without one.
   const std::string database_path =
@@ -89,6 +110,7 @@ int run_run(const std::vector<std::string>& args) {
   }
   wait.resubmit = [&sessions]() { return submission::submit_sessions(*sessions).status(); };
   wait.on_progress = make_progress_printer();
+  wait.interrupts = interrupts->get();
   const submission::SubmitSession& first = sessions->front();
   auto outcome =
       campaign::wait_study(*state, first.options.scheduler_context, wait, first.scheduler.get());
@@ -96,6 +118,8 @@ int run_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy run: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;
   }
+  if (*outcome == campaign::WaitOutcome::kInterrupted) return interrupted_exit(**interrupts);
+  interrupts->reset();  // Ctrl-C acts as always again while the report is made
   if (*outcome == campaign::WaitOutcome::kTimedOut) {
     std::fprintf(stderr,
                  "scalestudy run: timed out with runs in flight; reporting what finished\n");

@@ -62,7 +62,8 @@ int run_status(const std::vector<std::string>& args) {
     } else {
       if (watch_s > 0) std::cout << "\033[H\033[2J";
       std::cout << "study " << opened->name << "\n"
-                << campaign::status_table(*progress) << campaign::progress_line(*progress)
+                << campaign::status_table(*progress) << campaign::failures_table(*progress)
+                << campaign::nodes_table(*progress) << campaign::progress_line(*progress)
                 << std::endl;
     }
     if (watch_s <= 0 || progress->in_flight == 0) return kExitOk;

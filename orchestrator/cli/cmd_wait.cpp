@@ -87,7 +87,7 @@ int run_wait(const std::vector<std::string>& args) {
   if (auto progress = campaign::study_progress(state)) {
     for (const auto& run : progress->runs) {
       if (run.state == "COMPLETED") continue;
-      std::string why = campaign::is_exhausted(run, progress->max_attempts)
+      std::string why = progress->exhausted(run)
                             ? campaign::failure_summary(run)
                             : run.state + (run.reason.empty() ? "" : ": " + run.reason) +
                                   " (attempts left: submit again)";

@@ -101,7 +101,7 @@ ArgSpec submit_arg_spec() {
 
 std::optional<std::vector<submission::SubmitSession>> make_submit_sessions(
     const char* command, const ParsedArgs& parsed, Study study, const std::string& results_dir,
-    int& exit_code) {
+    int& exit_code, common::InterruptWatch* interrupts) {
   submission::SubmitRequest request;
   request.study = std::move(study);
   request.results_dir = results_dir;
@@ -113,6 +113,7 @@ std::optional<std::vector<submission::SubmitSession>> make_submit_sessions(
   request.packed = parsed.has("--packed");
   request.max_gpu_hours = parsed.value("--max-gpu-hours");
   request.log = print_line;
+  request.interrupts = interrupts;
   return sessions_or_explain(command, submission::make_submit_sessions(request), exit_code);
 }
 

@@ -24,7 +24,7 @@ int exit_code_of(submission::SubmitFailure::Kind kind);
 // `command`, sets `exit_code` and returns nothing.
 std::optional<std::vector<submission::SubmitSession>> make_submit_sessions(
     const char* command, const ParsedArgs& parsed, Study study, const std::string& results_dir,
-    int& exit_code);
+    int& exit_code, common::InterruptWatch* interrupts = nullptr);
 
 // Submits what is not done yet and prints each session's outcome and a progress line.
 // Returns the exit code: ok, or failure when some runs could not be submitted (runs

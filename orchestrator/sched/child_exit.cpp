@@ -37,7 +37,7 @@ ChildExit::~ChildExit() {
 
 void wait_for_child_exit(const std::vector<const ChildExit*>& exits,
                          std::optional<std::chrono::steady_clock::time_point> wake_at,
-                         std::chrono::milliseconds fallback_interval) {
+                         std::chrono::milliseconds fallback_interval, int also_fd) {
   using std::chrono::milliseconds;
   std::vector<pollfd> descriptors;
   bool all_watched = true;
@@ -45,6 +45,7 @@ void wait_for_child_exit(const std::vector<const ChildExit*>& exits,
     all_watched = all_watched && exit->watching();
     if (exit->watching()) descriptors.push_back({exit->fd(), POLLIN, 0});
   }
+  if (also_fd >= 0) descriptors.push_back({also_fd, POLLIN, 0});
   std::optional<milliseconds> timeout;
   if (wake_at) {
     // Rounded up: waking before the timer is due would only spin.

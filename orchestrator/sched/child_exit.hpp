@@ -33,10 +33,11 @@ class ChildExit {
 };
 
 // Returns once a child behind one of `exits` has exited, at `wake_at`, or, when one of
-// them is empty, after at most `fallback_interval`; whichever comes first. A signal may
-// end the wait early: callers re-check their children anyway.
+// them is empty, after at most `fallback_interval`; whichever comes first; or once `also_fd`
+// (a Ctrl-C's signalfd; -1: none) is readable. A signal may end the wait early: callers
+// re-check their children anyway.
 void wait_for_child_exit(const std::vector<const ChildExit*>& exits,
                          std::optional<std::chrono::steady_clock::time_point> wake_at,
-                         std::chrono::milliseconds fallback_interval);
+                         std::chrono::milliseconds fallback_interval, int also_fd = -1);
 
 }  // namespace scalestudy::sched

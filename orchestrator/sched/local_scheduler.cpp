@@ -13,14 +13,18 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness/core/exit_codes.hpp"
 #include "harness/core/whole_number.hpp"
 #include "orchestrator/common/fork_signals.hpp"
+#include "orchestrator/common/interrupt_watch.hpp"
 #include "orchestrator/sched/child_exit.hpp"
+#include "orchestrator/sched/exit_record.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
@@ -58,7 +62,10 @@ struct ActiveRun {
   bool timed_out = false;
   std::optional<JobStatus> first_failure;  // the first rank that did not exit 0 (or 75)
   size_t checkpointed = 0;                 // ranks that exited exit_codes::kCheckpointed
+  bool interrupted = false;                // stopped because of a Ctrl-C on the submitter
 };
+
+constexpr const char* kInterruptedReason = "stopped by Ctrl-C on the submitting scalestudy";
 
 std::string local_job_id(pid_t group) {
   return "local-" + std::to_string(getpid()) + "." + std::to_string(group);
@@ -95,8 +102,10 @@ std::vector<std::string> environment_with(const std::map<std::string, std::strin
 }
 
 // Forks one process into process group `group` (0: a new group led by it); it execs
-// only once `gate` is released.
-Result<pid_t> spawn(const LocalProcess& process, pid_t group, const LaunchGate& gate) {
+// only once `gate` is released, under a keeper that records its end at `record_path`
+// (exit_record.hpp), the `index`th of the run's `processes`.
+Result<pid_t> spawn(const LocalProcess& process, pid_t group, const LaunchGate& gate,
+                    const std::string& record_path, size_t processes, bool launcher) {
   std::vector<std::string> argv_storage = process.argv;
   std::vector<std::string> env_storage = environment_with(process.env_overrides);
   std::vector<char*> argv, envp;
@@ -122,14 +131,8 @@ Result<pid_t> spawn(const LocalProcess& process, pid_t group, const LaunchGate& 
     dup2(log_fd, STDOUT_FILENO);
     dup2(log_fd, STDERR_FILENO);
     if (!gate.wait_in_child()) _exit(127);
-    execve(argv[0], argv.data(), envp.data());
     // No allocation in the forked child: only async-signal-safe calls.
-    const char* reason = strerrordesc_np(errno);
-    for (const char* part :
-         {"scalestudy: cannot execute ", static_cast<const char*>(argv[0]), ": ", reason, "\n"}) {
-      (void)!write(STDERR_FILENO, part, std::strlen(part));
-    }
-    _exit(127);
+    exec_under_keeper(argv.data(), envp.data(), record_path.c_str(), processes, launcher);
   }
   setpgid(pid, group == 0 ? pid : group);  // also in the parent: no race with kill(-group)
   close(log_fd);
@@ -224,8 +227,9 @@ std::optional<Clock::time_point> next_timer(const ActiveRun& run, Clock::time_po
   return run.deadline;
 }
 
-// Sleeps until a rank of an active run exits or the earliest timer of one is due.
-void wait_for_active(const std::vector<ActiveRun>& active) {
+// Sleeps until a rank of an active run exits, the earliest timer of one is due, or (with
+// `interrupt_fd`) a Ctrl-C comes.
+void wait_for_active(const std::vector<ActiveRun>& active, int interrupt_fd) {
   const auto now = Clock::now();
   std::vector<const ChildExit*> exits;
   std::optional<Clock::time_point> wake_at;
@@ -237,10 +241,27 @@ void wait_for_active(const std::vector<ActiveRun>& active) {
       wake_at = timer;
     }
   }
-  wait_for_child_exit(exits, wake_at, kReapInterval);
+  wait_for_child_exit(exits, wake_at, kReapInterval, interrupt_fd);
+}
+
+// The second Ctrl-C's words: what goes on without this process, and who records it.
+std::string left_at_once(const std::vector<ActiveRun>& active) {
+  std::string message = "interrupted again: left at once";
+  if (active.empty()) return message;
+  message += "; still stopping, with their ends recorded beside them for `scalestudy status`:";
+  for (const ActiveRun& run : active) {
+    message += " run " + run.submission.run_id + " (" + run.submission.job_id + ")";
+  }
+  return message;
 }
 
 JobStatus final_status(const ActiveRun& run, int time_limit_minutes) {
+  // Stopped on the user's word: cancelled, whatever its ranks did when told to stop.
+  const bool all_succeeded =
+      std::all_of(run.ranks.begin(), run.ranks.end(),
+                  [](const RankProcess& rank) { return exited_with(rank, 0); });
+  if (run.interrupted && !all_succeeded)
+    return {JobState::kCancelled, std::nullopt, kInterruptedReason};
   // A rank exits 75 only once every rank's part of the checkpoint is committed: the run
   // resumes on its next attempt.
   if (!run.first_failure && run.checkpointed > 0) {
@@ -277,8 +298,26 @@ std::optional<std::pair<pid_t, pid_t>> parse_local_job_id(const std::string& job
 bool alive(pid_t pid) {
   return kill(pid, 0) == 0 || errno == EPERM;
 }
+// Whether a process of `group` still runs. Zombies do not count: a run's keeper whose
+// submitter is gone waits, ended, for init to reap it.
 bool group_alive(pid_t group) {
-  return kill(-group, 0) == 0 || errno == EPERM;
+  if (kill(-group, 0) != 0 && errno != EPERM) return false;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", error)) {
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // "pid (command) state ppid pgrp ...": the command may hold spaces and parentheses.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 1));
+    char state = 0;
+    long parent = 0, process_group = 0;
+    if (fields >> state >> parent >> process_group && process_group == group && state != 'Z') {
+      return true;
+    }
+  }
+  return error ? true : false;
 }
 
 // The whole number given for `flag`, or `fallback` when it was not given.
@@ -306,6 +345,7 @@ Result<LocalOptions> parse_local_options(const SchedulerContext& context,
   if (!context.bin_dir.empty() && std::filesystem::exists(launcher)) {
     options.launcher_path = launcher;
   }
+  options.interrupts = context.interrupts;
   return options;
 }
 
@@ -317,8 +357,9 @@ SchedulerEntry local_scheduler_entry() {
                    {"--max-slots", "N", "ranks at once (default: hardware threads)"}};
   entry.help_note =
       "The local scheduler has no daemon: it runs the runs itself, in this process, and "
-      "returns when they have finished (Ctrl-C leaves running ranks behind; `scalestudy "
-      "cancel` stops them).";
+      "returns when they have finished. Ctrl-C on `scalestudy run` stops them and records "
+      "them cancelled (a second Ctrl-C leaves at once); a run whose submitter was killed goes "
+      "on, and the next `status` reads how it ended.";
   entry.cancels_with = "SIGTERM to a local run's processes";
   entry.check_options = [](const SchedulerOptionValues& values) {
     return parse_local_options({}, values).status();
@@ -363,7 +404,8 @@ LocalScheduler::LocalScheduler(const LocalOptions& options)
       max_slots_(options.max_slots > 0
                      ? options.max_slots
                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-      launcher_path_(options.launcher_path) {}
+      launcher_path_(options.launcher_path),
+      interrupts_(options.interrupts) {}
 
 Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<PreparedRun>& runs,
                                                        const SubmitCallbacks& callbacks) {
@@ -373,8 +415,22 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
   int slots_in_use = 0;
   size_t next = 0;
   Status start_error;
-  while ((next < runs.size() && start_error.is_ok()) || !active.empty()) {
-    while (next < runs.size() && start_error.is_ok() &&
+  int interrupts = 0;
+  while ((next < runs.size() && start_error.is_ok() && interrupts == 0) || !active.empty()) {
+    // Ctrl-C: the first stops the runs started here (SIGTERM, then SIGKILL after a grace)
+    // and starts no more; the second leaves them to their keepers (exit_record.hpp).
+    if (interrupts_ != nullptr) {
+      const int before = interrupts;
+      interrupts += interrupts_->take();
+      if (interrupts >= 2) return Status::error(left_at_once(active));
+      if (before == 0 && interrupts == 1) {
+        for (ActiveRun& run : active) {
+          run.interrupted = true;
+          if (!run.kill_at) signal_group(run, SIGTERM);
+        }
+      }
+    }
+    while (next < runs.size() && start_error.is_ok() && interrupts == 0 &&
            static_cast<int>(active.size()) < max_parallel_runs_) {
       const PreparedRun& run = runs[next];
       int slots = std::max(1, run.spec.world_size);
@@ -392,15 +448,18 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
       ActiveRun started;
       started.slots = slots;
       started.master_port = *port;
-      for (const LocalProcess& process : plan_local_launch(run, launcher_path_, *port)) {
-        auto pid = spawn(process, started.group, *gate);
+      const std::vector<LocalProcess> processes = plan_local_launch(run, launcher_path_, *port);
+      for (size_t index = 0; index < processes.size(); ++index) {
+        const LocalProcess& process = processes[index];
+        const bool launcher = process.argv.front() == launcher_path_;
+        auto pid = spawn(process, started.group, *gate, exit_record_path(run.out_dir, index),
+                         processes.size(), launcher);
         if (!pid) {
           start_error = pid.status().with_context("run " + run.spec.run_id);
           break;
         }
         if (started.group == 0) started.group = *pid;
-        started.ranks.push_back(
-            {*pid, false, 0, process.argv.front() == launcher_path_, ChildExit::watch(*pid)});
+        started.ranks.push_back({*pid, false, 0, launcher, ChildExit::watch(*pid)});
       }
       if (started.group == 0) break;
       started.submission = {run.spec.run_id, local_job_id(started.group)};
@@ -444,9 +503,17 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
       finished_any = true;
     }
     // A run that just ended may have freed room for the next: start it before sleeping.
-    if (!active.empty() && !finished_any) wait_for_active(active);
+    if (!active.empty() && !finished_any) {
+      wait_for_active(active, interrupts_ != nullptr ? interrupts_->fd() : -1);
+    }
   }
   if (!start_error.is_ok()) return start_error;
+  if (interrupts > 0) {
+    return Status::error(
+        "interrupted (Ctrl-C): the runs started here were stopped and recorded "
+        "CANCELLED; " +
+        std::to_string(runs.size() - next) + " not started");
+  }
   return submissions;
 }
 
@@ -471,6 +538,29 @@ Result<std::map<std::string, JobStatus>> LocalScheduler::poll(
     // Group gone but submitter alive: it is about to record the result; leave it to it.
   }
   return states;
+}
+
+std::optional<JobStatus> LocalScheduler::recorded_end(const std::string& job_id,
+                                                      const std::string& out_dir) const {
+  auto ids = parse_local_job_id(job_id);
+  if (!ids) return std::nullopt;
+  auto records = read_exit_records(out_dir, ids->second);
+  if (!records) return std::nullopt;
+  size_t checkpointed = 0;
+  for (size_t index = 0; index < records->size(); ++index) {
+    RankProcess process;
+    process.wait_status = (*records)[index].wait_status;
+    process.launcher = (*records)[index].launcher;
+    if (exited_with(process, exit_codes::kCheckpointed)) {
+      ++checkpointed;
+    } else if (!exited_with(process, 0)) {
+      return rank_failure(index, process);
+    }
+  }
+  if (checkpointed > 0) {
+    return common::classify_checkpointed({JobState::kFailed, exit_codes::kCheckpointed, ""});
+  }
+  return JobStatus{JobState::kCompleted, 0, ""};
 }
 
 Status LocalScheduler::cancel(const std::vector<std::string>& job_ids) {

@@ -7,7 +7,11 @@
 // cancel) can tell a live run (group alive), one whose submitter still owns it, and one
 // lost with its submitter (both gone: FAILED, "lost"). A rank failing stops its run's other
 // ranks (SIGTERM, then SIGKILL after a grace period), as torchrun does; a RunSpec time limit
-// is enforced the same way and ends in TIMEOUT. Not thread-safe; one instance per thread.
+// is enforced the same way and ends in TIMEOUT. Each process runs under a keeper that
+// records its end beside the run (exit_record.hpp), which `recorded_end` reads once its
+// submitter is gone. With an InterruptWatch, Ctrl-C stops the runs started here and
+// records them CANCELLED; a second one leaves at once. Not thread-safe; one instance per
+// thread.
 #pragma once
 
 #include <map>
@@ -23,6 +27,7 @@ struct LocalOptions {
   int max_parallel_runs = 1;  // runs at once
   int max_slots = 0;          // ranks at once; 0: the machine's hardware threads
   std::string launcher_path;  // scalestudy-launch; empty: ranks are spawned directly
+  common::InterruptWatch* interrupts = nullptr;  // Ctrl-C on the submitter; may be null
 };
 
 // --max-parallel N and --max-slots N; the launcher when context.bin_dir holds one.
@@ -48,11 +53,15 @@ class LocalScheduler : public Scheduler {
                                          const SubmitCallbacks& callbacks) override;
   Result<std::map<std::string, JobStatus>> poll(const std::vector<std::string>& job_ids) override;
   Status cancel(const std::vector<std::string>& job_ids) override;
+  // A run whose submitter is gone: the ends its keepers recorded (exit_record.hpp).
+  std::optional<JobStatus> recorded_end(const std::string& job_id,
+                                        const std::string& out_dir) const override;
 
  private:
   int max_parallel_runs_;
   int max_slots_;
   std::string launcher_path_;
+  common::InterruptWatch* interrupts_;
   std::map<std::string, JobStatus> finished_;  // jobs this instance ran to completion
 };
 

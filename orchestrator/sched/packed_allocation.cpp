@@ -22,10 +22,12 @@ namespace {
 constexpr char kPackedSeparator = '+';
 
 // The directives of the largest run that do not size the allocation (partition, account,
-// cpus, GPUs, memory, ...); nodes, tasks, time and signal are the packed job's own.
+// cpus, GPUs, memory, ...); nodes, tasks, time, signal and the nodes left out are the
+// packed job's own.
 std::vector<std::string> shared_directives(const std::string& script_path) {
   static const std::set<std::string> kSizing = {
-      "--nodes", "-N", "--ntasks-per-node", "--time", "-t", "--signal", "--ntasks", "-n"};
+      "--nodes",  "-N", "--ntasks-per-node", "--time", "-t", "--signal",
+      "--ntasks", "-n", "--exclude",         "-x"};
   std::vector<std::string> kept;
   for (const std::string& directive : script_allocation_directives(script_path)) {
     if (kSizing.count(directive.substr(0, directive.find('='))) == 0) kept.push_back(directive);
@@ -379,6 +381,20 @@ Result<BatchJob> write_packed_job(const std::vector<const PreparedRun*>& runs,
   if (time_minutes > 0) directives.push_back("--time=" + format_time_limit(time_minutes));
   for (auto& directive : shared_directives(largest->script_path)) {
     directives.push_back(std::move(directive));
+  }
+  // A retry leaves out the nodes its run failed on: no step of the allocation gets them.
+  std::vector<std::string> excluded;
+  for (const PreparedRun* run : runs) {
+    for (const std::string& node : run->spec.slurm.exclude_nodes) {
+      if (std::find(excluded.begin(), excluded.end(), node) == excluded.end()) {
+        excluded.push_back(node);
+      }
+    }
+  }
+  if (!excluded.empty()) {
+    std::string list;
+    for (const std::string& node : excluded) list += (list.empty() ? "" : ",") + node;
+    directives.push_back("--exclude=" + list);
   }
   const uint64_t seed = seed_of(runs);
   std::ostringstream stem;

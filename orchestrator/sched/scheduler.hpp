@@ -97,6 +97,12 @@ class Scheduler {
   // Cancels whole jobs. A packed run is no job of its own: `scalestudy cancel` marks it
   // dropped and its allocation's wrapper stops it (packed_run_marks.hpp).
   virtual Status cancel(const std::vector<std::string>& job_ids) = 0;
+  // How a job that poll calls lost (its watcher gone) ended, from what its launcher left in
+  // the run's folder `out_dir`; nothing when it left nothing (every backend but local).
+  virtual std::optional<JobStatus> recorded_end(const std::string& job_id,
+                                                const std::string& out_dir) const {
+    return std::nullopt;
+  }
 };
 
 }  // namespace scalestudy::sched

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+namespace scalestudy::common {
+class InterruptWatch;  // common/interrupt_watch.hpp
+}  // namespace scalestudy::common
+
 namespace scalestudy::sched {
 
 // One command-line option of a backend, e.g. {"--max-parallel", "N", "runs at once (default 1)"}.
@@ -35,6 +39,10 @@ struct SchedulerContext {
   // (results/cost_estimate.hpp), which sizes packed allocations.
   std::map<std::string, double> measured_run_s{};
   int command_timeout_ms = 120'000;
+  // Ctrl-C on the command that runs runs itself (the local scheduler): the first stops the
+  // runs it started and records them cancelled, the second leaves at once. Null: none
+  // watched (SIGINT acts as it always does).
+  common::InterruptWatch* interrupts = nullptr;
 };
 
 }  // namespace scalestudy::sched

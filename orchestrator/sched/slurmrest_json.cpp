@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "orchestrator/common/host_list.hpp"
 #include "orchestrator/common/utc_time.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/slurm_states.hpp"
@@ -21,7 +22,7 @@ const std::map<std::string, std::string>& short_options() {
       {"-J", "job-name"},   {"-N", "nodes"},     {"-n", "ntasks"},  {"-c", "cpus-per-task"},
       {"-t", "time"},       {"-p", "partition"}, {"-A", "account"}, {"-q", "qos"},
       {"-C", "constraint"}, {"-o", "output"},    {"-e", "error"},   {"-a", "array"},
-      {"-d", "dependency"}, {"-H", "hold"},      {"-D", "chdir"},
+      {"-d", "dependency"}, {"-H", "hold"},      {"-D", "chdir"},   {"-x", "exclude"},
   };
   return kShort;
 }
@@ -144,6 +145,13 @@ bool apply_option(json& job, const std::string& name, const std::string& value,
     job["hold"] = true;
   } else if (name == "requeue" || name == "no-requeue") {
     job["requeue"] = name == "requeue";
+  } else if (name == "exclude") {
+    // v0.0.40 on: a list of host lists; v0.0.38 took sbatch's comma-separated text.
+    if (api.typed_numbers()) {
+      job["excluded_nodes"] = common::host_list_items(value);
+    } else {
+      job["exclude"] = value;
+    }
   } else if (name == "exclusive") {
     // v0.0.42 dropped "exclusive"; sharing nothing is what sbatch --exclusive asks.
     if (api.typed_numbers()) {

@@ -1,6 +1,7 @@
 #include "orchestrator/study/policy_section.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "orchestrator/study/scalar_values.hpp"
 #include "orchestrator/study/schema_values.hpp"
@@ -11,6 +12,9 @@ namespace {
 const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
 const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds", "throughput_unit",
                                               "tokens_per_sample"};
+const std::vector<std::string> kPolicyKeys = {"max_node_failures", "retry",
+                                              "exclude_flagged_nodes"};
+const std::vector<std::string> kRetryClasses = {"program", "setup", "time", "hang"};
 const std::vector<std::string> kThroughputUnits = {"samples", "tokens"};
 // The thresholds the report reads (docs/study-database.md, "Report settings").
 const std::vector<std::string> kThresholdKeys = {"efficiency_pct", "input_bound_pct",
@@ -74,6 +78,40 @@ void read_report(const ConfigNode& report, const StudyTemplate& study,
   }
 }
 
+// `policy: {max_node_failures, retry: {program, setup, time, hang}, exclude_flagged_nodes}`.
+void read_retry_policy(const ConfigNode& policy, RetryPolicy& retry, Diagnostics& diagnostics) {
+  if (!expect_map(policy, "policy", diagnostics)) return;
+  check_keys(policy, "policy.", kPolicyKeys, diagnostics);
+  if (const ConfigNode* bound = policy.find("max_node_failures")) {
+    if (auto value = read_integer(*bound, "policy.max_node_failures", 0, diagnostics)) {
+      retry.max_node_failures = static_cast<int>(*value);
+    }
+  }
+  if (const ConfigNode* flagged = policy.find("exclude_flagged_nodes")) {
+    auto text = read_scalar(*flagged, "policy.exclude_flagged_nodes", diagnostics);
+    if (text && (*text == "true" || *text == "false")) {
+      retry.exclude_flagged_nodes = *text == "true";
+    } else if (text) {
+      diagnostics.add(flagged->location, "policy.exclude_flagged_nodes",
+                      "'" + *text + "' is not true or false");
+    }
+  }
+  const ConfigNode* retries = policy.find("retry");
+  if (!retries || !expect_map(*retries, "policy.retry", diagnostics)) return;
+  check_keys(*retries, "policy.retry.", kRetryClasses, diagnostics);
+  const std::pair<const char*, int*> fields[] = {{"program", &retry.program_retries},
+                                                 {"setup", &retry.setup_retries},
+                                                 {"time", &retry.time_retries},
+                                                 {"hang", &retry.hang_retries}};
+  for (const auto& [name, field] : fields) {
+    const ConfigNode* node = retries->find(name);
+    if (!node) continue;
+    if (auto value = read_integer(*node, std::string("policy.retry.") + name, 0, diagnostics)) {
+      *field = static_cast<int>(*value);
+    }
+  }
+}
+
 }  // namespace
 
 void read_policy_section(const ConfigNode& document, StudyTemplate& study,
@@ -90,6 +128,9 @@ void read_policy_section(const ConfigNode& document, StudyTemplate& study,
   }
   if (auto throttle = read_count(document, "array_throttle", diagnostics)) {
     study.info.array_throttle = static_cast<int>(*throttle);
+  }
+  if (const ConfigNode* policy = document.find("policy")) {
+    read_retry_policy(*policy, study.info.retry, diagnostics);
   }
   const ConfigNode* budget = document.find("budget");
   if (budget && expect_map(*budget, "budget", diagnostics)) {

@@ -23,6 +23,9 @@ struct SlurmOptions {
   long long memory_mb = 0;                 // 0: the partition's default; per node
   int gpus_per_node = 0;                   // 0: a CPU run (gloo)
   std::vector<std::string> extra_options;  // raw "--key=value" sbatch options
+  // sbatch --exclude: nodes (SLURM host lists) a retry leaves out after a node or hang
+  // failure (docs/failures.md). Set when an attempt is prepared, never part of the run id.
+  std::vector<std::string> exclude_nodes;
 };
 
 struct Container {

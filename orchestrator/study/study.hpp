@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "harness/core/status.hpp"
+#include "orchestrator/study/retry_policy.hpp"
 #include "orchestrator/study/run_spec.hpp"
 #include "orchestrator/study/source_location.hpp"
 #include "orchestrator/study/study_system.hpp"
@@ -40,6 +41,7 @@ struct Study {
   std::map<std::string, std::string> baseline;
   StudyReportSettings report;
   int max_attempts = 3;    // submissions of a run before it counts as failed
+  RetryPolicy retry;       // `policy:`: retries by failure class
   int array_throttle = 0;  // most array tasks running at once; 0: no limit
   // `allocation: packed`: the sweep runs as job steps of one allocation (studies/README.md).
   bool packed_allocation = false;

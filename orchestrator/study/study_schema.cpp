@@ -26,17 +26,13 @@
 namespace scalestudy {
 namespace {
 
-const std::vector<std::string> kTopLevelKeys = {"study",          "kind",      "description",
-                                                "workload",       "scale",     "global_batch",
-                                                "per_gpu_batch",  "matrix",    "zip",
-                                                "exclude",        "where",     "repeats",
-                                                "baseline",       "slurm",     "launcher",
-                                                "modules",        "container", "env",
-                                                "profile",        "report",    "max_attempts",
-                                                "array_throttle", "extends",   "defaults",
-                                                "uneven_batch",   "metrics",   "budget",
-                                                "max_runs",       "target",    "allocation",
-                                                "systems",        "pack",      "env_passthrough"};
+const std::vector<std::string> kTopLevelKeys = {
+    "study",         "kind",    "description",  "workload",       "scale",     "global_batch",
+    "per_gpu_batch", "matrix",  "zip",          "exclude",        "where",     "repeats",
+    "baseline",      "slurm",   "launcher",     "modules",        "container", "env",
+    "profile",       "report",  "max_attempts", "array_throttle", "extends",   "defaults",
+    "uneven_batch",  "metrics", "budget",       "max_runs",       "target",    "allocation",
+    "systems",       "pack",    "policy",       "env_passthrough"};
 
 // `study` (the name), `kind` and `description`.
 void read_identity(const ConfigNode& document, StudyTemplate& study, Diagnostics& diagnostics) {

@@ -38,6 +38,8 @@ struct SubmitRequest {
   // Only runs never submitted or waiting for a submit slot: the later waves of `wait`.
   bool planned_only = false;
   std::function<void(const std::string& line)> log;  // the submit's progress lines; may be empty
+  // Ctrl-C on the caller, for the backends that run runs themselves (local); may be null.
+  common::InterruptWatch* interrupts = nullptr;
 };
 
 // Why a submit could not be set up, by what is at fault.

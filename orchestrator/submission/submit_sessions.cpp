@@ -117,6 +117,7 @@ std::optional<SubmitSession> make_share_session(const SubmitRequest& request,
   context.array_throttle = study.array_throttle;
   context.packed = is_packed(request);
   context.packed_concurrent = study.pack_concurrent;
+  context.interrupts = request.interrupts;
   if (packing != nullptr) context.measured_run_s = packing->measured_run_s;
   context.array_script_dir = (std::filesystem::absolute(request.results_dir) /
                               campaign::campaign_storage_name(study.name, campaign_name) / "arrays")

@@ -48,7 +48,8 @@ _schema.check(_schema.MEASUREMENTS, READ_MEASUREMENT_COLUMNS)
 STATE_RUN_COLUMNS = ("run_id", "repeat", "nodes", "tasks_per_node", "world_size",
                      "gpus_per_node", "global_batch", "per_gpu_batch", "varied_json",
                      "params_json", "spec_json", "profiled", "state", "attempts", "scheduler",
-                     "job_id", "reason", "submitted_at", "started_at", "finished_at", "out_dir")
+                     "job_id", "reason", "submitted_at", "started_at", "finished_at", "out_dir",
+                     "failure_class", "failure_evidence")
 _missing_state = [c for c in STATE_RUN_COLUMNS
                   if c not in _schema.tables(_schema.STUDY_STATE)["runs"]]
 if _missing_state:
@@ -198,7 +199,9 @@ class Study:
 
     def runs(self):
         """One row per planned run of this campaign: the study database's state (run_id,
-        repeat, nodes, world_size, batches, state, attempts, scheduler, times, out_dir)
+        repeat, nodes, world_size, batches, state, attempts, scheduler, times, out_dir, and
+        failure_class with failure_evidence: why its latest attempt failed, None when it
+        did not; docs/failures.md)
         with its configuration (config: the varied keys; params; system) and, once
         ingested, the run's figures as the report takes them: throughput_samples_per_s
         (the lowest rank's global samples_per_s), step_ms (median over ranks of each
@@ -206,10 +209,13 @@ class Study:
         over ranks cpu_rss_peak_bytes, gpu_peak_bytes, gpu_reserved_peak_bytes;
         time_to_target_s; git_commit."""
         with _connect_read_only(self.database) as db:
-            current = "planned = 1" if "planned" in [r[1] for r in db.execute(
-                "PRAGMA table_info(runs)")] else "1"
+            present = [r[1] for r in db.execute("PRAGMA table_info(runs)")]
+            current = "planned = 1" if "planned" in present else "1"
+            # A database of an earlier scalestudy lacks the columns added since (read-only
+            # here: the next submit or status adds them).
+            selected = [c if c in present else "NULL AS " + c for c in STATE_RUN_COLUMNS]
             runs = _frame(db, "SELECT %s FROM runs WHERE %s ORDER BY world_size, repeat, run_id"
-                          % (", ".join(STATE_RUN_COLUMNS), current))
+                          % (", ".join(selected), current))
             summary = (_frame(db, "SELECT run_id, rank, name, value FROM m_summary")
                        if _has_table(db, "m_summary") else pd.DataFrame(
                            columns=["run_id", "rank", "name", "value"]))

@@ -46,8 +46,8 @@ TEST_CASE("a lease renews its claims while it lives, and only its own") {
   {
     ClaimLease lease(path.string(), std::chrono::milliseconds(20));
     const std::set<std::string> only_mine = {"mine"};
-    REQUIRE(state->claim_runs(3, lease.token(), false, &only_mine).is_ok());
-    REQUIRE(state->claim_runs(3, "elsewhere:1:1").is_ok());
+    REQUIRE(state->claim_runs(3, RetryPolicy{}, lease.token(), false, &only_mine).is_ok());
+    REQUIRE(state->claim_runs(3, RetryPolicy{}, "elsewhere:1:1").is_ok());
     set_claimed_at(*state, old);
     const double stale = *common::parse_utc_timestamp(old);
     for (int tries = 0; tries < 500 && claimed_at(*state, "mine") == stale; ++tries) {

@@ -146,7 +146,7 @@ TEST_CASE("an unobserved leftover that completed is recorded completed, one that
     planned.push_back(run);
   }
   REQUIRE(state->plan_runs(planned).is_ok());
-  auto claimed = state->claim_runs(3, "host:1:test");
+  auto claimed = state->claim_runs(3, RetryPolicy{}, "host:1:test");
   REQUIRE(claimed.is_ok());
   REQUIRE(claimed->size() == 2);
   const pid_t gone = dead_pid();

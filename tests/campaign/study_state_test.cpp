@@ -61,10 +61,10 @@ TEST_CASE("a claimed run belongs to its claimer until it is submitted") {
   REQUIRE(state.plan_runs({planned("a"), planned("b")}).is_ok());
   CHECK(record_of(state, "a").state == kStatePlanned);
 
-  auto first = state.claim_runs(2, "host:1:first");
+  auto first = state.claim_runs(2, RetryPolicy{}, "host:1:first");
   REQUIRE(first.is_ok());
   CHECK(*first == std::vector<std::string>{"a", "b"});
-  auto second = state.claim_runs(2, "host:2:second");
+  auto second = state.claim_runs(2, RetryPolicy{}, "host:2:second");
   REQUIRE(second.is_ok());
   CHECK(second->empty());
 
@@ -86,7 +86,7 @@ TEST_CASE("a claimed run belongs to its claimer until it is submitted") {
 TEST_CASE("retryable failures are resubmitted until attempts run out, then reported") {
   StudyState state = fresh_state("scalestudy_state_retry.sqlite");
   REQUIRE(state.plan_runs({planned("a"), planned("done")}).is_ok());
-  REQUIRE(state.claim_runs(2, "t:1:x").is_ok());
+  REQUIRE(state.claim_runs(2, RetryPolicy{}, "t:1:x").is_ok());
   REQUIRE(state.record_submission({"a", "1"}, "slurm", "t:1:x").is_ok());
   REQUIRE(state.record_submission({"done", "2"}, "slurm", "t:1:x").is_ok());
   REQUIRE(state.record_job_status("a", "1", {JobState::kRunning, std::nullopt, ""}).is_ok());
@@ -97,9 +97,9 @@ TEST_CASE("retryable failures are resubmitted until attempts run out, then repor
   // A late poll of the old job cannot pull a finished run back to RUNNING.
   REQUIRE(state.record_job_status("a", "1", {JobState::kRunning, std::nullopt, ""}).is_ok());
   CHECK(record_of(state, "a").state == "TIMEOUT");
-  CHECK_FALSE(is_exhausted(record_of(state, "a"), 2));
+  CHECK_FALSE(is_exhausted(record_of(state, "a"), 2, RetryPolicy{}));
 
-  auto again = state.claim_runs(2, "t:1:y");
+  auto again = state.claim_runs(2, RetryPolicy{}, "t:1:y");
   REQUIRE(again.is_ok());
   CHECK(*again == std::vector<std::string>{"a"});  // COMPLETED is skipped
   REQUIRE(state.record_submission({"a", "3"}, "slurm", "t:1:y").is_ok());
@@ -108,13 +108,13 @@ TEST_CASE("retryable failures are resubmitted until attempts run out, then repor
   CHECK(record_of(state, "a").state == kStateSubmitted);
   REQUIRE(state.record_job_status("a", "3", {JobState::kTimeout, 0, "TimeLimit"}).is_ok());
 
-  auto none = state.claim_runs(2, "t:1:z");
+  auto none = state.claim_runs(2, RetryPolicy{}, "t:1:z");
   REQUIRE(none.is_ok());
   CHECK(none->empty());
   RunRecord a = record_of(state, "a");
   CHECK(a.attempts == 2);
-  CHECK(is_exhausted(a, 2));
-  CHECK(failure_summary(a) == "TIMEOUT after 2 attempts: TimeLimit");
+  CHECK(is_exhausted(a, 2, RetryPolicy{}));
+  CHECK(failure_summary(a) == "TIMEOUT after 2 attempts [time]: TIMEOUT (TimeLimit)");
 
   auto history = state.attempts("a");
   REQUIRE(history.is_ok());
@@ -133,7 +133,7 @@ TEST_CASE("a run never reached in three allocations completes in a fourth on one
   for (int allocation = 1; allocation <= 3; ++allocation) {
     CAPTURE(allocation);
     const std::string job = std::to_string(allocation) + "+late";
-    auto claimed = state.claim_runs(3, "t:1:" + job);
+    auto claimed = state.claim_runs(3, RetryPolicy{}, "t:1:" + job);
     REQUIRE(claimed.is_ok());
     REQUIRE(*claimed == std::vector<std::string>{"late"});
     REQUIRE(state.record_submission({"late", job}, "slurm", "t:1:" + job).is_ok());
@@ -149,14 +149,14 @@ TEST_CASE("a run never reached in three allocations completes in a fourth on one
     CHECK(run.attempts == 0);
     CHECK(run.reason == "not reached in allocation " + std::to_string(allocation) +
                             ", which ended TIMEOUT before this run's step started");
-    CHECK_FALSE(is_exhausted(run, 3));
+    CHECK_FALSE(is_exhausted(run, 3, RetryPolicy{}));
     // `wait` submits it as a later wave, like a run held back by a submit limit.
-    auto waves = state.claim_runs(3, "t:1:peek", /*planned_only=*/true);
+    auto waves = state.claim_runs(3, RetryPolicy{}, "t:1:peek", /*planned_only=*/true);
     REQUIRE(waves.is_ok());
     CHECK(*waves == std::vector<std::string>{"late"});
     REQUIRE(state.release_claim("late", "t:1:peek", run.reason).is_ok());
   }
-  REQUIRE(state.claim_runs(3, "t:1:4").is_ok());
+  REQUIRE(state.claim_runs(3, RetryPolicy{}, "t:1:4").is_ok());
   REQUIRE(state.record_submission({"late", "4+late"}, "slurm", "t:1:4").is_ok());
   REQUIRE(
       state.record_job_status("late", "4+late", {JobState::kRunning, std::nullopt, ""}).is_ok());
@@ -174,13 +174,13 @@ TEST_CASE("a run never reached in three allocations completes in a fourth on one
 TEST_CASE("claims of a dead submitter are taken over, live ones are not") {
   StudyState state = fresh_state("scalestudy_state_stale.sqlite");
   REQUIRE(state.plan_runs({planned("a")}).is_ok());
-  REQUIRE(state.claim_runs(3, dead_process_token()).is_ok());
+  REQUIRE(state.claim_runs(3, RetryPolicy{}, dead_process_token()).is_ok());
   CHECK(record_of(state, "a").state == kStateSubmitting);
-  auto taken = state.claim_runs(3, make_claim_token());
+  auto taken = state.claim_runs(3, RetryPolicy{}, make_claim_token());
   REQUIRE(taken.is_ok());
   CHECK(*taken == std::vector<std::string>{"a"});
   // Ours is alive (this process): nobody else takes it.
-  auto other = state.claim_runs(3, "elsewhere:1:1");
+  auto other = state.claim_runs(3, RetryPolicy{}, "elsewhere:1:1");
   REQUIRE(other.is_ok());
   CHECK(other->empty());
 }
@@ -197,17 +197,17 @@ TEST_CASE("a claim not renewed for its lease is taken over, whichever host held 
   StudyState state = fresh_state("scalestudy_state_lease.sqlite");
   REQUIRE(state.plan_runs({planned("a")}).is_ok());
   // A submitter on another login node, whose pid nobody here can ask about.
-  REQUIRE(state.claim_runs(3, "login2:4242:7").is_ok());
+  REQUIRE(state.claim_runs(3, RetryPolicy{}, "login2:4242:7").is_ok());
   const int lease_s = static_cast<int>(kClaimLease.count());
   age_claims(state, lease_s - 60);
-  CHECK(state.claim_runs(3, "t:1:early")->empty());
+  CHECK(state.claim_runs(3, RetryPolicy{}, "t:1:early")->empty());
   // It renews: young again.
   age_claims(state, lease_s + 60);
   REQUIRE(state.renew_claims("login2:4242:7").is_ok());
-  CHECK(state.claim_runs(3, "t:1:renewed")->empty());
+  CHECK(state.claim_runs(3, RetryPolicy{}, "t:1:renewed")->empty());
   // It stops renewing (it died): the lease runs out and the claim is taken over.
   age_claims(state, lease_s + 60);
-  auto taken = state.claim_runs(3, "t:1:late");
+  auto taken = state.claim_runs(3, RetryPolicy{}, "t:1:late");
   REQUIRE(taken.is_ok());
   CHECK(*taken == std::vector<std::string>{"a"});
   // The late holder can no longer record a submission under the claim it lost.
@@ -224,7 +224,7 @@ TEST_CASE("runs dropped from the plan keep their history but leave the study's r
   REQUIRE(runs->size() == 2);
   CHECK((*runs)[0].run_id == "kept");
   CHECK((*runs)[1].run_id == "new");
-  auto claimed = state.claim_runs(3, "t:1:1");
+  auto claimed = state.claim_runs(3, RetryPolicy{}, "t:1:1");
   REQUIRE(claimed.is_ok());
   CHECK(*claimed == std::vector<std::string>{"kept", "new"});
   auto old_row = state.database().query_value("SELECT planned FROM runs WHERE run_id = 'old'");
@@ -251,7 +251,7 @@ TEST_CASE("a job requeued under its id is a new attempt; completed, it keeps no 
     StudyState state = fresh_state("scalestudy_state_requeue.sqlite");
     REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 3}).is_ok());
     REQUIRE(state.plan_runs({planned("a")}).is_ok());
-    REQUIRE(state.claim_runs(3, "host:1:me").is_ok());
+    REQUIRE(state.claim_runs(3, RetryPolicy{}, "host:1:me").is_ok());
     REQUIRE(state.record_submission({"a", "42"}, "slurmrest", "host:1:me").is_ok());
     const int restarts = restart_count_known ? 1 : 0;
     REQUIRE(state.record_job_status("a", "42", {JobState::kRunning, std::nullopt, ""}).is_ok());

@@ -54,12 +54,57 @@ TEST_CASE("a failing run is retried up to max_attempts, then reported failed wit
   ProcessResult waited = run_cli({"wait", "retry", "--results-dir", results});
   CHECK(waited.exit_code == 1);
   // A one-rank run starts without scalestudy-launch: the reason names the rank itself.
-  CHECK(waited.stderr_text.find("FAILED after 2 attempts: rank 0 exited with code 3") !=
-        std::string::npos);
+  // Exit 3 and nothing in the log: class unknown, retried up to max_attempts as before.
+  CHECK(waited.stderr_text.find("FAILED after 2 attempts [unknown]: FAILED (rank 0 exited with "
+                                "code 3): no traceback") != std::string::npos);
   ProcessResult table = run_cli({"status", "retry", "--results-dir", results});
   CHECK(table.stdout_text.find("FAILED (final)") != std::string::npos);
   CHECK(table.stdout_text.find("fail=1") != std::string::npos);
   CHECK(table.stdout_text.find("1/2 done, 1 failed") != std::string::npos);
+}
+
+TEST_CASE("a run that raises, and a binary that does not exist, fail once with their class") {
+  fs::path dir = scratch_dir("failure_classes_submit");
+  fs::create_directories(dir);
+  const fs::path raising = dir / "raising.sh";
+  std::ofstream(raising)
+      << "#!/bin/sh\necho 'step 1'\necho 'Traceback (most recent call last):' >&2\n"
+         "echo '  File \"train.py\", line 3, in <module>' >&2\n"
+         "echo 'ZeroDivisionError: division by zero' >&2\nexit 1\n";
+  fs::permissions(raising, fs::perms::all);
+  std::ofstream(dir / "study.yaml")
+      << "study: classes\nworkload: {binary: " << raising.string() << "}\n";
+  std::ofstream(dir / "missing.yaml")
+      << "study: missing\nworkload: {binary: " << (dir / "no-such-binary").string() << "}\n";
+  const std::string results = (dir / "results").string();
+  for (const char* study : {"study.yaml", "missing.yaml"}) {
+    std::vector<std::string> submit = {"submit", (dir / study).string(), "--scheduler",
+                                       "local",  "--results-dir",        results};
+    REQUIRE(run_cli(submit).exit_code == 0);
+    run_cli(submit);  // the policy retries neither: nothing more is submitted
+  }
+  CHECK(count_of(results + "/classes.sqlite", "SELECT COUNT(*) FROM attempts") == 1);
+  CHECK(count_of(results + "/missing.sqlite", "SELECT COUNT(*) FROM attempts") == 1);
+
+  ProcessResult status =
+      run_cli({"status", "classes", "--format", "json", "--results-dir", results});
+  REQUIRE(status.exit_code == 0);
+  auto json = nlohmann::json::parse(status.stdout_text);
+  CHECK(json["failed"] == 1);
+  CHECK(json["runs"][0]["failure_class"] == "program");
+  CHECK(json["runs"][0]["failure_evidence"] == "rank0.log: ZeroDivisionError: division by zero");
+  CHECK(json["failed_attempts"][0]["failure_class"] == "program");
+  ProcessResult table = run_cli({"status", "classes", "--results-dir", results});
+  CHECK(table.stdout_text.find("failed attempts") != std::string::npos);
+  CHECK(table.stdout_text.find("FAILED after 1 attempt [program]: rank0.log: ZeroDivisionError") !=
+        std::string::npos);
+
+  ProcessResult missing =
+      run_cli({"status", "missing", "--format", "json", "--results-dir", results});
+  auto missing_json = nlohmann::json::parse(missing.stdout_text);
+  CHECK(missing_json["runs"][0]["failure_class"] == "setup");
+  CHECK(missing_json["runs"][0]["failure_evidence"].get<std::string>().find("cannot execute") !=
+        std::string::npos);
 }
 
 TEST_CASE("submit reports invalid parameters (exit 1) before a bad --max-gpu-hours (exit 2)") {

@@ -75,6 +75,8 @@ class DataFramesTest(unittest.TestCase):
             self.assertAlmostEqual(run["final_val_acc"], 0.65)
             self.assertGreater(run["cpu_rss_peak_bytes"], 0)
             self.assertTrue(pd.isna(run["gpu_peak_bytes"]))
+        # Completed runs have no failure class.
+        self.assertTrue(runs.failure_class.isna().all())
         # Campaign b re-ran the same runs (same ids), measured again.
         runs_b = self.campaign_b.runs()
         self.assertEqual(list(runs_b.run_id), list(runs.run_id))
@@ -189,6 +191,41 @@ class DataFramesTest(unittest.TestCase):
                                results_dir=self.results.results_dir)
         self.assertEqual([run["world_size"] for run in plan["runs"]], [1, 3])
         self.assertEqual(plan["runs"][0]["study"], support.STUDY)
+
+
+class FailureClassTest(unittest.TestCase):
+    """runs() carries each run's failure class and evidence, and reads a database from before
+    them (no such columns) as None."""
+
+    def copied_results(self):
+        import shutil
+        import tempfile
+        folder = tempfile.mkdtemp(prefix="scalestudy-failure-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        shutil.copy(os.path.join(support.results_dir(), support.STUDY + ".sqlite"), folder)
+        return folder, os.path.join(folder, support.STUDY + ".sqlite")
+
+    def test_runs_show_the_failure_class(self):
+        import sqlite3
+        folder, database = self.copied_results()
+        with sqlite3.connect(database) as db:
+            db.execute("UPDATE runs SET state = 'FAILED', failure_class = 'program', "
+                       "failure_evidence = ? WHERE world_size = 3",
+                       ("rank0.log: KeyError: 'lr'",))
+        runs = scalestudy.open(folder, cli=support.cli()).study(support.STUDY).runs()
+        failed = runs[runs.world_size == 3].iloc[0]
+        self.assertEqual(failed.failure_class, "program")
+        self.assertEqual(failed.failure_evidence, "rank0.log: KeyError: 'lr'")
+
+    def test_a_database_from_before_failure_classes_reads(self):
+        import sqlite3
+        folder, database = self.copied_results()
+        with sqlite3.connect(database) as db:
+            db.execute("ALTER TABLE runs DROP COLUMN failure_class")
+            db.execute("ALTER TABLE runs DROP COLUMN failure_evidence")
+        runs = scalestudy.open(folder, cli=support.cli()).study(support.STUDY).runs()
+        self.assertEqual(list(runs.world_size), [1, 3])
+        self.assertTrue(runs.failure_class.isna().all())
 
 
 class CliDrivingTest(unittest.TestCase):

@@ -298,11 +298,16 @@ TEST_CASE("report JSON: versioned, every documented field present") {
   Report report = report_of(study);
   auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
   CHECK(json["schema"] == "scalestudy.report/1");
-  CHECK(keys(json) == std::set<std::string>{"schema", "study", "kind", "device", "baseline",
-                                            "settings", "runs", "points", "sensitivity",
-                                            "bandwidth_curves", "projections", "overlaps",
-                                            "co_running", "straggler_hosts", "systems",
-                                            "systems_side_by_side", "time_to_result", "warnings"});
+  CHECK(keys(json) == std::set<std::string>{"schema",         "study",
+                                            "kind",           "device",
+                                            "baseline",       "settings",
+                                            "runs",           "points",
+                                            "sensitivity",    "bandwidth_curves",
+                                            "projections",    "overlaps",
+                                            "co_running",     "failed_attempts",
+                                            "failure_nodes",  "straggler_hosts",
+                                            "systems",        "systems_side_by_side",
+                                            "time_to_result", "warnings"});
   CHECK(keys(json["settings"]) == std::set<std::string>{"input_bound_pct", "comm_bound_pct",
                                                         "target_gain_pct", "target_acc",
                                                         "efficiency_pct", "throughput_unit"});
@@ -441,4 +446,44 @@ TEST_CASE("markdown reports escape HTML and table syntax in configuration values
   CHECK(markdown.find("<script") == std::string::npos);
   CHECK(markdown.find("label=&lt;img src=x onerror=alert(1)&gt;") != std::string::npos);
   CHECK(markdown.find("label=a\\|b &amp; &lt;script&gt;c d") != std::string::npos);
+}
+
+TEST_CASE("the report lists failed attempts with their class and evidence, and their nodes") {
+  StudyFixture study("report_failures", "strong");
+  add_strong_study(study);
+  {
+    auto db = sqlite::Database::open(study.db_path());
+    REQUIRE(db.is_ok());
+    REQUIRE(
+        db->exec("INSERT INTO attempts (run_id, attempt, scheduler, job_id, state, submitted_at, "
+                 "failure_class, failure_evidence) VALUES "
+                 "('s4r1000000000000', 1, 'slurm', '41', 'NODE_FAIL', 't', 'node', "
+                 "'NODE_FAIL on n[3-4]'), "
+                 "('s4r1000000000000', 2, 'slurm', '42', 'FAILED', 't', 'hang', "
+                 "'rank1.log: Watchdog caught collective operation timeout'), "
+                 "('s4r1000000000000', 3, 'slurm', '43', 'FAILED', 't', 'program', "
+                 "'rank0.log: ValueError: bad shard');"
+                 "INSERT INTO placements (run_id, attempt, job_id, node_list) VALUES "
+                 "('s4r1000000000000', 1, '41', 'n[3-4]'), ('s4r1000000000000', 2, '42', 'n4'),"
+                 "('s4r1000000000000', 3, '43', 'n5')")
+            .is_ok());
+  }
+  Report report = report_of(study);
+  REQUIRE(report.failed_attempts.size() == 3);
+  CHECK(report.failed_attempts[2].kind == common::FailureClass::kProgram);
+  CHECK(report.failed_attempts[2].evidence == "rank0.log: ValueError: bad shard");
+  REQUIRE(report.failure_nodes.size() == 3);
+  CHECK(report.failure_nodes[1].node == "n4");
+  CHECK(report.failure_nodes[1].flagged);  // a node and a hang failure
+  CHECK_FALSE(report.failure_nodes[0].flagged);
+
+  const std::string text = render_report(report, ReportFormat::kWideTable);
+  CAPTURE(text);
+  CHECK(text.find("Failed attempts") != std::string::npos);
+  CHECK(text.find("rank0.log: ValueError: bad shard") != std::string::npos);
+  CHECK(text.find("Nodes of failed attempts") != std::string::npos);
+  CHECK(text.find("node 1, hang 1") != std::string::npos);
+  auto json = nlohmann::json::parse(render_report(report, ReportFormat::kJson));
+  CHECK(json["failed_attempts"][1]["failure_class"] == "hang");
+  CHECK(json["failure_nodes"][1]["flagged"] == true);
 }

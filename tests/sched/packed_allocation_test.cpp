@@ -554,3 +554,18 @@ TEST_CASE("the wrapper marks steps as they happen and bounds its wait for record
   // A run cancelled while it runs: the wrapper stops its step, watching from its start.
   CHECK(script.find("stop_when_dropped \"$i\" \"$script\" &") != std::string::npos);
 }
+
+TEST_CASE("a packed allocation leaves out every node its runs' retries exclude") {
+  fs::path dir = testing::scratch_dir("packed_exclude");
+  auto runs = ladder(dir);
+  runs[0].spec.slurm.exclude_nodes = {"node[1-2]"};
+  runs[3].spec.slurm.exclude_nodes = {"node7", "node[1-2]"};
+  // The largest run's own script carries its --exclude; the allocation's is the union.
+  std::ofstream(runs[5].script_path, std::ios::app) << "#SBATCH --exclude=node9\n";
+  auto job = packed_job(runs, dir / "arrays");
+  REQUIRE(job);
+  const std::string script = testing::read_file(job->script_path);
+  CAPTURE(script);
+  CHECK(has_line(script, "#SBATCH --exclude=node[1-2],node7"));
+  CHECK(script.find("--exclude=node9") == std::string::npos);
+}

@@ -118,3 +118,13 @@ TEST_CASE("a plain job's accounting records: the newest by submission time count
   answer["jobs"][1]["time"].erase("submission");
   CHECK(parse_rest_db_jobs(answer).at("40").state == JobState::kNodeFail);
 }
+
+TEST_CASE("a retry's --exclude reaches slurmrestd in each version's shape") {
+  const std::string script = "#!/bin/bash\n#SBATCH --exclude=node[1-2],node7\nsrun train\n";
+  auto typed = rest_submit_body(script, {}, {}, "/r", RestApi{41});
+  REQUIRE(typed.is_ok());
+  CHECK((*typed)["job"]["excluded_nodes"] == json::array({"node[1-2]", "node7"}));
+  auto old = rest_submit_body(script, {}, {}, "/r");
+  REQUIRE(old.is_ok());
+  CHECK((*old)["job"]["exclude"] == "node[1-2],node7");
+}

@@ -83,6 +83,16 @@ TEST_CASE("SIGTERM comes a minute before the limit, or a quarter of a short limi
   }
 }
 
+TEST_CASE("a retry after a node failure renders the nodes it leaves out") {
+  RunSpec spec = load_first_run(kGpuStudy);
+  CHECK(render_sbatch_script(spec, context_for(spec)).find("--exclude") == std::string::npos);
+  spec.slurm.exclude_nodes = {"gpu[01-02]", "gpu07"};
+  const std::string script = render_sbatch_script(spec, context_for(spec));
+  CAPTURE(script);
+  CHECK(has_line(script, "#SBATCH --exclude=gpu[01-02],gpu07"));
+  CHECK(bash_syntax_ok(script));
+}
+
 TEST_CASE("the sbatch script of a GPU run") {
   RunSpec spec = load_first_run(kGpuStudy);
   RenderContext context = context_for(spec);

@@ -14,6 +14,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
+#include "orchestrator/common/failed_attempts.hpp"
 #include "orchestrator/results/analysis/bottleneck.hpp"
 #include "orchestrator/results/analysis/ceilings.hpp"
 #include "orchestrator/results/analysis/comm_model.hpp"
@@ -196,6 +197,10 @@ struct Report {
   // configuration holds its system and `systems_side_by_side` compares them.
   std::vector<std::string> systems;
   std::vector<SystemsPoint> systems_side_by_side;
+  // Every failed attempt with its class and evidence, and the nodes they failed on, by
+  // class (docs/failures.md); none from a database before failure classes.
+  std::vector<common::FailedAttempt> failed_attempts;
+  std::vector<common::NodeFailures> failure_nodes;
   std::vector<std::string> warnings;
 };
 

@@ -278,6 +278,29 @@ Json projections_json(const Report& report) {
   return projections;
 }
 
+Json failed_attempts_json(const Report& report) {
+  Json attempts = Json::array();
+  for (const common::FailedAttempt& attempt : report.failed_attempts) {
+    attempts.push_back(Json{{"run_id", attempt.run_id},
+                            {"attempt", attempt.attempt},
+                            {"state", attempt.state},
+                            {"failure_class", common::to_string(attempt.kind)},
+                            {"failure_evidence", attempt.evidence},
+                            {"node_list", attempt.node_list}});
+  }
+  return attempts;
+}
+
+Json failure_nodes_json(const Report& report) {
+  Json nodes = Json::array();
+  for (const common::NodeFailures& node : report.failure_nodes) {
+    Json failures = Json::object();
+    for (const auto& [kind, count] : node.failures) failures[common::to_string(kind)] = count;
+    nodes.push_back(Json{{"node", node.node}, {"failures", failures}, {"flagged", node.flagged}});
+  }
+  return nodes;
+}
+
 Json co_running_json(const Report& report) {
   Json pairs = Json::array();
   for (const CoRunning& pair : report.co_running) {
@@ -348,6 +371,8 @@ std::string render_report_json(const Report& report) {
       {"projections", projections_json(report)},
       {"overlaps", overlaps_json(report)},
       {"co_running", co_running_json(report)},
+      {"failed_attempts", failed_attempts_json(report)},
+      {"failure_nodes", failure_nodes_json(report)},
       {"straggler_hosts", straggler_hosts_json(report)},
       {"systems", report.systems},
       {"systems_side_by_side", systems_json(report)},

@@ -515,6 +515,35 @@ Table time_to_result_table(const Report& report) {
   return table;
 }
 
+// Every failed attempt: its class and the evidence that decided it (docs/failures.md).
+Table failed_attempts_table(const Report& report) {
+  Table table;
+  table.title =
+      "Failed attempts (class: node, program, time, hang, setup, preempted, cancelled, "
+      "unknown)";
+  table.headers = {"run", "attempt", "state", "class", "nodes", "evidence"};
+  for (const common::FailedAttempt& attempt : report.failed_attempts) {
+    table.rows.push_back({attempt.run_id, std::to_string(attempt.attempt), attempt.state,
+                          common::to_string(attempt.kind), attempt.node_list, attempt.evidence});
+  }
+  return table;
+}
+
+// The nodes failed attempts ran on, by class; flagged with two or more node or hang failures.
+Table failure_nodes_table(const Report& report) {
+  Table table;
+  table.title = "Nodes of failed attempts";
+  table.headers = {"node", "failures", "flagged"};
+  for (const common::NodeFailures& node : report.failure_nodes) {
+    table.rows.push_back(
+        {node.node, common::failure_counts_text(node.failures), node.flagged ? "yes" : ""});
+  }
+  table.note = "flagged: " + std::to_string(common::kFlaggedNodeFailures) +
+               " or more node or hang failures; policy: {exclude_flagged_nodes: true} leaves "
+               "them out at the next submit";
+  return table;
+}
+
 // One row per message size, one busbw column per all-reduce run (by world size).
 Table bandwidth_table(const Report& report) {
   Table table;
@@ -619,6 +648,8 @@ std::vector<ReportTable> report_tables(const Report& report) {
     add(time_to_result_table(report));
   }
   if (!report.bandwidth_curves.empty()) add(bandwidth_table(report));
+  add(failed_attempts_table(report));
+  add(failure_nodes_table(report));
   return tables;
 }
 

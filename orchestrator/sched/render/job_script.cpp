@@ -43,6 +43,13 @@ void directive(std::string& out, const char* option, const std::string& value) {
   out.append("#SBATCH ").append(option).append("=").append(value).append("\n");
 }
 
+// --exclude's value: the host lists, comma-separated.
+std::string exclude_list(const std::vector<std::string>& nodes) {
+  std::string list;
+  for (const std::string& node : nodes) list += (list.empty() ? "" : ",") + node;
+  return list;
+}
+
 // sbatch reads #SBATCH values itself; a path with a space needs its double quotes.
 std::string directive_path(const std::string& path) {
   return path.find(' ') == std::string::npos ? path : "\"" + path + "\"";
@@ -78,6 +85,7 @@ std::string render_directives(const RunSpec& spec, const RenderContext& context)
   if (!slurm.qos.empty()) directive(out, "--qos", slurm.qos);
   if (!slurm.constraint.empty()) directive(out, "--constraint", slurm.constraint);
   if (!slurm.reservation.empty()) directive(out, "--reservation", slurm.reservation);
+  if (!slurm.exclude_nodes.empty()) directive(out, "--exclude", exclude_list(slurm.exclude_nodes));
   const std::string out_dir_pattern = literal_filename_pattern(context.out_dir);
   directive(out, "--output", directive_path(out_dir_pattern + "/slurm-%j.out"));
   directive(out, "--error", directive_path(out_dir_pattern + "/slurm-%j.err"));

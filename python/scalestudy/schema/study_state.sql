@@ -1,7 +1,10 @@
 -- The study database's state tables (docs/study-database.md, "State"): the contract
 -- between submit/status/wait, which write them, and ingest/report, which read them. The one
 -- definition: the C++ build embeds this file (orchestrator/campaign/study_state_schema.hpp),
--- and the Python package reads it. Idempotent (IF NOT EXISTS).
+-- and the Python package reads it. Idempotent (IF NOT EXISTS). A database made before a
+-- column was added gets the column when submit/status/wait next open it (StudyState adds
+-- what these statements have and the file lacks), so a column added here needs a DEFAULT
+-- or may be NULL.
 
 -- @constant kStudySchemaSql
 CREATE TABLE IF NOT EXISTS study (
@@ -10,7 +13,8 @@ CREATE TABLE IF NOT EXISTS study (
   source_path   TEXT NOT NULL,
   baseline_json TEXT NOT NULL,
   report_json   TEXT NOT NULL DEFAULT '{}',
-  max_attempts  INTEGER NOT NULL DEFAULT 3
+  max_attempts  INTEGER NOT NULL DEFAULT 3,
+  policy_json   TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS runs (
   run_id         TEXT PRIMARY KEY,
@@ -34,11 +38,14 @@ CREATE TABLE IF NOT EXISTS runs (
   out_dir        TEXT NOT NULL,
   planned        INTEGER NOT NULL DEFAULT 1,
   claim_token    TEXT,
-  claimed_at     TEXT
+  claimed_at     TEXT,
+  failure_class  TEXT,
+  failure_evidence TEXT
 );
 CREATE TABLE IF NOT EXISTS attempts (
   run_id TEXT NOT NULL, attempt INTEGER NOT NULL, scheduler TEXT NOT NULL, job_id TEXT NOT NULL,
   state TEXT NOT NULL, reason TEXT, submitted_at TEXT NOT NULL, finished_at TEXT,
+  failure_class TEXT, failure_evidence TEXT,
   PRIMARY KEY (run_id, attempt)
 );
 CREATE TABLE IF NOT EXISTS placements (

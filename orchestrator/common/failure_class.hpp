@@ -1,0 +1,54 @@
+// FailureClass: why an attempt ended unsuccessfully, in the form a user (and the retry
+// policy) can act on, decided once from the evidence a finished job leaves: the
+// scheduler's state, exit status and reason, and the last lines of the run's logs. The
+// study database stores the class and its evidence line beside the attempt (campaign/);
+// status, report and the Python package read them from there (docs/failures.md). Pure
+// functions over value types; no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/common/job_state.hpp"
+
+namespace scalestudy::common {
+
+enum class FailureClass {
+  kNode,       // the machine failed the run: node failure, lost rank, network, GPU Xid/ECC
+  kProgram,    // the program failed: a traceback, an exception, a reported error, OOM
+  kTime,       // the allocation's time limit
+  kHang,       // no progress: a collective that timed out, or the hang watchdog
+  kSetup,      // the run could not start: an output file, a folder or the binary missing
+  kPreempted,  // the scheduler took the allocation back (or a checkpointed stop)
+  kCancelled,  // a person (scancel, scalestudy cancel, Ctrl-C) stopped it
+  kUnknown,    // the evidence does not say; the evidence line names what was missing
+};
+
+// "node", "program", ...: the names stored in the study database.
+const char* to_string(FailureClass kind);
+std::optional<FailureClass> parse_failure_class(std::string_view name);
+// Every class, in the order above (tables list them so).
+const std::vector<FailureClass>& all_failure_classes();
+// node and hang failures are the nodes' fault: their nodes are excluded from the retry.
+bool blames_nodes(FailureClass kind);
+
+// The last lines of one log of the run (rank0.log, slurm-12.out ...), oldest first.
+struct LogTail {
+  std::string name;
+  std::vector<std::string> lines;
+};
+
+struct Failure {
+  FailureClass kind = FailureClass::kUnknown;
+  std::string evidence;  // the line that decided it: a log line with its file, or the state
+};
+
+// The class of an attempt that ended in `status` (terminal, not COMPLETED), with the logs'
+// last lines as further evidence. The scheduler's own verdicts (PREEMPTED, CANCELLED,
+// TIMEOUT, NODE_FAIL) come first; then the logs, read for the node's fault before the
+// program's (a traceback that a connection reset raised is the node's); then the exit status.
+Failure classify_failure(const JobStatus& status, const std::vector<LogTail>& logs);
+
+}  // namespace scalestudy::common
