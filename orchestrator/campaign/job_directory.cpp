@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <vector>
@@ -35,6 +36,35 @@ bool writable_by(const struct stat& info, const passwd& user) {
   return (info.st_mode & S_IWOTH) && (info.st_mode & S_IXOTH);
 }
 
+bool searchable_by(const struct stat& info, const passwd& user) {
+  if (user.pw_uid == 0) return true;
+  if (info.st_uid == user.pw_uid) return info.st_mode & S_IXUSR;
+  if (in_group(user, info.st_gid)) return info.st_mode & S_IXGRP;
+  return info.st_mode & S_IXOTH;
+}
+
+// The first folder above `dir` that `user` may not enter: on the node, the job could not
+// open its output files there ("Could not open stdout file: Permission denied", sacct's
+// FAILED 0:53, with nothing in the job's own output to say so).
+Status check_reachable(const std::string& dir, const passwd& user) {
+  std::error_code error;
+  std::filesystem::path folder = std::filesystem::absolute(dir, error).parent_path();
+  for (; !folder.empty(); folder = folder.parent_path()) {
+    struct stat info {};
+    if (stat(folder.c_str(), &info) == 0 && !searchable_by(info, user)) {
+      char mode[8];
+      std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(info.st_mode & 07777));
+      return Status::error(folder.string() + ": " + user.pw_name +
+                           ", the user the jobs run as, cannot enter it (mode " + mode +
+                           "), so the jobs could not open their output files below it (sacct: "
+                           "FAILED 0:53): let it through (chmod o+x " +
+                           folder.string() + ") or choose a results folder it can reach");
+    }
+    if (folder == folder.root_path()) break;
+  }
+  return Status::ok();
+}
+
 }  // namespace
 
 Status prepare_job_directory(const std::string& dir, const std::string& job_user) {
@@ -47,6 +77,7 @@ Status prepare_job_directory(const std::string& dir, const std::string& job_user
   if (user != nullptr) trusted.push_back(user->pw_uid);
   if (Status made = common::make_owned_directory(dir, 0750, trusted); !made) return made;
   if (user == nullptr || user->pw_uid == geteuid()) return Status::ok();
+  if (Status reachable = check_reachable(dir, *user); !reachable) return reachable;
   if (geteuid() == 0) {
     if (chown(dir.c_str(), user->pw_uid, user->pw_gid) != 0) {
       return Status::error(dir + ": cannot hand it to " + job_user +

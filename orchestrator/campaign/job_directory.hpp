@@ -13,9 +13,10 @@ namespace scalestudy::campaign {
 
 // Creates `dir` (and missing parents), mode 0750; one already there must be a folder owned by
 // this process's user or `job_user` (common/safe_files.hpp). When `job_user` is set and is
-// not this process's user: as root, hands `dir` to that user (owner and primary group);
-// otherwise checks that the user may write it, and an error says what to change when it
-// may not.
+// not this process's user: checks that the user may enter every folder above it (a results
+// folder made by mktemp -d, mode 0700, stops it); as root, hands `dir` to that user (owner
+// and primary group); otherwise checks that the user may write it. An error says what to
+// change.
 Status prepare_job_directory(const std::string& dir, const std::string& job_user);
 
 }  // namespace scalestudy::campaign

@@ -17,6 +17,7 @@
 #include "orchestrator/submission/packed_plan.hpp"
 #include "orchestrator/submission/profiles_dir.hpp"
 #include "orchestrator/submission/recorded_choices.hpp"
+#include "orchestrator/submission/results_folder_check.hpp"
 #include "orchestrator/submission/scheduler_shares.hpp"
 
 namespace scalestudy::submission {
@@ -141,8 +142,14 @@ std::optional<SubmitSession> make_share_session(const SubmitRequest& request,
       session.scheduler->runs_on_this_host() ? RunPlacement::kThisHost : RunPlacement::kCluster,
       session.scheduler->max_parallel_runs(),
       static_cast<int>(std::thread::hardware_concurrency())};
-  for (auto& risk : interference_risks(several ? study_share(study, share) : study, settings)) {
-    setup.warnings.push_back(std::move(risk));
+  const Study& shared = several ? study_share(study, share) : study;
+  for (auto& risk : interference_risks(shared, settings)) setup.warnings.push_back(std::move(risk));
+  if (settings.placement == RunPlacement::kCluster && !request.dry_run) {
+    int widest_nodes = 1;
+    for (const RunSpec& spec : shared.runs) widest_nodes = std::max(widest_nodes, spec.nodes);
+    if (auto warning = results_folder_warning(request.results_dir, widest_nodes)) {
+      setup.warnings.push_back(std::move(*warning));
+    }
   }
   session.options.prepare = campaign::make_run_preparer(
       {campaign::executable_dir(), default_profiles_dir()}, *session.scheduler);

@@ -130,3 +130,21 @@ TEST_CASE("root never writes through the job user's symlinks in a handed-over ru
         (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
          fs::perms::others_read));
 }
+
+TEST_CASE("a folder above the job directory that the job user cannot enter is refused by name") {
+  if (getpwnam("nobody") == nullptr) {
+    SKIP_UNLESS_INSTALLED("no user nobody");
+  }
+  // As `mktemp -d` makes it: 0700, ours.
+  fs::path closed = fresh("scalestudy_job_dir_closed");
+  fs::create_directories(closed);
+  fs::permissions(closed, fs::perms::owner_all);
+  auto prepared = prepare_job_directory((closed / "results" / "runs" / "a").string(), "nobody");
+  REQUIRE_FALSE(prepared.is_ok());
+  CHECK(prepared.message().find(closed.string() + ": nobody, the user the jobs run as, cannot "
+                                                  "enter it (mode 0700)") != std::string::npos);
+  CHECK(prepared.message().find("chmod o+x " + closed.string()) != std::string::npos);
+  fs::permissions(closed, fs::perms::owner_all | fs::perms::others_exec);
+  CHECK(prepare_job_directory((closed / "results" / "runs" / "a").string(), "nobody").is_ok() ==
+        (geteuid() == 0));
+}
