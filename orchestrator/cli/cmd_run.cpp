@@ -30,10 +30,14 @@ const char kClosing[] =
     "report options: --format, --wide, --baseline, --plots, --no-plots, --html, --comm-model,\n"
     "  thresholds (see `scalestudy report --help`)\n"
     "  --timeout S        stop waiting after S seconds (default: no limit)\n"
-    "  --poll-interval S  seconds between scheduler polls (default 5)\n\n"
+    "  --poll-interval S  seconds between scheduler polls (default 5)\n"
+    "  --detach           Ctrl-C leaves the runs running here going on (their ends are\n"
+    "                     recorded beside them for `status`) instead of stopping them\n\n"
+    "Ctrl-C stops the runs running here (local), records them CANCELLED and plans the others\n"
+    "again; a second Ctrl-C leaves at once. Runs on a cluster go on either way.\n\n"
     "exit codes: 0 every run completed and the report was printed; 1 some runs failed for\n"
     "good (the report still shows the rest) or the study is invalid; 2 wrong arguments;\n"
-    "3 the scheduler is unavailable.";
+    "3 the scheduler is unavailable; 130 interrupted (Ctrl-C).";
 
 // The scheduler names and options come from the registry.
 std::string run_usage() {
@@ -49,11 +53,11 @@ std::string run_usage() {
 
 // After Ctrl-C: what happened to the runs, and how to go on. 130: ended by SIGINT, as
 // shells report it.
-int interrupted_exit(const common::InterruptWatch& interrupts) {
+int interrupted_exit(const common::InterruptWatch& interrupts, bool detached) {
   const char* what =
-      interrupts.taken() > 1
-          ? "interrupted again: left at once (the runs still stopping are named above; "
-            "`scalestudy status` records how they end)"
+      interrupts.taken() > 1 || detached
+          ? "left at once (the runs still going are named above; `scalestudy status` "
+            "records how they end)"
           : "interrupted (Ctrl-C): the runs it ran here were stopped and recorded CANCELLED, "
             "runs on a cluster go on, and the runs not started are planned again; "
             "`scalestudy run` goes on from there";
@@ -67,6 +71,7 @@ int run_run(const std::vector<std::string>& args) {
   spec.flag_options.insert(kReportFlagOptions.begin(), kReportFlagOptions.end());
   spec.value_options.insert({"--timeout", "--poll-interval"});
   spec.flag_options.erase("--dry-run");
+  spec.flag_options.insert("--detach");
   auto parsed = parse_args(args, spec);
   if (!parsed || parsed->positionals.size() != 1) {
     std::fprintf(stderr, "scalestudy run: %s\n%s\n",
@@ -97,7 +102,8 @@ int run_run(const std::vector<std::string>& args) {
                                        exit_code, interrupts->get());
   if (!sessions) return exit_code;
   const int submitted = submit_and_print("run", *sessions);
-  if ((*interrupts)->taken() > 0) return interrupted_exit(**interrupts);
+  const bool detached = parsed->has("--detach");
+  if ((*interrupts)->taken() > 0) return interrupted_exit(**interrupts, detached);
   if (submitted == kExitEnvironment) return submitted;
 
   // The campaign's database (`--campaign`), which is the study's own without one.
@@ -118,7 +124,9 @@ int run_run(const std::vector<std::string>& args) {
     std::fprintf(stderr, "scalestudy run: %s\n", outcome.status().message().c_str());
     return kExitEnvironment;
   }
-  if (*outcome == campaign::WaitOutcome::kInterrupted) return interrupted_exit(**interrupts);
+  if (*outcome == campaign::WaitOutcome::kInterrupted) {
+    return interrupted_exit(**interrupts, detached);
+  }
   interrupts->reset();  // Ctrl-C acts as always again while the report is made
   if (*outcome == campaign::WaitOutcome::kTimedOut) {
     std::fprintf(stderr,

@@ -114,6 +114,7 @@ std::optional<std::vector<submission::SubmitSession>> make_submit_sessions(
   request.max_gpu_hours = parsed.value("--max-gpu-hours");
   request.log = print_line;
   request.interrupts = interrupts;
+  request.detach = parsed.has("--detach");
   return sessions_or_explain(command, submission::make_submit_sessions(request), exit_code);
 }
 

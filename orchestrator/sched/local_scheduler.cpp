@@ -244,9 +244,11 @@ void wait_for_active(const std::vector<ActiveRun>& active, int interrupt_fd) {
   wait_for_child_exit(exits, wake_at, kReapInterval, interrupt_fd);
 }
 
-// The second Ctrl-C's words: what goes on without this process, and who records it.
-std::string left_at_once(const std::vector<ActiveRun>& active) {
-  std::string message = "interrupted again: left at once";
+// The words of a Ctrl-C that leaves (the second, or the first with --detach): what goes on
+// without this process, and who records it.
+std::string left_at_once(const std::vector<ActiveRun>& active, int interrupts) {
+  std::string message = interrupts > 1 ? "interrupted again: left at once"
+                                       : "interrupted (Ctrl-C) with --detach: left at once";
   if (active.empty()) return message;
   message += "; still stopping, with their ends recorded beside them for `scalestudy status`:";
   for (const ActiveRun& run : active) {
@@ -346,6 +348,7 @@ Result<LocalOptions> parse_local_options(const SchedulerContext& context,
     options.launcher_path = launcher;
   }
   options.interrupts = context.interrupts;
+  options.detach_on_interrupt = context.detach_on_interrupt;
   return options;
 }
 
@@ -405,7 +408,8 @@ LocalScheduler::LocalScheduler(const LocalOptions& options)
                      ? options.max_slots
                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
       launcher_path_(options.launcher_path),
-      interrupts_(options.interrupts) {}
+      interrupts_(options.interrupts),
+      detach_on_interrupt_(options.detach_on_interrupt) {}
 
 Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<PreparedRun>& runs,
                                                        const SubmitCallbacks& callbacks) {
@@ -422,7 +426,9 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
     if (interrupts_ != nullptr) {
       const int before = interrupts;
       interrupts += interrupts_->take();
-      if (interrupts >= 2) return Status::error(left_at_once(active));
+      if (interrupts >= (detach_on_interrupt_ ? 1 : 2)) {
+        return Status::error(left_at_once(active, interrupts));
+      }
       if (before == 0 && interrupts == 1) {
         for (ActiveRun& run : active) {
           run.interrupted = true;

@@ -28,6 +28,7 @@ struct LocalOptions {
   int max_slots = 0;          // ranks at once; 0: the machine's hardware threads
   std::string launcher_path;  // scalestudy-launch; empty: ranks are spawned directly
   common::InterruptWatch* interrupts = nullptr;  // Ctrl-C on the submitter; may be null
+  bool detach_on_interrupt = false;              // the first Ctrl-C leaves the runs going on
 };
 
 // --max-parallel N and --max-slots N; the launcher when context.bin_dir holds one.
@@ -62,6 +63,7 @@ class LocalScheduler : public Scheduler {
   int max_slots_;
   std::string launcher_path_;
   common::InterruptWatch* interrupts_;
+  bool detach_on_interrupt_;
   std::map<std::string, JobStatus> finished_;  // jobs this instance ran to completion
 };
 

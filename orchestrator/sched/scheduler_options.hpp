@@ -43,6 +43,9 @@ struct SchedulerContext {
   // runs it started and records them cancelled, the second leaves at once. Null: none
   // watched (SIGINT acts as it always does).
   common::InterruptWatch* interrupts = nullptr;
+  // `run --detach`: the first Ctrl-C already leaves the runs started going on (their ends
+  // recorded beside them), as the second does otherwise.
+  bool detach_on_interrupt = false;
 };
 
 }  // namespace scalestudy::sched

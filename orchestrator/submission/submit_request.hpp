@@ -40,6 +40,7 @@ struct SubmitRequest {
   std::function<void(const std::string& line)> log;  // the submit's progress lines; may be empty
   // Ctrl-C on the caller, for the backends that run runs themselves (local); may be null.
   common::InterruptWatch* interrupts = nullptr;
+  bool detach = false;  // with interrupts: Ctrl-C leaves the runs started going on
 };
 
 // Why a submit could not be set up, by what is at fault.

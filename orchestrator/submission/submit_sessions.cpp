@@ -119,6 +119,7 @@ std::optional<SubmitSession> make_share_session(const SubmitRequest& request,
   context.packed = is_packed(request);
   context.packed_concurrent = study.pack_concurrent;
   context.interrupts = request.interrupts;
+  context.detach_on_interrupt = request.detach;
   if (packing != nullptr) context.measured_run_s = packing->measured_run_s;
   context.array_script_dir = (std::filesystem::absolute(request.results_dir) /
                               campaign::campaign_storage_name(study.name, campaign_name) / "arrays")

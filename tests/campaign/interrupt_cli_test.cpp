@@ -210,3 +210,32 @@ TEST_CASE("a run whose submitter was SIGKILLed is recorded completed after one a
   CHECK(again.stdout_text.find("0 submitted, 1 completed") != std::string::npos);
   CHECK(count_lines((dir / "executions.txt").string()) == 1);
 }
+
+TEST_CASE("with --detach, Ctrl-C leaves the run going on and its end is recorded later") {
+  const fs::path dir = scratch_dir("interrupt_detach");
+  fs::create_directories(dir);
+  std::ofstream(dir / "study.yaml") << "study: detach\nworkload: {binary: " << write_sleeper(dir)
+                                    << ", sleep_s: 2}\nmatrix: {tag: [a, b]}\n";
+  const std::string results = (dir / "results").string();
+  const pid_t cli = start_cli(dir, {"run", (dir / "study.yaml").string(), "--scheduler", "local",
+                                    "--results-dir", results, "--detach"});
+  fs::path started;
+  REQUIRE(within(30, [&] {
+    for (const char* tag : {"a", "b"}) {
+      if (fs::exists(dir / (std::string("pid.") + tag)))
+        started = dir / (std::string("pid.") + tag);
+    }
+    return !started.empty();
+  }));
+  const pid_t workload = pid_in(started);
+  kill(-cli, SIGINT);
+  CHECK(exit_within(cli, 1.5) == 130);
+  CHECK(read_file((dir / "err.txt").string()).find("with --detach: left at once") !=
+        std::string::npos);
+  CHECK(alive(workload));
+  REQUIRE(within(10, [&] { return !alive(workload); }));
+  REQUIRE(within(5, [&] { return processes_mentioning(dir.string()).empty(); }));
+  REQUIRE(run_cli({"status", "detach", "--results-dir", results}).exit_code == 0);
+  // The started run completed after its one attempt; the other was never claimed for good.
+  CHECK(states(dir / "results" / "detach.sqlite") == "COMPLETED/1 PLANNED/0 ");
+}
