@@ -1,8 +1,12 @@
 #include "orchestrator/campaign/attempt_failure.hpp"
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <ctime>
 #include <deque>
 #include <fstream>
+#include <optional>
 
 #include "harness/core/run_layout.hpp"
 
@@ -13,7 +17,7 @@ namespace {
 // run's progress.
 constexpr size_t kTailLines = 60;
 
-void add_tail(const std::string& path, const std::string& name,
+void add_tail(const std::string& path, const std::string& name, std::optional<double> ended,
               std::vector<common::LogTail>& tails) {
   std::ifstream file(path);
   if (!file) return;
@@ -22,7 +26,23 @@ void add_tail(const std::string& path, const std::string& name,
     last.push_back(std::move(line));
     if (last.size() > kTailLines) last.pop_front();
   }
-  tails.push_back({name, {last.begin(), last.end()}});
+  std::optional<double> quiet_s;
+  struct stat info {};
+  if (ended && stat(path.c_str(), &info) == 0) {
+    quiet_s = *ended - static_cast<double>(info.st_mtime);
+  }
+  tails.push_back({name, {last.begin(), last.end()}, quiet_s});
+}
+
+// When the attempt ended, in seconds since the epoch: the scheduler's end (SLURM's local
+// time, read on this host), else now (the local executor records an end as it happens).
+std::optional<double> end_time(const common::JobStatus& status) {
+  const std::string& text = status.placement.ended_at;
+  if (text.empty()) return static_cast<double>(std::time(nullptr));
+  std::tm parts{};
+  parts.tm_isdst = -1;
+  if (strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &parts) == nullptr) return std::nullopt;
+  return static_cast<double>(std::mktime(&parts));
 }
 
 // The allocation's number: "123" of "123", "123_4" (an array task) or "123+<run>" (a packed
@@ -35,17 +55,20 @@ std::string allocation_number(const std::string& job_id) {
 
 }  // namespace
 
-std::vector<common::LogTail> read_run_log_tails(const std::string& out_dir,
+std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
+                                                const std::string& out_dir,
                                                 const std::string& job_id, int world_size) {
   std::vector<common::LogTail> tails;
+  const std::optional<double> ended = end_time(status);
   for (int rank = 0; rank < world_size; ++rank) {
-    add_tail(run_layout::rank_log_path(out_dir, rank), run_layout::rank_log_name(rank), tails);
+    add_tail(run_layout::rank_log_path(out_dir, rank), run_layout::rank_log_name(rank), ended,
+             tails);
   }
   const std::string number = allocation_number(job_id);
   if (!number.empty()) {
     for (const char* suffix : {".out", ".err"}) {
       const std::string name = "slurm-" + number + suffix;
-      add_tail(out_dir + "/" + name, name, tails);
+      add_tail(out_dir + "/" + name, name, ended, tails);
     }
   }
   return tails;
@@ -53,7 +76,7 @@ std::vector<common::LogTail> read_run_log_tails(const std::string& out_dir,
 
 common::Failure classify_attempt(const common::JobStatus& status, const std::string& out_dir,
                                  const std::string& job_id, int world_size) {
-  return common::classify_failure(status, read_run_log_tails(out_dir, job_id, world_size));
+  return common::classify_failure(status, read_run_log_tails(status, out_dir, job_id, world_size));
 }
 
 }  // namespace scalestudy::campaign

@@ -11,9 +11,11 @@
 
 namespace scalestudy::campaign {
 
-// The last lines of the logs of job `job_id`'s run in `out_dir`, ranks first; missing
-// files are left out.
-std::vector<common::LogTail> read_run_log_tails(const std::string& out_dir,
+// The last lines of the logs of job `job_id`'s run in `out_dir`, ranks first, each with how
+// long before the attempt's end (`status`'s placement, else now) it was last written;
+// missing files are left out.
+std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
+                                                const std::string& out_dir,
                                                 const std::string& job_id, int world_size);
 
 // common::classify_failure over those logs.

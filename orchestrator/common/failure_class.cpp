@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <regex>
 #include <utility>
 
@@ -138,14 +139,26 @@ std::string state_evidence(const JobStatus& status) {
   return text + on_nodes(status);
 }
 
-// The last non-empty line of the run's first log: what it was doing when it ended.
+// The last non-empty line of the run's first log (what it was doing when it ended), and
+// whether it was progressing: some log written within kStalledAfterS of the end.
 std::string last_output(const std::vector<LogTail>& logs) {
+  std::string text;
   for (const LogTail& log : logs) {
-    for (auto line = log.lines.rbegin(); line != log.lines.rend(); ++line) {
-      if (!trimmed(*line).empty()) return "; last output: " + cited(log, *line);
+    for (auto line = log.lines.rbegin(); line != log.lines.rend() && text.empty(); ++line) {
+      if (!trimmed(*line).empty()) text = "; last output: " + cited(log, *line);
     }
   }
-  return "";
+  std::optional<double> quiet_s;
+  for (const LogTail& log : logs) {
+    if (log.quiet_s && (!quiet_s || *log.quiet_s < *quiet_s)) quiet_s = log.quiet_s;
+  }
+  if (!quiet_s) return text;
+  const long seconds = std::lround(std::max(0.0, *quiet_s));
+  if (*quiet_s < kStalledAfterS) {
+    return text + " (progressing: output " + std::to_string(seconds) + " s before the end)";
+  }
+  return text + " (not progressing: no output for " + std::to_string(seconds) +
+         " s before the end)";
 }
 
 std::optional<Failure> from_scheduler_state(const JobStatus& status,

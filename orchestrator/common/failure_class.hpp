@@ -34,11 +34,16 @@ const std::vector<FailureClass>& all_failure_classes();
 // node and hang failures are the nodes' fault: their nodes are excluded from the retry.
 bool blames_nodes(FailureClass kind);
 
-// The last lines of one log of the run (rank0.log, slurm-12.out ...), oldest first.
+// The last lines of one log of the run (rank0.log, slurm-12.out ...), oldest first, and how
+// long before the attempt's end it was last written (unknown: nullopt).
 struct LogTail {
   std::string name;
   std::vector<std::string> lines;
+  std::optional<double> quiet_s{};
 };
+
+// A run that wrote nothing for this long before its time limit was not progressing.
+inline constexpr double kStalledAfterS = 600;
 
 struct Failure {
   FailureClass kind = FailureClass::kUnknown;

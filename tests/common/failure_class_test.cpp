@@ -111,6 +111,18 @@ TEST_CASE("the scheduler's own verdicts come first") {
   CHECK(time.kind == FailureClass::kTime);
   CHECK(time.evidence == "TIMEOUT (TimeLimit); last output: rank0.log: step 90 loss 1.2");
 
+  // Whether it was progressing: its logs' last write before the end.
+  LogTail writing = log("rank0.log", {"step 90 loss 1.2"});
+  writing.quiet_s = 12;
+  CHECK(classify_failure({JobState::kTimeout, 0, "TimeLimit"}, {writing}).evidence ==
+        "TIMEOUT (TimeLimit); last output: rank0.log: step 90 loss 1.2 (progressing: output 12 s "
+        "before the end)");
+  LogTail silent = log("rank0.log", {"step 3 loss 2.0"});
+  silent.quiet_s = 3600;
+  CHECK(classify_failure({JobState::kTimeout, 0, "TimeLimit"}, {silent})
+            .evidence.find("(not progressing: no output for 3600 s before the end)") !=
+        std::string::npos);
+
   CHECK(classify_failure({JobState::kPreempted, std::nullopt, ""}, {}).kind ==
         FailureClass::kPreempted);
   Failure cancelled = classify_failure({JobState::kCancelled, 143, "CANCELLED by 1000"}, {});
