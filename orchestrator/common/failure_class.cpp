@@ -46,7 +46,6 @@ const std::vector<LinePattern>& line_patterns() {
       {FailureClass::kSetup, {"command not found"}},
       {FailureClass::kHang, {"watchdog caught collective operation timeout"}},
       {FailureClass::kHang, {"gloo", "timed out"}},
-      {FailureClass::kHang, {"scalestudy-watchdog: no progress"}},
       {FailureClass::kNode, {"nvrm: xid"}},
       {FailureClass::kNode, {"uncorrectable"}},
       {FailureClass::kNode, {"ecc error"}},
