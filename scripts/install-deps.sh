@@ -11,6 +11,7 @@ packages=(
   munge slurm-wlm slurmctld slurmd slurmdbd slurmrestd slurm-client slurm-wlm-jwt-plugin mariadb-server
   mmdebstrap  # SLURM 24.11 and 26.05 for the local clusters (slurm/cluster/slurm_root.sh)
   curl jq procps time chromium
+  gdb  # the hang watchdog's stacks (workloads/launch/stack_dump.cpp)
   python3-venv python3-pip shellcheck patchelf
 )
 

@@ -64,6 +64,8 @@ std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
     add_tail(run_layout::rank_log_path(out_dir, rank), run_layout::rank_log_name(rank), ended,
              tails);
   }
+  // The launcher's own words (a local run's; under SLURM they are in slurm-<job>.out).
+  add_tail(out_dir + "/launch.log", "launch.log", ended, tails);
   const std::string number = allocation_number(job_id);
   if (!number.empty()) {
     for (const char* suffix : {".out", ".err"}) {

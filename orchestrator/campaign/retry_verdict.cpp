@@ -76,7 +76,8 @@ std::string retry_policy_json(const RetryPolicy& policy) {
                           {"setup", policy.setup_retries},
                           {"time", policy.time_retries},
                           {"hang", policy.hang_retries}}},
-                        {"exclude_flagged_nodes", policy.exclude_flagged_nodes}}
+                        {"exclude_flagged_nodes", policy.exclude_flagged_nodes},
+                        {"hang_after", policy.hang_after_s}}
       .dump();
 }
 
@@ -86,6 +87,7 @@ RetryPolicy retry_policy_from_json(const std::string& text) {
   if (!json.is_object()) return policy;
   policy.max_node_failures = json.value("max_node_failures", policy.max_node_failures);
   policy.exclude_flagged_nodes = json.value("exclude_flagged_nodes", policy.exclude_flagged_nodes);
+  policy.hang_after_s = json.value("hang_after", policy.hang_after_s);
   const auto retry = json.value("retry", nlohmann::json::object());
   if (retry.is_object()) {
     policy.program_retries = retry.value("program", policy.program_retries);

@@ -89,12 +89,13 @@ Result<std::vector<std::string>> claim_for_submit(StudyState& state, const Submi
 }
 
 // The run's spec for its next attempt: the nodes its node and hang failures ran on (and,
-// when the policy says so, every flagged node) left out.
+// when the policy says so, every flagged node) left out; the policy's hang watchdog.
 Result<RunSpec> spec_for_attempt(StudyState& state, const SubmitPlan& plan, const RunSpec& spec) {
   auto excluded = state.nodes_to_exclude(spec.run_id, plan.study.retry.exclude_flagged_nodes);
   if (!excluded) return excluded.status();
   RunSpec attempt = spec;
   attempt.slurm.exclude_nodes = std::move(*excluded);
+  attempt.slurm.hang_after_s = plan.study.retry.hang_after_s;
   return attempt;
 }
 

@@ -46,6 +46,7 @@ const std::vector<LinePattern>& line_patterns() {
       {FailureClass::kSetup, {"command not found"}},
       {FailureClass::kHang, {"watchdog caught collective operation timeout"}},
       {FailureClass::kHang, {"gloo", "timed out"}},
+      {FailureClass::kHang, {"scalestudy-launch: no progress for"}},
       {FailureClass::kNode, {"nvrm: xid"}},
       {FailureClass::kNode, {"uncorrectable"}},
       {FailureClass::kNode, {"ecc error"}},

@@ -19,7 +19,7 @@ enum class FailureClass {
   kNode,       // the machine failed the run: node failure, lost rank, network, GPU Xid/ECC
   kProgram,    // the program failed: a traceback, an exception, a reported error, OOM
   kTime,       // the allocation's time limit
-  kHang,       // no progress: a collective that timed out (NCCL's watchdog, gloo)
+  kHang,       // no progress: scalestudy-launch's watchdog, a collective that timed out
   kSetup,      // the run could not start: an output file, a folder or the binary missing
   kPreempted,  // the scheduler took the allocation back (or a checkpointed stop)
   kCancelled,  // a person (scancel, scalestudy cancel, Ctrl-C) stopped it

@@ -38,8 +38,12 @@ std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
                      "--master-port",
                      std::to_string(master_port),
                      "--rank-log-dir",
-                     run.out_dir,
-                     "--"};
+                     run.out_dir};
+    if (run.spec.slurm.hang_after_s > 0) {
+      launcher.argv.insert(launcher.argv.end(),
+                           {"--hang-after-s", std::to_string(run.spec.slurm.hang_after_s)});
+    }
+    launcher.argv.push_back("--");
     launcher.argv.insert(launcher.argv.end(), run.workload_argv.begin(), run.workload_argv.end());
     launcher.env_overrides = common;
     launcher.log_path = run.out_dir + "/launch.log";

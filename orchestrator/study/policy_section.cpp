@@ -12,8 +12,8 @@ namespace {
 const std::vector<std::string> kBudgetKeys = {"gpu_hours"};
 const std::vector<std::string> kReportKeys = {"target_gain_pct", "thresholds", "throughput_unit",
                                               "tokens_per_sample"};
-const std::vector<std::string> kPolicyKeys = {"max_node_failures", "retry",
-                                              "exclude_flagged_nodes"};
+const std::vector<std::string> kPolicyKeys = {"max_node_failures", "retry", "exclude_flagged_nodes",
+                                              "hang_after"};
 const std::vector<std::string> kRetryClasses = {"program", "setup", "time", "hang"};
 const std::vector<std::string> kThroughputUnits = {"samples", "tokens"};
 // The thresholds the report reads (docs/study-database.md, "Report settings").
@@ -78,13 +78,19 @@ void read_report(const ConfigNode& report, const StudyTemplate& study,
   }
 }
 
-// `policy: {max_node_failures, retry: {program, setup, time, hang}, exclude_flagged_nodes}`.
+// `policy: {max_node_failures, retry: {program, setup, time, hang}, exclude_flagged_nodes,
+// hang_after}`.
 void read_retry_policy(const ConfigNode& policy, RetryPolicy& retry, Diagnostics& diagnostics) {
   if (!expect_map(policy, "policy", diagnostics)) return;
   check_keys(policy, "policy.", kPolicyKeys, diagnostics);
   if (const ConfigNode* bound = policy.find("max_node_failures")) {
     if (auto value = read_integer(*bound, "policy.max_node_failures", 0, diagnostics)) {
       retry.max_node_failures = static_cast<int>(*value);
+    }
+  }
+  if (const ConfigNode* hang = policy.find("hang_after")) {
+    if (auto seconds = read_integer(*hang, "policy.hang_after", 1, diagnostics)) {
+      retry.hang_after_s = static_cast<int>(*seconds);
     }
   }
   if (const ConfigNode* flagged = policy.find("exclude_flagged_nodes")) {

@@ -16,6 +16,9 @@ struct RetryPolicy {
   int setup_retries = 0;
   int time_retries = 1;
   int hang_retries = 1;
+  // Seconds without a new line in any rank's log after which scalestudy-launch takes every
+  // rank's stacks and stops the run (a hang); 0: no watchdog.
+  int hang_after_s = 0;
   // Leave out, at the next submit, the nodes with two or more node or hang failures in the
   // study (status lists them).
   bool exclude_flagged_nodes = false;

@@ -93,6 +93,17 @@ TEST_CASE("a retry after a node failure renders the nodes it leaves out") {
   CHECK(bash_syntax_ok(script));
 }
 
+TEST_CASE("policy.hang_after reaches the per-node launcher as its watchdog") {
+  RunSpec spec = load_first_run(kGpuStudy);
+  spec.launcher = LauncherKind::kTorchrun;
+  CHECK(render_sbatch_script(spec, context_for(spec)).find("--hang-after-s") == std::string::npos);
+  spec.slurm.hang_after_s = 300;
+  const std::string script = render_sbatch_script(spec, context_for(spec));
+  CAPTURE(script);
+  CHECK(script.find("--rank-log-dir /results/render/runs/" + spec.run_id +
+                    " --hang-after-s 300 --") != std::string::npos);
+}
+
 TEST_CASE("the sbatch script of a GPU run") {
   RunSpec spec = load_first_run(kGpuStudy);
   RenderContext context = context_for(spec);

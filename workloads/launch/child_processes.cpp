@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,10 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 
 #include "harness/core/exit_codes.hpp"
+#include "workloads/launch/stack_dump.hpp"
 
 namespace scalestudy::launch {
 namespace {
@@ -61,9 +64,20 @@ void report_failure(size_t local_rank, pid_t pid, int wait_status) {
   }
 }
 
+// The total size of the children's logs: what grows while they make progress.
+long long log_bytes(const std::vector<ChildSpec>& children) {
+  long long total = 0;
+  for (const ChildSpec& child : children) {
+    struct stat info {};
+    if (!child.log_path.empty() && stat(child.log_path.c_str(), &info) == 0) total += info.st_size;
+  }
+  return total;
+}
+
 }  // namespace
 
-Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace) {
+Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace,
+                         const HangWatch& hang) {
   sigset_t watched, original_mask;
   sigemptyset(&watched);
   for (int signal_number : {SIGTERM, SIGINT, SIGCHLD}) sigaddset(&watched, signal_number);
@@ -83,6 +97,8 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
 
   std::optional<int> first_failure;
   std::optional<Clock::time_point> failed_at;
+  long long last_bytes = log_bytes(children);
+  Clock::time_point last_growth = Clock::now();
   size_t checkpointed = 0;  // ranks that stopped on request with a checkpoint to resume from
   int escalation = 0;       // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
   auto signal_all = [&](int signal_number) {
@@ -92,6 +108,29 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
   while (!running.empty()) {
     siginfo_t info{};
     int received = sigtimedwait(&watched, &info, &poll_interval);
+    if (hang.after.count() > 0 && !failed_at) {
+      const long long bytes = log_bytes(children);
+      if (bytes != last_bytes) {
+        last_bytes = bytes;
+        last_growth = Clock::now();
+      } else if (Clock::now() - last_growth > hang.after) {
+        std::error_code ignored;
+        std::filesystem::create_directories(hang.stacks_dir, ignored);
+        for (pid_t pid : running) {
+          const ChildSpec& child = children[local_rank_of[pid]];
+          auto rank = child.env.find("RANK");
+          const std::string name =
+              rank != child.env.end() ? rank->second : std::to_string(local_rank_of[pid]);
+          dump_stacks(pid, hang.stacks_dir + "/rank" + name + ".txt");
+        }
+        std::fprintf(stderr,
+                     "scalestudy-launch: no progress for %lld s (no rank's log grew): stacks of "
+                     "every rank in %s; stopping the run\n",
+                     static_cast<long long>(hang.after.count() / 1000), hang.stacks_dir.c_str());
+        first_failure = kHangExit;
+        failed_at = Clock::now() - grace;  // no grace: SIGTERM now, SIGKILL after one grace
+      }
+    }
     if (received == SIGTERM || received == SIGINT) {
       signal_all(received);
       if (!failed_at) failed_at = Clock::now();

@@ -24,6 +24,18 @@ struct ChildSpec {
   std::string log_path;  // stdout and stderr appended to this file; empty: inherited
 };
 
-Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace);
+// The hang watchdog: when no child's log grew for `after` (0: off), every child's stacks
+// are written to `stacks_dir`/rank<RANK>.txt (stack_dump.hpp), the launcher says so
+// on its stderr ("scalestudy-launch: no progress for …", which the orchestrator classifies
+// as a hang), stops the children as after a failure and exits kHangExit.
+struct HangWatch {
+  std::chrono::milliseconds after{0};
+  std::string stacks_dir;
+};
+// timeout(1)'s status: a plain failure, not a signal the scheduler would read as a cancel.
+inline constexpr int kHangExit = 124;
+
+Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace,
+                         const HangWatch& hang = {});
 
 }  // namespace scalestudy::launch

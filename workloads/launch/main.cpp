@@ -1,6 +1,7 @@
 // scalestudy-launch: a torchrun-style launcher without Python.
 //   scalestudy-launch --nproc-per-node K [--nnodes N] [--node-rank R] [--master-addr A]
-//                     [--master-port P] [--grace-s S] [--rank-log-dir D] -- BINARY ARGS...
+//                     [--master-port P] [--grace-s S] [--rank-log-dir D]
+//                     [--hang-after-s S] -- BINARY ARGS...
 // starts K local ranks with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR
 // and MASTER_PORT set, supervised by run_children(). Defaults come from SLURM (SLURM_NNODES,
 // SLURM_NODEID, the first host of SLURM_JOB_NODELIST, a port derived from SLURM_JOB_ID);
@@ -8,7 +9,9 @@
 //   scalestudy-launch --srun-task [--rank-log-dir D] -- BINARY ARGS...
 // is one task of an srun step: it sets the same variables from the task's SLURM_* ones and
 // execs BINARY in its place, so an unmodified init_process_group() script works under srun.
-// With --rank-log-dir each rank's stdout and stderr go to D/rank<RANK>.log.
+// With --rank-log-dir each rank's stdout and stderr go to D/rank<RANK>.log; with
+// --hang-after-s too, ranks whose logs all stay still that long have their stacks written
+// to D/stacks/ and are stopped (exit 124; child_processes.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -40,6 +43,7 @@ struct LaunchArgs {
   std::string master_addr;
   int master_port = 0;
   double grace_s = 10;
+  double hang_after_s = 0;  // --hang-after-s: the hang watchdog (child_processes.hpp); 0: off
   bool srun_task = false;
   std::string rank_log_dir;
   std::vector<std::string> command;
@@ -48,7 +52,7 @@ struct LaunchArgs {
 const char* kUsage =
     "usage: scalestudy-launch --nproc-per-node K [--nnodes N] [--node-rank R]\n"
     "         [--master-addr A] [--master-port P] [--grace-s S] [--rank-log-dir D]\n"
-    "         -- BINARY ARGS...\n"
+    "         [--hang-after-s S] -- BINARY ARGS...\n"
     "   or: scalestudy-launch --srun-task [--rank-log-dir D] -- BINARY ARGS...\n";
 
 Result<LaunchArgs> parse(int argc, char** argv) {
@@ -80,6 +84,8 @@ Result<LaunchArgs> parse(int argc, char** argv) {
       args.master_port = static_cast<int>(number);
     } else if (name == "--grace-s") {
       args.grace_s = number;
+    } else if (name == "--hang-after-s") {
+      args.hang_after_s = number;
     } else {
       return Status::error("unknown flag " + name);
     }
@@ -221,7 +227,12 @@ int main(int argc, char** argv) {
     children.push_back(std::move(child));
   }
   auto grace = std::chrono::milliseconds(static_cast<int64_t>(args->grace_s * 1000));
-  auto code = scalestudy::launch::run_children(children, grace);
+  scalestudy::launch::HangWatch hang;
+  if (args->hang_after_s > 0 && !args->rank_log_dir.empty()) {
+    hang.after = std::chrono::milliseconds(static_cast<int64_t>(args->hang_after_s * 1000));
+    hang.stacks_dir = args->rank_log_dir + "/stacks";
+  }
+  auto code = scalestudy::launch::run_children(children, grace, hang);
   if (!code) {
     std::cerr << "scalestudy-launch: " << code.status().message() << "\n";
     return 1;

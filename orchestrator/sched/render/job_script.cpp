@@ -108,8 +108,11 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
              "--nproc-per-node",
              std::to_string(spec.tasks_per_node),
              "--rank-log-dir",
-             context.out_dir,
-             "--"};
+             context.out_dir};
+    if (spec.slurm.hang_after_s > 0) {
+      words.insert(words.end(), {"--hang-after-s", std::to_string(spec.slurm.hang_after_s)});
+    }
+    words.push_back("--");
   } else {
     words = {"srun",        "--kill-on-bad-exit=1", context.launch_helper_path,
              "--srun-task", "--rank-log-dir",       context.out_dir,
