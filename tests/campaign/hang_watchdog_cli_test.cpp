@@ -24,7 +24,8 @@ TEST_CASE("a run without progress is stopped with every rank's stacks, class han
   fs::create_directories(dir);
   const fs::path quiet = dir / "quiet.sh";
   // Says one line, then blocks (as a rank stuck before its first all-reduce).
-  std::ofstream(quiet) << "#!/bin/sh\necho \"rank $RANK step 1\"\nexec sleep 120\n";
+  std::ofstream(quiet) << "#!/bin/sh\necho \"rank $RANK step 1 $TORCH_NCCL_DUMP_ON_TIMEOUT\"\n"
+                          "exec sleep 120\n";
   fs::permissions(quiet, fs::perms::all);
   std::ofstream(dir / "study.yaml")
       << "study: hang\nworkload: {binary: " << quiet.string()
@@ -51,6 +52,9 @@ TEST_CASE("a run without progress is stopped with every rank's stacks, class han
     // The blocked frame is named.
     CHECK(read_file((stacks / rank).string()).find("nanosleep") != std::string::npos);
   }
+  // PyTorch's NCCL flight recorder was on for the ranks.
+  CHECK(read_file((fs::path(run["out_dir"].get<std::string>()) / "rank1.log").string())
+            .find("rank 1 step 1 1") != std::string::npos);
   // Retried once, then left failed.
   REQUIRE(run_cli(submit).exit_code == 0);
   auto last = run_cli(submit);

@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <string>
@@ -231,6 +232,19 @@ int main(int argc, char** argv) {
   if (args->hang_after_s > 0 && !args->rank_log_dir.empty()) {
     hang.after = std::chrono::milliseconds(static_cast<int64_t>(args->hang_after_s * 1000));
     hang.stacks_dir = args->rank_log_dir + "/stacks";
+    // PyTorch's NCCL flight recorder: a collective that times out dumps what every rank
+    // had in flight beside the stacks (settings the job chose itself are kept).
+    const std::map<std::string, std::string> recorder = {
+        {"TORCH_NCCL_TRACE_BUFFER_SIZE", "2000"},
+        {"TORCH_NCCL_DUMP_ON_TIMEOUT", "1"},
+        {"TORCH_NCCL_DEBUG_INFO_TEMP_FILE", hang.stacks_dir + "/nccl_trace_rank_"}};
+    std::error_code ignored;
+    std::filesystem::create_directories(hang.stacks_dir, ignored);
+    for (auto& child : children) {
+      for (const auto& [name, value] : recorder) {
+        if (!environment.count(name)) child.env[name] = value;
+      }
+    }
   }
   auto code = scalestudy::launch::run_children(children, grace, hang);
   if (!code) {
