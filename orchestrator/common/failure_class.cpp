@@ -23,9 +23,6 @@ constexpr std::array<std::pair<FailureClass, const char*>, 8> kClassNames = {{
     {FailureClass::kUnknown, "unknown"},
 }};
 
-// sacct's "0:53": the allocation failed before its first step (slurmd could not open an
-// output file or enter the working folder); parse_slurm_exit_code reads it as 128 + 53.
-constexpr int kSlurmSetupFailure = 128 + 53;
 // An evidence line is one line of a table cell, not a log.
 constexpr size_t kEvidenceWidth = 300;
 
@@ -197,6 +194,10 @@ std::optional<Failure> from_logs(const JobStatus& status, const std::vector<LogT
 }
 
 std::optional<Failure> from_exit_status(const JobStatus& status) {
+  // A packed run whose allocation never set up (its reason says so: packed_allocation.cpp).
+  if (status.reason.find("sacct 0:53") != std::string::npos) {
+    return Failure{FailureClass::kSetup, state_evidence(status)};
+  }
   if (status.state == JobState::kOutOfMemory) {
     return Failure{FailureClass::kProgram,
                    state_evidence(status) + ": the program exhausted its memory"};
@@ -207,7 +208,7 @@ std::optional<Failure> from_exit_status(const JobStatus& status) {
     return Failure{FailureClass::kSetup, state_evidence(status) + ": exit " + std::to_string(code) +
                                              ", the program could not be started"};
   }
-  if (code == kSlurmSetupFailure) {
+  if (code == kSlurmSetupExitCode) {
     return Failure{FailureClass::kSetup,
                    state_evidence(status) +
                        ": sacct 0:53, the allocation failed before its first step (an output "

@@ -42,6 +42,10 @@ struct LogTail {
   std::optional<double> quiet_s{};
 };
 
+// sacct's "0:53" as parse_slurm_exit_code reads it (128 + 53): the allocation failed before
+// its first step (slurmd could not open an output file or enter the working folder).
+inline constexpr int kSlurmSetupExitCode = 128 + 53;
+
 // A run that wrote nothing for this long before its time limit was not progressing.
 inline constexpr double kStalledAfterS = 600;
 

@@ -8,6 +8,7 @@
 
 #include "harness/core/exit_codes.hpp"
 #include "orchestrator/common/safe_files.hpp"
+#include "orchestrator/common/failure_class.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
@@ -474,6 +475,7 @@ std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sa
     const size_t dot = id.find('.');
     if (dot == std::string::npos) {
       allocations[id].state = fields[2];
+      allocations[id].exit_code = parse_slurm_exit_code(fields[3]);
       allocations[id].queued_at = sacct_value(fields[5]);
     } else if (std::isdigit(static_cast<unsigned char>(id[dot + 1]))) {  // not .batch/.extern
       allocations[id.substr(0, dot)].steps.push_back(
@@ -523,6 +525,11 @@ std::map<std::string, JobStatus> packed_run_states(
         if (status->state == JobState::kCompleted) status->state = JobState::kCancelled;
         status->reason = "in allocation " + allocation_id + ", which ended " + job.state +
                          " before this run's step started";
+        // slurmd could not set the job up (its output file, its working folder): the
+        // failure class's evidence (common/failure_class.hpp).
+        if (job.exit_code == common::kSlurmSetupExitCode) {
+          status->reason += " (sacct 0:53: the allocation failed before its first step)";
+        }
         status->exit_code.reset();
         status->never_started = true;
       }

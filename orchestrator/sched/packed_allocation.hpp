@@ -76,6 +76,7 @@ struct StepRecord {
 };
 struct AllocationRecord {
   std::string state, queued_at;
+  std::optional<int> exit_code;  // the allocation's (sacct 0:53 reads 181: it never set up)
   std::vector<StepRecord> steps;
 };
 

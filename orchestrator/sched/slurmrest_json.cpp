@@ -420,6 +420,7 @@ std::map<std::string, AllocationRecord> parse_rest_db_allocations(const json& an
     const std::string id = std::to_string(job.value("job_id", 0LL));
     AllocationRecord allocation;
     allocation.state = rest_state(job.value("state", json::object()).value("current", json()));
+    allocation.exit_code = rest_exit_code(job.value("exit_code", json()));
     json times = job.value("time", json::object());
     allocation.queued_at = rest_time(times.value("submission", json()));
     for (const auto& step : job.value("steps", json::array())) {

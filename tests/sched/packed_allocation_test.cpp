@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "orchestrator/common/failure_class.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
 #include "orchestrator/sched/slurmrest_json.hpp"
@@ -200,6 +201,21 @@ TEST_CASE("a packed run's state is its step's; before its step, its turn or its 
         "in allocation 11, which ended TIMEOUT before this run's step started");
   CHECK_FALSE(states.at("10+b1").never_started);
   CHECK(states.at("12+b2").state == JobState::kPending);
+}
+
+TEST_CASE("an allocation that never set up (sacct 0:53) makes its runs' failure class setup") {
+  // As sacct lists quickstart-packed's allocation when slurmd could not open its output.
+  const std::string sacct =
+      "62|quickstart-packed|FAILED|0:53|node1|2026-01-01T10:00:00|2026-01-01T10:00:01|"
+      "2026-01-01T10:00:01\n";
+  auto states = packed_run_states(parse_packed_sacct(sacct), {"62+a1"});
+  const JobStatus& status = states.at("62+a1");
+  CHECK(status.reason ==
+        "in allocation 62, which ended FAILED before this run's step started "
+        "(sacct 0:53: the allocation failed before its first step)");
+  const auto failure = common::classify_failure(status, {});
+  CHECK(failure.kind == common::FailureClass::kSetup);
+  CHECK(failure.evidence.find("sacct 0:53") != std::string::npos);
 }
 
 TEST_CASE("slurmrestd's accounting answer gives the same packed run states") {
