@@ -162,11 +162,6 @@ std::optional<Failure> from_scheduler_state(const JobStatus& status,
                                             const std::vector<LogTail>& logs) {
   switch (status.state) {
     case JobState::kPreempted:
-      // A checkpointed stop at the run's own time limit (the local executor says so) is the
-      // time limit's, resumed from its checkpoint like a preemption.
-      if (status.reason.rfind("time limit", 0) == 0) {
-        return Failure{FailureClass::kTime, state_evidence(status) + last_output(logs)};
-      }
       return Failure{FailureClass::kPreempted, state_evidence(status)};
     case JobState::kCancelled:
       return Failure{FailureClass::kCancelled, state_evidence(status)};

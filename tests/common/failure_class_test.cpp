@@ -125,12 +125,6 @@ TEST_CASE("the scheduler's own verdicts come first") {
 
   CHECK(classify_failure({JobState::kPreempted, std::nullopt, ""}, {}).kind ==
         FailureClass::kPreempted);
-  // The local executor's checkpointed stop at the run's time limit.
-  CHECK(classify_failure({JobState::kPreempted, 75,
-                          "time limit of 1 min reached; checkpointed (exit 75): the next attempt "
-                          "resumes from the run directory's checkpoint"},
-                         {})
-            .kind == FailureClass::kTime);
   Failure cancelled = classify_failure({JobState::kCancelled, 143, "CANCELLED by 1000"}, {});
   CHECK(cancelled.kind == FailureClass::kCancelled);
   CHECK(cancelled.evidence == "CANCELLED (CANCELLED by 1000)");
