@@ -85,9 +85,9 @@ TEST_CASE("a live submitter on this host keeps its claims however old") {
   run.spec.run_id = "a";
   REQUIRE(state->plan_runs({run}).is_ok());
   const std::string live = make_claim_token();  // this process
-  REQUIRE(state->claim_runs(3, live).is_ok());
+  REQUIRE(state->claim_runs(3, RetryPolicy{}, live).is_ok());
   set_claimed_at(*state, "2020-01-01T00:00:00Z");
-  auto other = state->claim_runs(3, "login2:4242:7");
+  auto other = state->claim_runs(3, RetryPolicy{}, "login2:4242:7");
   REQUIRE(other.is_ok());
   CHECK(other->empty());
   CHECK(state->record_submission({"a", "17"}, "slurm", live).is_ok());

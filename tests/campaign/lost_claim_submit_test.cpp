@@ -55,9 +55,9 @@ TEST_CASE("a job whose submission cannot be recorded (its claim lost) is cancell
   planned[1].spec.run_id = "lost";
   REQUIRE(state->plan_runs(planned).is_ok());
   const std::set<std::string> kept = {"kept"}, lost = {"lost"};
-  REQUIRE(state->claim_runs(3, "login1:1:1", false, &kept).is_ok());
+  REQUIRE(state->claim_runs(3, RetryPolicy{}, "login1:1:1", false, &kept).is_ok());
   // "lost" was claimed by another submitter meanwhile.
-  REQUIRE(state->claim_runs(3, "login2:2:2", false, &lost).is_ok());
+  REQUIRE(state->claim_runs(3, RetryPolicy{}, "login2:2:2", false, &lost).is_ok());
   std::vector<sched::PreparedRun> prepared(2);
   prepared[0].spec.run_id = "kept";
   prepared[1].spec.run_id = "lost";

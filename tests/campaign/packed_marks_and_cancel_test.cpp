@@ -51,7 +51,7 @@ PackedStudy packed_study(const char* name,
     planned.push_back(run);
   }
   REQUIRE(state->plan_runs(planned).is_ok());
-  REQUIRE(state->claim_runs(static_cast<int>(runs.size()), "t:1:x").is_ok());
+  REQUIRE(state->claim_runs(static_cast<int>(runs.size()), RetryPolicy{}, "t:1:x").is_ok());
   for (const std::string& run_id : runs) {
     REQUIRE(state->record_submission({run_id, "90+" + run_id}, "slurm", "t:1:x").is_ok());
   }
