@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "harness/core/exit_codes.hpp"
-#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/common/failure_class.hpp"
+#include "orchestrator/common/safe_files.hpp"
 #include "orchestrator/sched/job_arrays.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
 #include "orchestrator/sched/packing_plan.hpp"
