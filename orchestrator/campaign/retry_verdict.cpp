@@ -40,7 +40,7 @@ int charged_attempts(int attempts, const FailureCounts& failures) {
 }
 
 RetryVerdict retry_verdict(int max_attempts, const RetryPolicy& policy, int attempts,
-                           const FailureCounts& failures, FailureClass last) {
+                           const FailureCounts& failures, FailureClass last, bool checkpointed) {
   const std::string name = common::to_string(last);
   if (last == FailureClass::kNode || last == FailureClass::kPreempted) {
     const int count = node_failures(failures);
@@ -55,6 +55,11 @@ RetryVerdict retry_verdict(int max_attempts, const RetryPolicy& policy, int atte
   if (charged >= max_attempts) {
     return {false, std::to_string(charged) + " of max_attempts (" + std::to_string(max_attempts) +
                        ") used"};
+  }
+  // A time limit met with a checkpoint written: each attempt moved the run on, so it goes
+  // on from there within max_attempts (policy.retry.time bounds the runs that start over).
+  if (last == FailureClass::kTime && checkpointed) {
+    return {true, "time failures with a checkpoint resume from it within max_attempts"};
   }
   if (auto retries = retries_of(policy, last)) {
     const int count = std::max(count_of(failures, last), 1);

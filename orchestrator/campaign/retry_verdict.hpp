@@ -24,9 +24,11 @@ struct RetryVerdict {
 // The attempts that count against max_attempts: all but those the nodes failed.
 int charged_attempts(int attempts, const FailureCounts& failures);
 
-// After a run's `attempts` attempts, the last of which failed in class `last`.
+// After a run's `attempts` attempts, the last of which failed in class `last`;
+// `checkpointed`: it stopped after writing a checkpoint, which the next attempt resumes.
 RetryVerdict retry_verdict(int max_attempts, const RetryPolicy& policy, int attempts,
-                           const FailureCounts& failures, common::FailureClass last);
+                           const FailureCounts& failures, common::FailureClass last,
+                           bool checkpointed = false);
 
 std::string retry_policy_json(const RetryPolicy& policy);
 // The defaults for what the text does not hold ("{}": a database from before policies).

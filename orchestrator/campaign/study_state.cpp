@@ -109,7 +109,8 @@ std::optional<RetryVerdict> run_retry_verdict(const RunRecord& run, int max_atte
   if (!state || !common::is_retryable(*state)) return std::nullopt;
   const auto last =
       common::parse_failure_class(run.failure_class).value_or(common::FailureClass::kUnknown);
-  return retry_verdict(max_attempts, retry, run.attempts, run.failures, last);
+  return retry_verdict(max_attempts, retry, run.attempts, run.failures, last,
+                       common::resumes_from_checkpoint(run.failure_evidence));
 }
 
 bool is_exhausted(const RunRecord& run, int max_attempts, const RetryPolicy& retry) {
@@ -267,7 +268,8 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts, const 
   std::vector<std::string> claimed;
   Status claim = sqlite::in_transaction(db_, [&]() -> Status {
     auto candidates = db_.query(
-        "SELECT run_id, state, attempts, claim_token, claimed_at, failure_class FROM runs "
+        "SELECT run_id, state, attempts, claim_token, claimed_at, failure_class, failure_evidence "
+        "FROM runs "
         "WHERE planned = 1 ORDER BY run_id");
     if (!candidates) return candidates.status();
     auto counts = failure_counts(db_);
@@ -279,6 +281,7 @@ Result<std::vector<std::string>> StudyState::claim_runs(int max_attempts, const 
       run.state = sqlite::to_string(row[1]);
       run.attempts = int_of(row[2]);
       run.failure_class = sqlite::to_string(row[5]);
+      run.failure_evidence = sqlite::to_string(row[6]);
       if (auto found = counts->find(sqlite::to_string(row[0])); found != counts->end()) {
         run.failures = found->second;
       }

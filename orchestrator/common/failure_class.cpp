@@ -162,6 +162,12 @@ std::optional<Failure> from_scheduler_state(const JobStatus& status,
                                             const std::vector<LogTail>& logs) {
   switch (status.state) {
     case JobState::kPreempted:
+      // The workload's own checkpointed stop (exit 75): at the warning signal SLURM sends
+      // before the time limit, or at the local executor's limit. A scheduler's preemption
+      // keeps its word (job_state.cpp).
+      if (resumes_from_checkpoint(status.reason) && status.reason.rfind("preempted", 0) != 0) {
+        return Failure{FailureClass::kTime, state_evidence(status) + last_output(logs)};
+      }
       return Failure{FailureClass::kPreempted, state_evidence(status)};
     case JobState::kCancelled:
       return Failure{FailureClass::kCancelled, state_evidence(status)};

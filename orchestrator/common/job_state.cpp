@@ -50,10 +50,14 @@ JobStatus classify_checkpointed(JobStatus status) {
       status.state == JobState::kCompleted) {
     return status;
   }
+  const bool preempted = status.state == JobState::kPreempted;
   status.state = JobState::kPreempted;
-  status.reason = "checkpointed (exit " + std::to_string(exit_codes::kCheckpointed) +
-                  "): the next attempt resumes from the run directory's checkpoint";
+  status.reason = std::string(preempted ? "preempted; " : "") + kCheckpointedReason;
   return status;
+}
+
+bool resumes_from_checkpoint(const std::string& reason) {
+  return reason.find(kCheckpointedReason) != std::string::npos;
 }
 
 }  // namespace scalestudy::common

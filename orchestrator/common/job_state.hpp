@@ -62,10 +62,18 @@ bool is_terminal(JobState state);
 // submit (the acceptance); a study that should stop is left unsubmitted instead.
 bool is_retryable(JobState state);
 
+// What a checkpointed stop's reason says (75: exit_codes::kCheckpointed).
+inline constexpr char kCheckpointedReason[] =
+    "checkpointed (exit 75): the next attempt resumes from the run directory's checkpoint";
+
 // A job that exited with exit_codes::kCheckpointed (75) stopped on request — a time limit's
 // early SIGTERM, preemption, scancel --signal — after writing a checkpoint that its next
-// attempt resumes from: PREEMPTED, with a reason saying so, whatever state the scheduler
-// gave it (FAILED, for a non-zero exit). Any other status is returned unchanged.
+// attempt resumes from: PREEMPTED, with a reason saying so ("preempted; " first where the
+// scheduler itself preempted it), whatever state the scheduler gave it (FAILED, for a
+// non-zero exit). Any other status is returned unchanged.
 JobStatus classify_checkpointed(JobStatus status);
+
+// Whether a status's reason (or a failure's evidence) names a checkpointed stop.
+bool resumes_from_checkpoint(const std::string& reason);
 
 }  // namespace scalestudy::common

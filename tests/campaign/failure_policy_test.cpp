@@ -177,6 +177,10 @@ TEST_CASE("the retry verdict by class") {
                             FailureClass::kNode)
                   .retry);
   CHECK(charged_attempts(4, {{FailureClass::kNode, 3}}) == 1);
+  // Time limits met with a checkpoint: each attempt resumed, within max_attempts alone.
+  CHECK(retry_verdict(12, policy, 5, {{FailureClass::kTime, 5}}, FailureClass::kTime, true).retry);
+  CHECK_FALSE(
+      retry_verdict(5, policy, 5, {{FailureClass::kTime, 5}}, FailureClass::kTime, true).retry);
 
   RetryPolicy custom;
   custom.program_retries = 2;

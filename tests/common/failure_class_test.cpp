@@ -125,6 +125,18 @@ TEST_CASE("the scheduler's own verdicts come first") {
 
   CHECK(classify_failure({JobState::kPreempted, std::nullopt, ""}, {}).kind ==
         FailureClass::kPreempted);
+  // The workload's checkpointed stop is the time limit's (SLURM's early SIGTERM, or the local
+  // executor's limit), resumed from its checkpoint; the scheduler's preemption stays one.
+  const JobStatus at_limit = classify_checkpointed({JobState::kFailed, 75, "exit code 75"});
+  Failure resumed = classify_failure(at_limit, {});
+  CHECK(resumed.kind == FailureClass::kTime);
+  CHECK(resumes_from_checkpoint(resumed.evidence));
+  CHECK(classify_failure(
+            classify_checkpointed({JobState::kFailed, 75, "time limit of 1 min reached"}), {})
+            .kind == FailureClass::kTime);
+  const JobStatus preempted = classify_checkpointed({JobState::kPreempted, 75, ""});
+  CHECK(preempted.reason.rfind("preempted; checkpointed (exit 75)", 0) == 0);
+  CHECK(classify_failure(preempted, {}).kind == FailureClass::kPreempted);
   Failure cancelled = classify_failure({JobState::kCancelled, 143, "CANCELLED by 1000"}, {});
   CHECK(cancelled.kind == FailureClass::kCancelled);
   CHECK(cancelled.evidence == "CANCELLED (CANCELLED by 1000)");
