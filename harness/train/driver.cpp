@@ -186,6 +186,13 @@ int run_workload(int argc, char** argv, Workload& workload) {
   }
   Status parsed = flags.parse(arguments);
   workload.derive_defaults(flags);
+  // A workload that checkpoints on a signal defers it from here on, not only once its loop
+  // starts: SLURM's early SIGTERM may come while a loaded node is still setting up (seconds
+  // into a 1-minute limit), and a resumed run then stops at its first step boundary with its
+  // checkpoint (exit 75) instead of failing with 143.
+  if (auto on_signal = flags.get_bool("checkpoint-on-signal"); parsed && on_signal && *on_signal) {
+    watcher.stop_at_step_boundary();
+  }
   if (flags.help_requested()) {
     std::cout << flags.usage(argv[0]);
     return 0;
