@@ -1,6 +1,7 @@
 // Faults on the real local SLURM cluster (labels slurm and faults): a newcomer's root-owned
-// results folder with slurmrest jobs that run as the token's user, and a node lost in the
-// middle of a job. Needs root and the cluster scripts; skipped otherwise.
+// results folder with slurmrest jobs that run as the token's user, a node lost in the
+// middle of a job, and a script that raises on its first step (failure class program). Needs
+// root and the cluster scripts; skipped otherwise.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -191,4 +192,44 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
   CHECK(scalestudy::sqlite::to_string((*attempts)[1][0]) == "COMPLETED");
   CHECK(scalestudy::sqlite::to_string((*attempts)[1][1]) == job_id);
   CHECK(processes_mentioning(out_dir).empty());
+}
+
+// Issue 64 on the cluster: a script that raises on its first step fails the same way every
+// time, so it is tried once (class program, its traceback's last line the evidence), unless
+// the study's policy asks for retries; through sbatch and through slurmrestd alike.
+TEST_CASE("a script raising on step 1: one attempt, class program with its traceback") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = cluster.work_dir() / "raises";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path script = dir / "raising_train.py";
+  std::ofstream(script) << "#!/usr/bin/python3\nprint('step 1 loss 2.30', flush=True)\n"
+                           "raise ValueError('bad shard 3')\n";
+  fs::permissions(script, fs::perms::all & ~fs::perms::group_write & ~fs::perms::others_write);
+  for (const std::string scheduler : {"slurm", "slurmrest"}) {
+    for (const int program_retries : {0, 1}) {
+      CAPTURE(scheduler);
+      CAPTURE(program_retries);
+      const std::string name = "raises-" + scheduler + "-" + std::to_string(program_retries);
+      const std::string study =
+          write_study(dir, name,
+                      "kind: custom\nworkload: {binary: " + script.string() +
+                          "}\nslurm: {time: \"5\"}\nmax_attempts: 3\npolicy: {retry: {program: " +
+                          std::to_string(program_retries) + "}}\n");
+      const std::string results = (dir / ("results-" + name)).string();
+      ProcessResult ran = run_cli({"run", study, "--scheduler", scheduler, "--results-dir", results,
+                                   "--poll-interval", "1", "--timeout", "300", "--no-plots"},
+                                  400'000);
+      INFO(ran.stdout_text << ran.stderr_text);
+      CHECK(ran.exit_code == 1);  // a run failed for good
+      const auto status = status_of(study, results);
+      REQUIRE(status["runs"].size() == 1);
+      const auto& run = status["runs"][0];
+      CHECK(run["state"] == "FAILED");
+      CHECK(run["attempts"] == 1 + program_retries);
+      CHECK(run["failure_class"] == "program");
+      const std::string evidence = run["failure_evidence"];
+      CHECK(evidence.find("ValueError: bad shard 3") != std::string::npos);
+    }
+  }
 }
