@@ -141,8 +141,17 @@ stop_when_dropped() {
     sleep 2
   done
 }
+# Whether this execution of the job still holds its allocation. A requeue (a node failure,
+# scontrol requeue) fails a step the wrapper starts meanwhile at once with 1 ("Job is pending
+# execution"): the requeue stopped it, not its run. True when scontrol cannot tell.
+still_this_execution() {
+  local shown
+  shown=$(scontrol -o show job "$SLURM_JOB_ID" 2>/dev/null) || return 0
+  [[ "$shown" == *" JobState=RUNNING "* && "$shown" == *" Restarts=${SLURM_RESTART_COUNT:-0} "* ]]
+}
 # Starts run $1 as a step on the picked hosts, marked started first and finished with its
-# exit status as it ends; false (nothing started) when it was dropped meanwhile: a
+# exit status as it ends (unmarked when the job was requeued meanwhile, so that it runs
+# again); false (nothing started) when it was dropped meanwhile: a
 # `scalestudy cancel` writes its dropped mark, and a run dropped after its start is stopped
 # by stop_when_dropped.
 start() {
@@ -175,8 +184,12 @@ start() {
     wait "$script"
     status=$?
     kill "$watcher" 2>/dev/null
-    { echo $status >"$finished.tmp" && mv "$finished.tmp" "$finished"; } ||
-      echo "step $i: run ${run_names[i]} ended with $status; cannot write its mark $finished"
+    if ((status != 0)) && ! still_this_execution; then
+      echo "step $i: run ${run_names[i]} ended with $status as this job was requeued: it runs again"
+    else
+      { echo $status >"$finished.tmp" && mv "$finished.tmp" "$finished"; } ||
+        echo "step $i: run ${run_names[i]} ended with $status; cannot write its mark $finished"
+    fi
   } &
   hosts_of_step[$!]="${picked[*]}"
   running=$((running + 1))
