@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "harness/core/run_layout.hpp"
+#include "orchestrator/campaign/job_directory.hpp"
 
 namespace scalestudy::campaign {
 namespace {
@@ -78,7 +79,16 @@ std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
 
 common::Failure classify_attempt(const common::JobStatus& status, const std::string& out_dir,
                                  const std::string& job_id, int world_size) {
-  return common::classify_failure(status, read_run_log_tails(status, out_dir, job_id, world_size));
+  common::Failure failure =
+      common::classify_failure(status, read_run_log_tails(status, out_dir, job_id, world_size));
+  const bool never_launched = failure.evidence.find("0:53") != std::string::npos ||
+                              failure.evidence.find("JobLaunchFailure") != std::string::npos;
+  if (failure.kind == common::FailureClass::kSetup && never_launched) {
+    if (Status reachable = check_reachable_by_owner(out_dir); !reachable) {
+      failure.evidence += "; now " + reachable.message();
+    }
+  }
+  return failure;
 }
 
 }  // namespace scalestudy::campaign

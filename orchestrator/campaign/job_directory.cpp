@@ -67,6 +67,13 @@ Status check_reachable(const std::string& dir, const passwd& user) {
 
 }  // namespace
 
+Status check_reachable_by_owner(const std::string& dir) {
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0 || info.st_uid == 0) return Status::ok();
+  const passwd* owner = getpwuid(info.st_uid);
+  return owner == nullptr ? Status::ok() : check_reachable(dir, *owner);
+}
+
 Status prepare_job_directory(const std::string& dir, const std::string& job_user) {
   const passwd* user = job_user.empty() ? nullptr : getpwnam(job_user.c_str());
   if (!job_user.empty() && user == nullptr) {

@@ -19,4 +19,10 @@ namespace scalestudy::campaign {
 // change.
 Status prepare_job_directory(const std::string& dir, const std::string& job_user);
 
+// Why the owner of `dir` (the job's user, once prepare_job_directory handed it over) cannot
+// reach it now, said as prepare_job_directory says it; ok when it can, when root owns it, or
+// when `dir` is gone. An allocation that failed before its first step (sacct 0:53) names
+// its cause with it: the node's "Permission denied" is only in slurmd's log.
+Status check_reachable_by_owner(const std::string& dir);
+
 }  // namespace scalestudy::campaign

@@ -201,7 +201,9 @@ std::optional<Failure> from_logs(const JobStatus& status, const std::vector<LogT
 
 std::optional<Failure> from_exit_status(const JobStatus& status) {
   // A packed run whose allocation never set up (its reason says so: packed_allocation.cpp).
-  if (status.reason.find("sacct 0:53") != std::string::npos) {
+  // Or one slurmrestd reported as a launch failure (its output file not creatable).
+  if (status.reason.find("sacct 0:53") != std::string::npos ||
+      status.reason.rfind("JobLaunchFailure", 0) == 0) {
     return Failure{FailureClass::kSetup, state_evidence(status)};
   }
   if (status.state == JobState::kOutOfMemory) {

@@ -27,8 +27,16 @@ std::string rest_state(const nlohmann::json& value) {
 }
 
 std::optional<int> rest_exit_code(const nlohmann::json& value) {
-  auto code = rest_number(value.is_object() && value.contains("return_code") ? value["return_code"]
-                                                                             : value);
+  const bool verbose = value.is_object() && value.contains("return_code");
+  auto code = rest_number(verbose ? value["return_code"] : value);
+  // Killed by a signal (SIGNALED; 0:53 when the allocation failed before its first step):
+  // 128 + signal, as sacct's "0:53" is read (slurm_states.cpp).
+  if (verbose && (!code || *code == 0) && value.contains("signal") && value["signal"].is_object()) {
+    if (auto signal = rest_number(value["signal"].value("id", nlohmann::json()));
+        signal && *signal > 0) {
+      return 128 + static_cast<int>(*signal);
+    }
+  }
   if (!code) return std::nullopt;
   return static_cast<int>(*code);
 }

@@ -20,7 +20,8 @@ std::optional<long long> rest_number(const nlohmann::json& value);
 std::string rest_state(const nlohmann::json& value);
 
 // A job's exit code: v0.0.38's bare number in /slurm/.../jobs, or the return_code of the
-// {status, return_code, signal} object (every version's accounting, v0.0.40's jobs).
+// {status, return_code, signal} object (every version's accounting, v0.0.40's jobs); a
+// job killed by a signal reads 128 + signal, as sacct's "0:<signal>" does.
 std::optional<int> rest_exit_code(const nlohmann::json& value);
 
 }  // namespace scalestudy::sched

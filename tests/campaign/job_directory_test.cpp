@@ -9,11 +9,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "orchestrator/campaign/attempt_failure.hpp"
 #include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/packed_run_marks.hpp"
 #include "tests/support/skip.hpp"
 
 using namespace scalestudy::campaign;
+using scalestudy::Status;
 namespace fs = std::filesystem;
 
 namespace {
@@ -147,4 +149,35 @@ TEST_CASE("a folder above the job directory that the job user cannot enter is re
   fs::permissions(closed, fs::perms::owner_all | fs::perms::others_exec);
   CHECK(prepare_job_directory((closed / "results" / "runs" / "a").string(), "nobody").is_ok() ==
         (geteuid() == 0));
+}
+
+TEST_CASE(
+    "an allocation that failed before its first step names the folder its user cannot enter") {
+  const passwd* nobody = getpwnam("nobody");
+  if (nobody == nullptr || geteuid() != 0) {
+    SKIP_NOT_APPLICABLE("needs root and a user nobody (run folders are handed over as root)");
+  }
+  fs::path results = fresh("scalestudy_job_dir_closed_later");
+  fs::create_directories(results);
+  fs::permissions(results, fs::perms::owner_all | fs::perms::others_exec);
+  const std::string run_dir = (results / "runs" / "a").string();
+  REQUIRE(prepare_job_directory(run_dir, "nobody").is_ok());
+  CHECK(check_reachable_by_owner(run_dir).is_ok());
+  scalestudy::common::JobStatus failed;
+  failed.state = scalestudy::common::JobState::kFailed;
+  failed.exit_code = scalestudy::common::kSlurmSetupExitCode;
+  CHECK(classify_attempt(failed, run_dir, "62", 1).evidence.find("now") == std::string::npos);
+
+  // Closed after the submit checked it: the node could not open the job's output files.
+  fs::permissions(results, fs::perms::owner_all);
+  const Status closed = check_reachable_by_owner(run_dir);
+  REQUIRE_FALSE(closed.is_ok());
+  CHECK(closed.message().find(results.string() + ": nobody, the user the jobs run as, cannot "
+                                                 "enter it (mode 0700)") != std::string::npos);
+  const auto failure = classify_attempt(failed, run_dir, "62", 1);
+  CHECK(failure.kind == scalestudy::common::FailureClass::kSetup);
+  CHECK(failure.evidence.find("sacct 0:53") != std::string::npos);
+  CHECK(failure.evidence.find("; now " + results.string() + ": nobody") != std::string::npos);
+  // A folder root keeps is not judged: root's jobs enter anything.
+  CHECK(check_reachable_by_owner(results.string()).is_ok());
 }

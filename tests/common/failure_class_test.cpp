@@ -97,6 +97,13 @@ TEST_CASE("a program that cannot start, and sacct's 0:53, are setup failures") {
   const auto slurmd = log("slurm-62.out", {"slurmstepd: error: Could not open stdout file "
                                            "/r/arrays/packed-1-62.out: Permission denied"});
   CHECK(classify_failure(failed(1, ""), {slurmd}).kind == FailureClass::kSetup);
+  // slurmrestd's launch failure, its meaningless exit code dropped (slurmrest_json.cpp).
+  JobStatus launch;
+  launch.state = JobState::kFailed;
+  launch.reason = "JobLaunchFailure: SLURM could not start the batch script as user nobody";
+  Failure launched = classify_failure(launch, {});
+  CHECK(launched.kind == FailureClass::kSetup);
+  CHECK(launched.evidence.find("as user nobody") != std::string::npos);
 }
 
 TEST_CASE("the scheduler's own verdicts come first") {

@@ -233,3 +233,68 @@ TEST_CASE("a script raising on step 1: one attempt, class program with its trace
     }
   }
 }
+
+// Issue 64 on the cluster, as a newcomer meets it: slurmrest's jobs run as the token's user,
+// and the results folder is `mktemp -d`'s (0700). Refused before anything is submitted; a
+// folder closed after the submit (held jobs, released later) fails its one attempt as class
+// setup with the cause, not three times as "ended FAILED before this run's step started".
+TEST_CASE("a results folder the jobs' user cannot enter: refused, or one setup attempt") {
+  REQUIRE_CLUSTER();
+  const char* job_user = std::getenv("SCALESTUDY_SLURMRESTD_USER");
+  if (job_user == nullptr || std::string(job_user) == "root") {
+    SKIP_NOT_APPLICABLE("the token's user is root; jobs run as the submitter");
+  }
+  const fs::path dir = cluster.work_dir() / "closed_results";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const auto open_to_others = fs::perms::owner_all | fs::perms::others_exec;
+  const std::string workload = write_fake_workload(dir);
+  for (const std::string allocation : {"per_run", "packed"}) {
+    CAPTURE(allocation);
+    const std::string study = write_study(
+        dir, "closed-" + allocation,
+        "kind: custom\nworkload: {binary: " + workload + "}\nallocation: " + allocation +
+            "\nslurm: {time: \"5\", extra: [\"--hold\"]}\nmax_attempts: 3\n");
+    const fs::path results = dir / ("results-" + allocation);
+    fs::create_directories(results);
+    fs::permissions(results, fs::perms::owner_all);
+    ProcessResult refused =
+        run_cli({"submit", study, "--scheduler", "slurmrest", "--results-dir", results.string()});
+    INFO(refused.stdout_text << refused.stderr_text);
+    CHECK(refused.exit_code != 0);
+    CHECK(refused.stderr_text.find(results.string() + ": " + job_user +
+                                   ", the user the jobs run as, cannot enter it (mode 0700)") !=
+          std::string::npos);
+    auto status = status_of(study, results.string());
+    for (const auto& run : status["runs"]) {
+      CHECK(run["state"] == "PLANNED");
+      CHECK(run["attempts"] == 0);
+    }
+
+    fs::permissions(results, open_to_others);
+    ProcessResult submitted =
+        run_cli({"submit", study, "--scheduler", "slurmrest", "--results-dir", results.string()});
+    INFO(submitted.stdout_text << submitted.stderr_text);
+    REQUIRE(submitted.exit_code == 0);
+    fs::permissions(results, fs::perms::owner_all);
+    status = status_of(study, results.string());
+    REQUIRE(status["runs"].size() == 1);
+    const std::string job_id = status["runs"][0]["job_id"];
+    const std::string allocation_id = job_id.substr(0, job_id.find('+'));
+    REQUIRE(run_process({{"scontrol", "release", allocation_id}, {}, 10'000})->succeeded());
+    ProcessResult waited = run_cli({"wait", study, "--results-dir", results.string(),
+                                    "--poll-interval", "1", "--timeout", "120"},
+                                   180'000);
+    INFO(waited.stdout_text << waited.stderr_text);
+    CHECK(waited.exit_code == 1);  // failed for good
+    status = status_of(study, results.string());
+    const auto& run = status["runs"][0];
+    CHECK(run["state"] == "FAILED");
+    CHECK(run["attempts"] == 1);
+    CHECK(run["failure_class"] == "setup");
+    const std::string evidence = run["failure_evidence"];
+    CHECK(evidence.find("0:53") != std::string::npos);
+    CHECK(evidence.find("now " + results.string() + ": " + job_user) != std::string::npos);
+    fs::permissions(results, open_to_others);
+  }
+}

@@ -128,3 +128,31 @@ TEST_CASE("a retry's --exclude reaches slurmrestd in each version's shape") {
   REQUIRE(old.is_ok());
   CHECK((*old)["job"]["exclude"] == "node[1-2],node7");
 }
+
+TEST_CASE("a job killed by a signal reads 128 + signal, as sacct's 0:<signal> does") {
+  // slurmrestd 26.05's answer for an allocation whose output file its user could not open
+  // (sacct: FAILED 0:53, state_reason RaisedSignal), from slurmctld and from slurmdbd.
+  const json signaled = json::parse(R"({"status": ["SIGNALED"],
+      "return_code": {"set": false, "infinite": false, "number": 0},
+      "signal": {"id": {"set": true, "infinite": false, "number": 53}, "name": "53"}})");
+  auto live = parse_rest_jobs(json{{"jobs",
+                                    {{{"job_id", 733},
+                                      {"job_state", {"FAILED"}},
+                                      {"state_reason", "RaisedSignal"},
+                                      {"exit_code", signaled}}}}});
+  REQUIRE(live["733"].exit_code.has_value());
+  CHECK(*live["733"].exit_code == 181);
+  auto accounted = parse_rest_db_jobs(
+      json{{"jobs",
+            {{{"job_id", 733}, {"state", {{"current", {"FAILED"}}}}, {"exit_code", signaled}}}}});
+  CHECK(accounted["733"].exit_code == std::optional<int>(181));
+  // v0.0.40's plain numbers, and a return code that is set, are read as they are.
+  CHECK(*parse_rest_jobs(json::parse(R"({"jobs": [{"job_id": 5, "job_state": "FAILED",
+      "exit_code": {"status": ["SIGNALED"], "return_code": 0,
+                    "signal": {"id": 11, "name": "SEGV"}}}]})"))["5"]
+             .exit_code == 139);
+  CHECK(*parse_rest_jobs(json::parse(R"({"jobs": [{"job_id": 5, "job_state": "FAILED",
+      "exit_code": {"status": ["EXITED"], "return_code": {"set": true, "number": 2},
+                    "signal": {"id": {"set": false, "number": 0}, "name": ""}}}]})"))["5"]
+             .exit_code == 2);
+}
