@@ -97,11 +97,13 @@ std::string nodes_table(const StudyProgress& progress) {
   std::vector<std::vector<std::string>> rows;
   for (const common::NodeFailures& node : progress.nodes) {
     rows.push_back({node.node, common::failure_counts_text(node.failures),
+                    common::failure_counts_text(node.elsewhere),
                     node.flagged ? "flagged: " + std::to_string(common::kFlaggedNodeFailures) +
                                        " or more node/hang failures"
                                  : ""});
   }
-  return "nodes with failed attempts\n" + aligned_table({"node", "failures", "note"}, rows);
+  return "nodes with failed attempts\n" +
+         aligned_table({"node", "failures", "other studies in the results folder", "note"}, rows);
 }
 
 nlohmann::json status_json(const std::string& study_name, const StudyProgress& progress) {
@@ -135,8 +137,13 @@ nlohmann::json status_json(const std::string& study_name, const StudyProgress& p
   nlohmann::json nodes = nlohmann::json::array();
   for (const common::NodeFailures& node : progress.nodes) {
     nlohmann::json failures = nlohmann::json::object();
+    nlohmann::json elsewhere = nlohmann::json::object();
     for (const auto& [kind, count] : node.failures) failures[common::to_string(kind)] = count;
-    nodes.push_back({{"node", node.node}, {"failures", failures}, {"flagged", node.flagged}});
+    for (const auto& [kind, count] : node.elsewhere) elsewhere[common::to_string(kind)] = count;
+    nodes.push_back({{"node", node.node},
+                     {"failures", failures},
+                     {"other_studies", elsewhere},
+                     {"flagged", node.flagged}});
   }
   return {{"study", study_name},
           {"max_attempts", progress.max_attempts},

@@ -18,7 +18,8 @@ std::string progress_line(const StudyProgress& progress, int bar_width = 30);
 std::string status_table(const StudyProgress& progress);
 // Every failed attempt: run, attempt, state, class, nodes, evidence; "" when none failed.
 std::string failures_table(const StudyProgress& progress);
-// Each node failed attempts ran on, its failures by class, flagged ones said; "" for none.
+// Each node failed attempts ran on, its failures by class (here and in the other studies of
+// the results folder), flagged ones said; "" for none.
 std::string nodes_table(const StudyProgress& progress);
 
 nlohmann::json status_json(const std::string& study_name, const StudyProgress& progress);

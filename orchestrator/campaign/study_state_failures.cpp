@@ -56,9 +56,9 @@ Result<std::vector<std::string>> nodes_to_exclude(sqlite::Database& db, const st
   std::vector<std::string> excluded;
   for (const auto& row : *rows) add_once(excluded, sqlite::to_string(row[0]));
   if (flagged_too) {
-    auto failed = common::read_failed_attempts(db);
+    auto failed = common::read_study_failures(db);
     if (!failed) return failed.status();
-    for (const common::NodeFailures& node : common::count_node_failures(*failed)) {
+    for (const common::NodeFailures& node : failed->nodes) {
       if (node.flagged) add_once(excluded, node.node);
     }
   }

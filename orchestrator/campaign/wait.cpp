@@ -24,10 +24,10 @@ Result<StudyProgress> study_progress(StudyState& state) {
   auto runs = state.runs();
   if (!runs) return runs.status();
   progress.runs = std::move(*runs);
-  auto failed = common::read_failed_attempts(state.database());
+  auto failed = common::read_study_failures(state.database());
   if (!failed) return failed.status();
-  progress.failed_attempts = std::move(*failed);
-  progress.nodes = common::count_node_failures(progress.failed_attempts);
+  progress.failed_attempts = std::move(failed->attempts);
+  progress.nodes = std::move(failed->nodes);
   for (const RunRecord& run : progress.runs) {
     ++progress.total;
     auto job_state = common::parse_job_state(run.state);

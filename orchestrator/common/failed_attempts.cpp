@@ -1,5 +1,7 @@
 #include "orchestrator/common/failed_attempts.hpp"
 
+#include <filesystem>
+
 #include "orchestrator/common/host_list.hpp"
 
 namespace scalestudy::common {
@@ -25,22 +27,63 @@ Result<std::vector<FailedAttempt>> read_failed_attempts(sqlite::Database& db) {
   return attempts;
 }
 
-std::vector<NodeFailures> count_node_failures(const std::vector<FailedAttempt>& attempts) {
-  std::map<std::string, std::map<FailureClass, int>> by_node;
-  for (const FailedAttempt& attempt : attempts) {
-    for (const std::string& node : expand_host_list(attempt.node_list)) {
-      ++by_node[node][attempt.kind];
-    }
+Result<std::vector<FailedAttempt>> read_failed_attempts_beside(const sqlite::Database& db) {
+  namespace fs = std::filesystem;
+  std::vector<FailedAttempt> attempts;
+  std::error_code error;
+  const fs::path own = fs::absolute(db.path(), error);
+  for (const auto& entry : fs::directory_iterator(own.parent_path(), error)) {
+    if (entry.path().extension() != ".sqlite" || entry.path() == own) continue;
+    auto other = sqlite::Database::open(entry.path().string(), sqlite::OpenMode::kReadOnly);
+    if (!other) continue;
+    auto is_study = other->query_value(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('runs', "
+        "'attempts', 'placements')");
+    if (!is_study || !*is_study || sqlite::integer_of(**is_study) != 3) continue;
+    auto failed = read_failed_attempts(*other);
+    if (!failed) return Status::error(entry.path().string() + ": " + failed.status().message());
+    attempts.insert(attempts.end(), failed->begin(), failed->end());
   }
-  std::vector<NodeFailures> nodes;
-  for (auto& [node, failures] : by_node) {
-    int blamed = 0;
-    for (const auto& [kind, count] : failures) {
-      if (blames_nodes(kind)) blamed += count;
+  return attempts;
+}
+
+std::vector<NodeFailures> count_node_failures(const std::vector<FailedAttempt>& attempts,
+                                              const std::vector<FailedAttempt>& elsewhere) {
+  std::map<std::string, NodeFailures> by_node;
+  auto count = [&](const std::vector<FailedAttempt>& list, bool here) {
+    for (const FailedAttempt& attempt : list) {
+      for (const std::string& node : expand_host_list(attempt.node_list)) {
+        NodeFailures& counted = by_node[node];
+        counted.node = node;
+        ++(here ? counted.failures : counted.elsewhere)[attempt.kind];
+      }
     }
-    nodes.push_back({node, std::move(failures), blamed >= kFlaggedNodeFailures});
+  };
+  count(attempts, true);
+  count(elsewhere, false);
+  std::vector<NodeFailures> nodes;
+  for (auto& [node, counted] : by_node) {
+    int blamed = 0;
+    for (const auto* failures : {&counted.failures, &counted.elsewhere}) {
+      for (const auto& [kind, number] : *failures) {
+        if (blames_nodes(kind)) blamed += number;
+      }
+    }
+    counted.flagged = blamed >= kFlaggedNodeFailures;
+    nodes.push_back(std::move(counted));
   }
   return nodes;
+}
+
+Result<StudyFailures> read_study_failures(sqlite::Database& db) {
+  auto attempts = read_failed_attempts(db);
+  if (!attempts) return attempts.status();
+  auto elsewhere = read_failed_attempts_beside(db);
+  if (!elsewhere) return elsewhere.status();
+  StudyFailures failures;
+  failures.nodes = count_node_failures(*attempts, *elsewhere);
+  failures.attempts = std::move(*attempts);
+  return failures;
 }
 
 std::string failure_counts_text(const std::map<FailureClass, int>& failures) {

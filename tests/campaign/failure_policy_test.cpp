@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "orchestrator/campaign/retry_verdict.hpp"
+#include "orchestrator/campaign/status_report.hpp"
 #include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/campaign/wait.hpp"
 
@@ -154,6 +155,48 @@ TEST_CASE("the node table counts failures by class and flags nodes that failed t
   REQUIRE(progress.is_ok());
   CHECK(progress->failed_attempts.size() == 3);
   CHECK(progress->nodes.size() == 2);
+}
+
+TEST_CASE("the node table counts the other studies of the results folder too") {
+  fs::path dir = fresh_folder("scalestudy_failure_nodes_folder");
+  auto fail_on = [&](StudyState& state, const std::string& run_id, const std::string& job,
+                     JobState end, const std::string& nodes) {
+    const std::set<std::string> only = {run_id};
+    auto claimed = state.claim_runs(5, RetryPolicy{}, "t:1:" + job, false, &only);
+    REQUIRE(claimed->size() == 1);
+    REQUIRE(state.record_submission({run_id, job}, "slurm", "t:1:" + job).is_ok());
+    common::JobStatus status{end, 1, ""};
+    status.placement.node_list = nodes;
+    REQUIRE(state.record_job_status(run_id, job, status).is_ok());
+  };
+  auto here = StudyState::open((dir / "demo.sqlite").string());
+  auto other = StudyState::open((dir / "other@week2.sqlite").string());
+  REQUIRE(here.is_ok());
+  REQUIRE(other.is_ok());
+  REQUIRE(here->plan_runs({planned_in("a", dir / "runs" / "a")}).is_ok());
+  REQUIRE(other->plan_runs({planned_in("x", dir / "runs" / "x")}).is_ok());
+  fail_on(*here, "a", "1", JobState::kNodeFail, "n1");
+  fail_on(*other, "x", "7", JobState::kNodeFail, "n[1,3]");
+  // Not a study database: passed over.
+  auto history = scalestudy::sqlite::Database::open((dir / "history.sqlite").string());
+  REQUIRE(history->query("CREATE TABLE campaigns (name TEXT)").is_ok());
+
+  auto progress = study_progress(*here);
+  REQUIRE_MESSAGE(progress.is_ok(), progress.status().message());
+  CHECK(progress->failed_attempts.size() == 1);  // this study's own
+  REQUIRE(progress->nodes.size() == 2);
+  CHECK(progress->nodes[0].node == "n1");
+  CHECK(progress->nodes[0].failures.at(FailureClass::kNode) == 1);
+  CHECK(progress->nodes[0].elsewhere.at(FailureClass::kNode) == 1);
+  CHECK(progress->nodes[0].flagged);  // one node failure here, one in the other study
+  CHECK(progress->nodes[1].node == "n3");
+  CHECK(progress->nodes[1].failures.empty());
+  CHECK_FALSE(progress->nodes[1].flagged);
+  CHECK(*here->nodes_to_exclude("a", true) == std::vector<std::string>{"n1"});
+  const std::string table = nodes_table(*progress);
+  CHECK(table.find("other studies in the results folder") != std::string::npos);
+  const auto json = status_json("demo", *progress);
+  CHECK(json["nodes"][0]["other_studies"]["node"] == 1);
 }
 
 TEST_CASE("the retry verdict by class") {

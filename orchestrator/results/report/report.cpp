@@ -363,10 +363,10 @@ Result<Report> build_report(sqlite::Database& study_db, const ReportOptions& opt
   add_warnings(points, runs, limits, report);
   if (Status placed = add_placement(study_db, points, report); !placed) return placed;
   if (Status overlaps = add_overlaps(study_db, runs, report); !overlaps) return overlaps;
-  auto failed = common::read_failed_attempts(study_db);
+  auto failed = common::read_study_failures(study_db);
   if (!failed) return failed.status();
-  report.failed_attempts = std::move(*failed);
-  report.failure_nodes = common::count_node_failures(report.failed_attempts);
+  report.failed_attempts = std::move(failed->attempts);
+  report.failure_nodes = std::move(failed->nodes);
   for (auto& work : points) report.points.push_back(std::move(work.point));
   report.systems = recorded_systems(info->report_json);
   report.systems = report_systems(report);

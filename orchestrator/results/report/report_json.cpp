@@ -295,8 +295,13 @@ Json failure_nodes_json(const Report& report) {
   Json nodes = Json::array();
   for (const common::NodeFailures& node : report.failure_nodes) {
     Json failures = Json::object();
+    Json elsewhere = Json::object();
     for (const auto& [kind, count] : node.failures) failures[common::to_string(kind)] = count;
-    nodes.push_back(Json{{"node", node.node}, {"failures", failures}, {"flagged", node.flagged}});
+    for (const auto& [kind, count] : node.elsewhere) elsewhere[common::to_string(kind)] = count;
+    nodes.push_back(Json{{"node", node.node},
+                         {"failures", failures},
+                         {"other_studies", elsewhere},
+                         {"flagged", node.flagged}});
   }
   return nodes;
 }

@@ -533,10 +533,10 @@ Table failed_attempts_table(const Report& report) {
 Table failure_nodes_table(const Report& report) {
   Table table;
   table.title = "Nodes of failed attempts";
-  table.headers = {"node", "failures", "flagged"};
+  table.headers = {"node", "failures", "other studies in the results folder", "flagged"};
   for (const common::NodeFailures& node : report.failure_nodes) {
-    table.rows.push_back(
-        {node.node, common::failure_counts_text(node.failures), node.flagged ? "yes" : ""});
+    table.rows.push_back({node.node, common::failure_counts_text(node.failures),
+                          common::failure_counts_text(node.elsewhere), node.flagged ? "yes" : ""});
   }
   table.note = "flagged: " + std::to_string(common::kFlaggedNodeFailures) +
                " or more node or hang failures; policy: {exclude_flagged_nodes: true} leaves "
