@@ -99,6 +99,19 @@ TEST_CASE("a run that needs 2.5 times its 1-minute limit completes over checkpoi
   const int attempts = run["attempts"];
   MESSAGE("completed after " << attempts << " attempts");
   CHECK(attempts >= 3);  // 150 s of pauses alone, at most 60 s an attempt
+  // Each attempt before the last stopped at SLURM's warning signal with a checkpoint:
+  // class time, resumed (issue 64), not a program's or a node's failure.
+  auto study_db = scalestudy::sqlite::Database::open(results + "/resume.sqlite",
+                                                     scalestudy::sqlite::OpenMode::kReadOnly);
+  REQUIRE_MESSAGE(study_db, study_db.status().message());
+  auto ends = study_db->query("SELECT state, failure_class FROM attempts ORDER BY attempt");
+  REQUIRE_MESSAGE(ends, ends.status().message());
+  REQUIRE(static_cast<int>(ends->size()) == attempts);
+  for (size_t i = 0; i + 1 < ends->size(); ++i) {
+    CAPTURE(scalestudy::sqlite::to_string((*ends)[i][0]));
+    CHECK(scalestudy::sqlite::to_string((*ends)[i][1]) == "time");
+  }
+  CHECK(scalestudy::sqlite::to_string(ends->back()[0]) == "COMPLETED");
 
   const std::string rank0 = std::string(run["out_dir"]) + "/rank0.sqlite";
   CHECK(summary_value(rank0, "attempts") == attempts);
