@@ -360,7 +360,8 @@ TEST_CASE("a packed study past its time limit resumes its checkpointed runs in t
     CAPTURE(run[0]);
     CHECK(run[1] == "COMPLETED");
     auto attempts = query(db,
-                          "SELECT a.state, p.job_step FROM attempts a LEFT JOIN placements "
+                          "SELECT a.state, p.job_step, a.failure_class FROM attempts a LEFT "
+                          "JOIN placements "
                           "p ON p.run_id = a.run_id AND p.attempt = a.attempt WHERE "
                           "a.run_id = '" +
                               run[0] + "' ORDER BY a.attempt");
@@ -372,6 +373,8 @@ TEST_CASE("a packed study past its time limit resumes its checkpointed runs in t
       // Stopped near the limit (checkpointed), or never started: nothing failed.
       CHECK((attempt[0] == "COMPLETED" || attempt[0] == "PREEMPTED" || attempt[0] == "CANCELLED" ||
              attempt[0] == "TIMEOUT"));
+      // One that ran and stopped checkpointed is class time (issue 64), resumed.
+      if (!attempt[1].empty() && attempt[0] != "COMPLETED") CHECK(attempt[2] == "time");
     }
     CHECK(completed == 1);
     // Every attempt that ran trained on from the last one's checkpoint: the run database
@@ -953,4 +956,62 @@ TEST_CASE("cancelling one of three co-running packed runs leaves the other two r
 TEST_CASE("cancelling one of three co-running packed runs via slurmrest leaves the other two") {
   REQUIRE_CLUSTER();
   cancel_one_of_three_running("slurmrest");
+}
+
+// Issue 64 in a packed allocation: of three runs, one raises on its first step (class
+// program, tried once), one stops making progress (scalestudy-launch's watchdog stops it
+// with its stack: class hang, retried once in an allocation that leaves its node out), and
+// the third completes; neither failure costs the others anything.
+TEST_CASE("a packed allocation whose runs fail each way: each by its class, the rest unharmed") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = cluster.work_dir() / "packed_fail_classes";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path script = dir / "modes.py";
+  std::ofstream(script)
+      << "#!/usr/bin/python3\nimport sys, time\n"
+         "mode = sys.argv[sys.argv.index('--mode') + 1]\n"
+         "print('step 1 loss 2.30', flush=True)\n"
+         "if mode == 'raise':\n    raise ValueError('bad shard 3')\n"
+         "def wait_for_shard_that_never_comes():\n    while True:\n        time.sleep(1)\n"
+         "if mode == 'hang':\n    wait_for_shard_that_never_comes()\n"
+         "print('step 2 loss 2.10', flush=True)\n";
+  fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  const std::string study = write_study(
+      dir, "failclasses",
+      "kind: custom\nworkload: {binary: " + script.string() +
+          "}\nmatrix: {mode: [raise, hang, fine]}\nlauncher: torchrun\nallocation: packed\n"
+          "slurm: {time: \"5\"}\nmax_attempts: 3\npolicy: {hang_after: 10}\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult ran = run_study(study, results);
+  INFO(ran.stdout_text << ran.stderr_text);
+  CHECK(ran.exit_code == 1);  // two runs failed for good
+
+  const std::string db = results + "/failclasses.sqlite";
+  std::map<std::string, std::vector<std::vector<std::string>>> by_mode;
+  for (const auto& row :
+       query(db, "SELECT json_extract(r.varied_json, '$.mode'), a.state, a.failure_class, "
+                 "a.failure_evidence, p.node_list, r.out_dir FROM attempts a JOIN runs r ON "
+                 "r.run_id = a.run_id LEFT JOIN placements p ON p.run_id = a.run_id AND "
+                 "p.attempt = a.attempt ORDER BY a.run_id, a.attempt")) {
+    by_mode[row[0]].push_back(row);
+  }
+  REQUIRE(by_mode["raise"].size() == 1);
+  CHECK(by_mode["raise"][0][2] == "program");
+  CHECK(by_mode["raise"][0][3].find("ValueError: bad shard 3") != std::string::npos);
+  REQUIRE(by_mode["fine"].size() == 1);
+  CHECK(by_mode["fine"][0][1] == "COMPLETED");
+  const auto& hung = by_mode["hang"];
+  REQUIRE(hung.size() == 2);  // retried once (policy.retry.hang: 1)
+  for (const auto& attempt : hung) {
+    CAPTURE(attempt[3]);
+    CHECK(attempt[2] == "hang");
+    CHECK(attempt[3].find("no progress") != std::string::npos);
+  }
+  CHECK_FALSE(hung[0][4].empty());
+  CHECK(hung[0][4] != hung[1][4]);  // the retry left the hung attempt's node out
+  const fs::path stack = fs::path(results) / hung[0][5] / "stacks" / "rank0.txt";
+  REQUIRE(fs::exists(stack));
+  CHECK(read_file(stack.string()).find("wait_for_shard_that_never_comes") != std::string::npos);
 }
