@@ -12,6 +12,7 @@
 #include "orchestrator/campaign/status_report.hpp"
 #include "orchestrator/campaign/study_state.hpp"
 #include "orchestrator/campaign/wait.hpp"
+#include "tests/support/study_state_support.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::campaign;
@@ -29,22 +30,7 @@ fs::path fresh_folder(const char* name) {
 }
 
 PlannedRun planned_in(const std::string& run_id, const fs::path& out_dir) {
-  PlannedRun run;
-  run.spec.run_id = run_id;
-  run.spec.study = "demo";
-  run.spec.world_size = 1;
-  run.out_dir = out_dir.string();
-  return run;
-}
-
-RunRecord run_named(StudyState& state, const std::string& run_id) {
-  auto runs = state.runs();
-  REQUIRE(runs.is_ok());
-  for (const auto& run : *runs) {
-    if (run.run_id == run_id) return run;
-  }
-  FAIL("no run " << run_id);
-  return {};
+  return scalestudy::testing::planned_run(run_id, out_dir.string());
 }
 
 void submit_one(StudyState& state, const std::string& run_id, const std::string& job,
@@ -53,6 +39,18 @@ void submit_one(StudyState& state, const std::string& run_id, const std::string&
   REQUIRE(claimed.is_ok());
   REQUIRE(claimed->size() == 1);
   REQUIRE(state.record_submission({run_id, job}, "slurm", "t:1:" + job).is_ok());
+}
+
+// Claims `run_id`, records its submission as `job` and its end in `end` on `nodes`.
+void fail_on(StudyState& state, const std::string& run_id, const std::string& job, JobState end,
+             const std::string& nodes) {
+  const std::set<std::string> only = {run_id};
+  auto claimed = state.claim_runs(5, RetryPolicy{}, "t:1:" + job, false, &only);
+  REQUIRE(claimed->size() == 1);
+  REQUIRE(state.record_submission({run_id, job}, "slurm", "t:1:" + job).is_ok());
+  common::JobStatus status{end, 1, ""};
+  status.placement.node_list = nodes;
+  REQUIRE(state.record_job_status(run_id, job, status).is_ok());
 }
 
 }  // namespace
@@ -69,7 +67,7 @@ TEST_CASE("a traceback is recorded as program with its last line, and not retrie
   submit_one(*state, "a", "7");
   REQUIRE(state->record_job_status("a", "7", {JobState::kFailed, 1, "exit code 1"}).is_ok());
 
-  RunRecord run = run_named(*state, "a");
+  RunRecord run = scalestudy::testing::run_record_of(*state, "a");
   CHECK(run.failure_class == "program");
   CHECK(run.failure_evidence == "rank0.log: KeyError: 'lr'");
   CHECK(run.failures.at(FailureClass::kProgram) == 1);
@@ -97,14 +95,14 @@ TEST_CASE("node failures are retried without using max_attempts, on other nodes"
     common::JobStatus lost{JobState::kNodeFail, std::nullopt, ""};
     lost.placement.node_list = std::string(job) == "11" ? "node[1-2]" : "node3";
     REQUIRE(state->record_job_status("a", job, lost).is_ok());
-    CHECK(run_named(*state, "a").failure_class == "node");
+    CHECK(scalestudy::testing::run_record_of(*state, "a").failure_class == "node");
   }
   auto excluded = state->nodes_to_exclude("a", false);
   REQUIRE(excluded.is_ok());
   CHECK(*excluded == std::vector<std::string>{"node[1-2]", "node3"});
   submit_one(*state, "a", "13", 1);
   REQUIRE(state->record_job_status("a", "13", {JobState::kCompleted, 0, ""}).is_ok());
-  RunRecord run = run_named(*state, "a");
+  RunRecord run = scalestudy::testing::run_record_of(*state, "a");
   CHECK(run.state == "COMPLETED");
   CHECK(run.attempts == 3);
   CHECK(run.failure_class.empty());
@@ -125,19 +123,9 @@ TEST_CASE("the node table counts failures by class and flags nodes that failed t
   REQUIRE(
       state->plan_runs({planned_in("a", dir / "runs" / "a"), planned_in("b", dir / "runs" / "b")})
           .is_ok());
-  auto fail_on = [&](const std::string& run_id, const std::string& job, JobState end,
-                     const std::string& nodes) {
-    const std::set<std::string> only = {run_id};
-    auto claimed = state->claim_runs(5, RetryPolicy{}, "t:1:" + job, false, &only);
-    REQUIRE(claimed->size() == 1);
-    REQUIRE(state->record_submission({run_id, job}, "slurm", "t:1:" + job).is_ok());
-    common::JobStatus status{end, 1, ""};
-    status.placement.node_list = nodes;
-    REQUIRE(state->record_job_status(run_id, job, status).is_ok());
-  };
-  fail_on("a", "1", JobState::kNodeFail, "n[1-2]");
-  fail_on("b", "2", JobState::kNodeFail, "n2");
-  fail_on("b", "3", JobState::kTimeout, "n1");
+  fail_on(*state, "a", "1", JobState::kNodeFail, "n[1-2]");
+  fail_on(*state, "b", "2", JobState::kNodeFail, "n2");
+  fail_on(*state, "b", "3", JobState::kTimeout, "n1");
   auto failed = common::read_failed_attempts(state->database());
   REQUIRE(failed.is_ok());
   auto nodes = std::optional(common::count_node_failures(*failed));
@@ -159,16 +147,6 @@ TEST_CASE("the node table counts failures by class and flags nodes that failed t
 
 TEST_CASE("the node table counts the other studies of the results folder too") {
   fs::path dir = fresh_folder("scalestudy_failure_nodes_folder");
-  auto fail_on = [&](StudyState& state, const std::string& run_id, const std::string& job,
-                     JobState end, const std::string& nodes) {
-    const std::set<std::string> only = {run_id};
-    auto claimed = state.claim_runs(5, RetryPolicy{}, "t:1:" + job, false, &only);
-    REQUIRE(claimed->size() == 1);
-    REQUIRE(state.record_submission({run_id, job}, "slurm", "t:1:" + job).is_ok());
-    common::JobStatus status{end, 1, ""};
-    status.placement.node_list = nodes;
-    REQUIRE(state.record_job_status(run_id, job, status).is_ok());
-  };
   auto here = StudyState::open((dir / "demo.sqlite").string());
   auto other = StudyState::open((dir / "other@week2.sqlite").string());
   REQUIRE(here.is_ok());

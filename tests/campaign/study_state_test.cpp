@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "harness/core/run_layout.hpp"
+#include "tests/support/study_state_support.hpp"
 
 using namespace scalestudy;
 using namespace scalestudy::campaign;
@@ -26,22 +27,7 @@ StudyState fresh_state(const char* name) {
 }
 
 PlannedRun planned(const std::string& run_id) {
-  PlannedRun run;
-  run.spec.run_id = run_id;
-  run.spec.study = "demo";
-  run.spec.varied = {{"world_size", "2"}};
-  run.out_dir = "/tmp/demo/runs/" + run_id;
-  return run;
-}
-
-RunRecord record_of(StudyState& state, const std::string& run_id) {
-  auto runs = state.runs();
-  REQUIRE(runs.is_ok());
-  for (const auto& run : *runs) {
-    if (run.run_id == run_id) return run;
-  }
-  FAIL("no run " << run_id);
-  return {};
+  return scalestudy::testing::planned_run(run_id, "/tmp/demo/runs/" + run_id);
 }
 
 std::string dead_process_token() {
@@ -59,7 +45,7 @@ TEST_CASE("a claimed run belongs to its claimer until it is submitted") {
   StudyState state = fresh_state("scalestudy_state_claim.sqlite");
   REQUIRE(state.save_study({"demo", "strong", "/s/demo.yaml", "{}", "{}", 2}).is_ok());
   REQUIRE(state.plan_runs({planned("a"), planned("b")}).is_ok());
-  CHECK(record_of(state, "a").state == kStatePlanned);
+  CHECK(scalestudy::testing::run_record_of(state, "a").state == kStatePlanned);
 
   auto first = state.claim_runs(2, RetryPolicy{}, "host:1:first");
   REQUIRE(first.is_ok());
@@ -70,14 +56,14 @@ TEST_CASE("a claimed run belongs to its claimer until it is submitted") {
 
   CHECK_FALSE(state.record_submission({"a", "100"}, "slurm", "host:2:second").is_ok());
   REQUIRE(state.record_submission({"a", "100"}, "slurm", "host:1:first").is_ok());
-  RunRecord a = record_of(state, "a");
+  RunRecord a = scalestudy::testing::run_record_of(state, "a");
   CHECK(a.state == kStateSubmitted);
   CHECK(a.attempts == 1);
   CHECK(a.job_id == "100");
   CHECK(a.scheduler == "slurm");
 
   REQUIRE(state.release_claim("b", "host:1:first", "sbatch: error").is_ok());
-  RunRecord b = record_of(state, "b");
+  RunRecord b = scalestudy::testing::run_record_of(state, "b");
   CHECK(b.state == kStatePlanned);
   CHECK(b.attempts == 0);
   CHECK(b.reason == "sbatch: error");
@@ -90,14 +76,14 @@ TEST_CASE("retryable failures are resubmitted until attempts run out, then repor
   REQUIRE(state.record_submission({"a", "1"}, "slurm", "t:1:x").is_ok());
   REQUIRE(state.record_submission({"done", "2"}, "slurm", "t:1:x").is_ok());
   REQUIRE(state.record_job_status("a", "1", {JobState::kRunning, std::nullopt, ""}).is_ok());
-  CHECK_FALSE(record_of(state, "a").started_at.empty());
+  CHECK_FALSE(scalestudy::testing::run_record_of(state, "a").started_at.empty());
   REQUIRE(state.record_job_status("a", "1", {JobState::kTimeout, 0, "TimeLimit"}).is_ok());
   REQUIRE(state.record_job_status("done", "2", {JobState::kCompleted, 0, ""}).is_ok());
 
   // A late poll of the old job cannot pull a finished run back to RUNNING.
   REQUIRE(state.record_job_status("a", "1", {JobState::kRunning, std::nullopt, ""}).is_ok());
-  CHECK(record_of(state, "a").state == "TIMEOUT");
-  CHECK_FALSE(is_exhausted(record_of(state, "a"), 2, RetryPolicy{}));
+  CHECK(scalestudy::testing::run_record_of(state, "a").state == "TIMEOUT");
+  CHECK_FALSE(is_exhausted(scalestudy::testing::run_record_of(state, "a"), 2, RetryPolicy{}));
 
   auto again = state.claim_runs(2, RetryPolicy{}, "t:1:y");
   REQUIRE(again.is_ok());
@@ -105,13 +91,13 @@ TEST_CASE("retryable failures are resubmitted until attempts run out, then repor
   REQUIRE(state.record_submission({"a", "3"}, "slurm", "t:1:y").is_ok());
   // States of the previous job no longer touch the run.
   REQUIRE(state.record_job_status("a", "1", {JobState::kFailed, 1, "late"}).is_ok());
-  CHECK(record_of(state, "a").state == kStateSubmitted);
+  CHECK(scalestudy::testing::run_record_of(state, "a").state == kStateSubmitted);
   REQUIRE(state.record_job_status("a", "3", {JobState::kTimeout, 0, "TimeLimit"}).is_ok());
 
   auto none = state.claim_runs(2, RetryPolicy{}, "t:1:z");
   REQUIRE(none.is_ok());
   CHECK(none->empty());
-  RunRecord a = record_of(state, "a");
+  RunRecord a = scalestudy::testing::run_record_of(state, "a");
   CHECK(a.attempts == 2);
   CHECK(is_exhausted(a, 2, RetryPolicy{}));
   CHECK(failure_summary(a) == "TIMEOUT after 2 attempts [time]: TIMEOUT (TimeLimit)");
@@ -144,7 +130,7 @@ TEST_CASE("a run never reached in three allocations completes in a fourth on one
                                 "TIMEOUT before this run's step started"};
     ended.never_started = true;
     REQUIRE(state.record_job_status("late", job, ended).is_ok());
-    RunRecord run = record_of(state, "late");
+    RunRecord run = scalestudy::testing::run_record_of(state, "late");
     CHECK(run.state == kStatePlanned);
     CHECK(run.attempts == 0);
     CHECK(run.reason == "not reached in allocation " + std::to_string(allocation) +
@@ -161,7 +147,7 @@ TEST_CASE("a run never reached in three allocations completes in a fourth on one
   REQUIRE(
       state.record_job_status("late", "4+late", {JobState::kRunning, std::nullopt, ""}).is_ok());
   REQUIRE(state.record_job_status("late", "4+late", {JobState::kCompleted, 0, ""}).is_ok());
-  RunRecord run = record_of(state, "late");
+  RunRecord run = scalestudy::testing::run_record_of(state, "late");
   CHECK(run.state == "COMPLETED");
   CHECK(run.attempts == 1);
   auto history = state.attempts("late");
@@ -175,7 +161,7 @@ TEST_CASE("claims of a dead submitter are taken over, live ones are not") {
   StudyState state = fresh_state("scalestudy_state_stale.sqlite");
   REQUIRE(state.plan_runs({planned("a")}).is_ok());
   REQUIRE(state.claim_runs(3, RetryPolicy{}, dead_process_token()).is_ok());
-  CHECK(record_of(state, "a").state == kStateSubmitting);
+  CHECK(scalestudy::testing::run_record_of(state, "a").state == kStateSubmitting);
   auto taken = state.claim_runs(3, RetryPolicy{}, make_claim_token());
   REQUIRE(taken.is_ok());
   CHECK(*taken == std::vector<std::string>{"a"});
@@ -239,9 +225,9 @@ TEST_CASE("run directories stored relative to the results dir read back absolute
   relative.out_dir = run_layout::study_run_dir("demo", "r");
   CHECK(relative.out_dir == "demo/runs/r");
   REQUIRE(state.plan_runs({relative, planned("a")}).is_ok());
-  CHECK(record_of(state, "r").out_dir ==
+  CHECK(scalestudy::testing::run_record_of(state, "r").out_dir ==
         (fs::temp_directory_path() / "demo" / "runs" / "r").lexically_normal().string());
-  CHECK(record_of(state, "a").out_dir == "/tmp/demo/runs/a");
+  CHECK(scalestudy::testing::run_record_of(state, "a").out_dir == "/tmp/demo/runs/a");
 }
 
 TEST_CASE("a job requeued under its id is a new attempt; completed, it keeps no pending reason") {
@@ -266,7 +252,7 @@ TEST_CASE("a job requeued under its id is a new attempt; completed, it keeps no 
     // A later poll with the same restart count changes nothing.
     REQUIRE(state.record_job_status("a", "42", {JobState::kCompleted, 0, "", restarts}).is_ok());
 
-    RunRecord a = record_of(state, "a");
+    RunRecord a = scalestudy::testing::run_record_of(state, "a");
     CHECK(a.state == "COMPLETED");
     CHECK(a.reason.empty());
     CHECK(a.attempts == 2);
