@@ -78,9 +78,10 @@ std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
 }
 
 common::Failure classify_attempt(const common::JobStatus& status, const std::string& out_dir,
-                                 const std::string& job_id, int world_size) {
-  common::Failure failure =
-      common::classify_failure(status, read_run_log_tails(status, out_dir, job_id, world_size));
+                                 const std::string& job_id, int world_size,
+                                 const common::TimeLimit& limit) {
+  common::Failure failure = common::classify_failure(
+      status, read_run_log_tails(status, out_dir, job_id, world_size), limit);
   const bool never_launched = failure.evidence.find("0:53") != std::string::npos ||
                               failure.evidence.find("JobLaunchFailure") != std::string::npos;
   if (failure.kind == common::FailureClass::kSetup && never_launched) {

@@ -18,8 +18,9 @@ std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
                                                 const std::string& out_dir,
                                                 const std::string& job_id, int world_size);
 
-// common::classify_failure over those logs.
+// common::classify_failure over those logs, with the job's time limit when it has one.
 common::Failure classify_attempt(const common::JobStatus& status, const std::string& out_dir,
-                                 const std::string& job_id, int world_size);
+                                 const std::string& job_id, int world_size,
+                                 const common::TimeLimit& limit = {});
 
 }  // namespace scalestudy::campaign

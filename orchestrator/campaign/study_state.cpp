@@ -20,6 +20,7 @@
 #include "orchestrator/common/empty_database_check.hpp"
 #include "orchestrator/common/results_path.hpp"
 #include "orchestrator/common/utc_time.hpp"
+#include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/study/workload_params.hpp"
 
 namespace scalestudy::campaign {
@@ -29,6 +30,12 @@ using sqlite::Value;
 
 int int_of(const Value& value) {
   return static_cast<int>(sqlite::integer_of(value));
+}
+
+// A SLURM job's limit and the lead of the warning signal its script asks for.
+common::TimeLimit slurm_time_limit(const std::string& scheduler, int minutes) {
+  if ((scheduler != "slurm" && scheduler != "slurmrest") || minutes <= 0) return {};
+  return {minutes * 60, term_signal_lead_seconds(minutes)};
 }
 
 std::string host_name() {
@@ -354,7 +361,8 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
   return sqlite::in_transaction(db_, [&]() -> Status {
     auto current = db_.query(
         "SELECT state, job_id, (SELECT COUNT(*) FROM attempts WHERE run_id = runs.run_id AND "
-        "job_id = runs.job_id), out_dir, world_size FROM runs WHERE run_id = ?",
+        "job_id = runs.job_id), out_dir, world_size, scheduler, "
+        "json_extract(spec_json, '$.slurm.time_limit_minutes') FROM runs WHERE run_id = ?",
         {run_id});
     if (!current) return current.status();
     if (current->empty() || sqlite::to_string((*current)[0][1]) != job_id) return Status::ok();
@@ -410,8 +418,9 @@ Status StudyState::record_job_status(const std::string& run_id, const std::strin
     }
     const std::string out_dir =
         common::results_path(db_.path(), sqlite::to_string((*current)[0][3]));
-    const common::Failure failure =
-        classify_attempt(evidence, out_dir, job_id, int_of((*current)[0][4]));
+    const common::Failure failure = classify_attempt(
+        evidence, out_dir, job_id, int_of((*current)[0][4]),
+        slurm_time_limit(sqlite::to_string((*current)[0][5]), int_of((*current)[0][6])));
     return record_attempt_failure(db_, run_id, &failure);
   });
 }

@@ -9,6 +9,8 @@
 #include <regex>
 #include <utility>
 
+#include "orchestrator/common/utc_time.hpp"
+
 namespace scalestudy::common {
 namespace {
 
@@ -180,6 +182,33 @@ std::optional<Failure> from_scheduler_state(const JobStatus& status,
   }
 }
 
+// SIGTERM within the warning window of the job's time limit: SLURM's warning signal, which
+// a workload that does not checkpoint dies of.
+std::optional<Failure> from_warning_signal(const JobStatus& status,
+                                           const std::vector<LogTail>& logs,
+                                           const TimeLimit& limit) {
+  if (limit.limit_s <= 0 || status.exit_code != 128 + SIGTERM ||
+      !status.placement.job_step.empty()) {
+    return std::nullopt;
+  }
+  // sacct's local times and slurmrestd's UTC ones alike: only the difference counts.
+  auto seconds = [](std::string time) {
+    if (!time.empty() && time.back() != 'Z') time += 'Z';
+    return parse_utc_timestamp(time);
+  };
+  const auto started = seconds(status.placement.started_at);
+  const auto ended = seconds(status.placement.ended_at);
+  if (!started || !ended) return std::nullopt;
+  const long elapsed = std::lround(*ended - *started);
+  if (elapsed < limit.limit_s - limit.warning_lead_s - kWarningSignalEarlyS) return std::nullopt;
+  return Failure{FailureClass::kTime,
+                 state_evidence(status) + ": SIGTERM " + std::to_string(elapsed) + " s into its " +
+                     std::to_string(limit.limit_s) +
+                     " s limit, SLURM's warning signal before the limit (--signal TERM@" +
+                     std::to_string(limit.warning_lead_s) +
+                     "); the run did not stop with a checkpoint (exit 75)" + last_output(logs)};
+}
+
 // The logs' evidence: a program error that is not itself a node's or a hang's symptom
 // (a peer's "connection reset" follows the rank that raised), then the first line that
 // shows setup, a hang or the node.
@@ -269,8 +298,10 @@ bool blames_nodes(FailureClass kind) {
   return kind == FailureClass::kNode || kind == FailureClass::kHang;
 }
 
-Failure classify_failure(const JobStatus& status, const std::vector<LogTail>& logs) {
+Failure classify_failure(const JobStatus& status, const std::vector<LogTail>& logs,
+                         const TimeLimit& limit) {
   if (auto decided = from_scheduler_state(status, logs)) return *decided;
+  if (auto decided = from_warning_signal(status, logs, limit)) return *decided;
   if (auto decided = from_logs(status, logs)) return *decided;
   if (auto decided = from_exit_status(status)) return *decided;
   std::string missing = logs.empty() ? "no log of the run to read"

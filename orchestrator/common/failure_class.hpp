@@ -54,10 +54,21 @@ struct Failure {
   std::string evidence;  // the line that decided it: a log line with its file, or the state
 };
 
+// A SLURM job's time limit and the lead of the warning signal it asked for (--signal
+// TERM@lead, sched/render/job_script.cpp). SLURM may send the signal up to 60 s early.
+struct TimeLimit {
+  int limit_s = 0;  // 0: none known (the local executor's runs, packed steps)
+  int warning_lead_s = 0;
+};
+inline constexpr int kWarningSignalEarlyS = 60;
+
 // The class of an attempt that ended in `status` (terminal, not COMPLETED), with the logs'
 // last lines as further evidence. The scheduler's own verdicts (PREEMPTED, CANCELLED,
-// TIMEOUT, NODE_FAIL) come first; then the logs, read for the node's fault before the
+// TIMEOUT, NODE_FAIL) come first, with a job that died of SIGTERM in the window of its
+// time limit's warning signal (`limit`: a run that does not checkpoint ends FAILED 143 there,
+// before SLURM would say TIMEOUT); then the logs, read for the node's fault before the
 // program's (a traceback that a connection reset raised is the node's); then the exit status.
-Failure classify_failure(const JobStatus& status, const std::vector<LogTail>& logs);
+Failure classify_failure(const JobStatus& status, const std::vector<LogTail>& logs,
+                         const TimeLimit& limit = {});
 
 }  // namespace scalestudy::common

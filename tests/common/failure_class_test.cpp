@@ -158,6 +158,36 @@ TEST_CASE("a signal: the program's own (SIGSEGV) or from outside (SIGKILL, the n
         FailureClass::kProgram);
 }
 
+TEST_CASE("SIGTERM in the warning window of a SLURM time limit is the limit's, not a node's") {
+  // Seen on the 26.05 cluster: a 1-minute job asking --signal TERM@15 whose workload does
+  // not checkpoint; sacct: 753 FAILED 143:0, 40 s (SLURM signalled it early, as it may).
+  JobStatus warned = failed(143, "exit code 143");
+  warned.placement.node_list = "node2";
+  warned.placement.started_at = "2026-12-06T21:18:16";
+  warned.placement.ended_at = "2026-12-06T21:18:56";
+  const TimeLimit one_minute{60, 15};
+  LogTail progressing = log("rank0.log", {"step 38"});
+  progressing.quiet_s = 1;
+  Failure time = classify_failure(warned, {progressing}, one_minute);
+  CHECK(time.kind == FailureClass::kTime);
+  CHECK(time.evidence ==
+        "FAILED (exit code 143) on node2: SIGTERM 40 s into its 60 s limit, SLURM's warning "
+        "signal before the limit (--signal TERM@15); the run did not stop with a checkpoint "
+        "(exit 75); last output: rank0.log: step 38 (progressing: output 1 s before the end)");
+  // 40 s into a 2-hour limit the signal came from elsewhere.
+  CHECK(classify_failure(warned, {}, TimeLimit{7200, 60}).kind == FailureClass::kNode);
+  // No limit known (the local executor), or a packed run's step (its wrapper stops it).
+  CHECK(classify_failure(warned, {}).kind == FailureClass::kNode);
+  JobStatus step = warned;
+  step.placement.job_step = "755.2";
+  CHECK(classify_failure(step, {}, one_minute).kind == FailureClass::kNode);
+  // slurmrestd's UTC times read alike; SIGKILL is not the warning.
+  warned.placement.started_at = "2026-12-06T21:18:16Z";
+  warned.placement.ended_at = "2026-12-06T21:18:56Z";
+  CHECK(classify_failure(warned, {}, one_minute).kind == FailureClass::kTime);
+  CHECK(classify_failure(failed(137, ""), {}, one_minute).kind == FailureClass::kNode);
+}
+
 TEST_CASE("unknown says which evidence was missing") {
   Failure quiet = classify_failure(failed(3, "rank 0 exited with code 3"),
                                    {log("rank0.log", {"step 1"}), log("rank1.log", {})});
