@@ -167,14 +167,14 @@ container: {image: /images/train.sif, binds: ["/data:/data"]}
   CHECK(script.find("--time") == std::string::npos);
   CHECK(has_line(script, "#SBATCH --ntasks-per-node=2"));
   std::vector<std::string> command = launch_command(spec, context);
-  std::vector<std::string> prefix(command.begin(), command.begin() + 18);
-  CHECK(prefix == std::vector<std::string>{"srun", "--ntasks-per-node=1", "--kill-on-bad-exit=1",
-                                           "/opt/scalestudy/bin/scalestudy-launch",
-                                           "--nproc-per-node", "2", "--rank-log-dir",
-                                           context.out_dir, "--", "apptainer", "exec", "--bind",
-                                           "/data:/data", "/images/train.sif", "nsys", "profile",
-                                           "-o", context.out_dir + "/rank-" + spec.run_id});
-  CHECK(command[18] == context.binary_path);
+  std::vector<std::string> prefix(command.begin(), command.begin() + 19);
+  CHECK(prefix == std::vector<std::string>{
+                      "srun", "--ntasks=2", "--ntasks-per-node=1", "--kill-on-bad-exit=1",
+                      "/opt/scalestudy/bin/scalestudy-launch", "--nproc-per-node", "2",
+                      "--rank-log-dir", context.out_dir, "--", "apptainer", "exec", "--bind",
+                      "/data:/data", "/images/train.sif", "nsys", "profile", "-o",
+                      context.out_dir + "/rank-" + spec.run_id});
+  CHECK(command[19] == context.binary_path);
   CHECK(bash_syntax_ok(script));
 
   spec.slurm.gpus_per_node = 2;

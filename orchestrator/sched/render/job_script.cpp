@@ -101,7 +101,10 @@ std::string render_directives(const RunSpec& spec, const RenderContext& context)
 std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext& context) {
   std::vector<std::string> words;
   if (spec.launcher == LauncherKind::kTorchrun) {
+    // One launcher per node: without --ntasks, srun takes the allocation's SLURM_NTASKS (every
+    // rank) and ignores --ntasks-per-node, so each node would start ranks_per_node launchers.
     words = {"srun",
+             "--ntasks=" + std::to_string(spec.nodes),
              "--ntasks-per-node=1",
              "--kill-on-bad-exit=1",
              context.launch_helper_path,
