@@ -10,6 +10,7 @@
 
 #include "harness/core/run_layout.hpp"
 #include "orchestrator/campaign/job_directory.hpp"
+#include "orchestrator/common/utc_time.hpp"
 
 namespace scalestudy::campaign {
 namespace {
@@ -35,11 +36,13 @@ void add_tail(const std::string& path, const std::string& name, std::optional<do
   tails.push_back({name, {last.begin(), last.end()}, quiet_s});
 }
 
-// When the attempt ended, in seconds since the epoch: the scheduler's end (SLURM's local
-// time, read on this host), else now (the local executor records an end as it happens).
+// When the attempt ended, in seconds since the epoch: the scheduler's end (sacct's local
+// time, read on this host, or slurmrestd's UTC), else now (the local executor records an
+// end as it happens).
 std::optional<double> end_time(const common::JobStatus& status) {
   const std::string& text = status.placement.ended_at;
   if (text.empty()) return static_cast<double>(std::time(nullptr));
+  if (auto utc = common::parse_utc_timestamp(text)) return utc;  // slurmrestd's, in UTC
   std::tm parts{};
   parts.tm_isdst = -1;
   if (strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &parts) == nullptr) return std::nullopt;

@@ -309,6 +309,34 @@ Result<std::string> parse_rest_submit_response(const nlohmann::json& answer) {
   return Status::error("slurmrestd refused the job" + (errors.empty() ? "" : ": " + errors));
 }
 
+namespace {
+
+// Epoch seconds (0 or absent: not yet) as "2026-01-01T10:00:00Z".
+std::string rest_time(const json& value) {
+  auto seconds = optional_int(value);
+  if (!seconds || *seconds <= 0) return "";
+  return common::utc_iso8601(static_cast<std::time_t>(*seconds));
+}
+
+// Where and when a job ran: slurmctld's "nodes" and "submit_time" / "start_time" /
+// "end_time" (`times` null), or the accounting's "nodes" and "time": {submission, start,
+// end}. The study database keeps it per attempt: a node or hang failure's retry leaves
+// these nodes out (campaign/submit.cpp).
+common::JobPlacement rest_placement(const json& job, const json& times) {
+  common::JobPlacement placement;
+  placement.node_list = job.value("nodes", "");
+  if (placement.node_list == "None assigned") placement.node_list.clear();
+  auto time_of = [&](const char* live, const char* accounted) {
+    return rest_time(times.is_object() ? times.value(accounted, json()) : job.value(live, json()));
+  };
+  placement.queued_at = time_of("submit_time", "submission");
+  placement.started_at = time_of("start_time", "start");
+  placement.ended_at = time_of("end_time", "end");
+  return placement;
+}
+
+}  // namespace
+
 std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
   std::map<std::string, JobStatus> states;
   if (!answer.contains("jobs") || !answer["jobs"].is_array()) return states;
@@ -318,6 +346,9 @@ std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer) {
                                     job.value("state_reason", ""));
     if (!status) continue;
     status->restarts = optional_int(job.value("restart_cnt", json())).value_or(0);
+    status->placement = rest_placement(job, json());
+    // slurmctld's end_time of a job still going is when its time limit would end it.
+    if (!common::is_terminal(status->state)) status->placement.ended_at.clear();
     if (job.value("state_reason", "") == "JobLaunchFailure") {
       status->exit_code.reset();
       status->reason = launch_failure_reason(job);
@@ -379,6 +410,7 @@ std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer
                                     rest_exit_code(job.value("exit_code", json())),
                                     state.value("reason", ""));
     if (!status) continue;
+    status->placement = rest_placement(job, job.value("time", json::object()));
     json array = job.value("array", json::object());
     auto task = optional_int(array.value("task_id", json()));
     std::string job_id =
@@ -402,13 +434,6 @@ std::optional<long long> step_number(const json& id) {
     return std::nullopt;
   }
   return std::stoll(number);
-}
-
-// Epoch seconds (0 or absent: not yet) as "2026-01-01T10:00:00Z".
-std::string rest_time(const json& value) {
-  auto seconds = optional_int(value);
-  if (!seconds || *seconds <= 0) return "";
-  return common::utc_iso8601(static_cast<std::time_t>(*seconds));
 }
 
 }  // namespace

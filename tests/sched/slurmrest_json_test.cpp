@@ -100,6 +100,34 @@ TEST_CASE("job lists from slurmctld and slurmdbd become states per job id") {
   CHECK(accounted["12"].state == JobState::kCompleted);
 }
 
+TEST_CASE("where and when a job ran, from slurmctld and slurmdbd alike") {
+  // As slurmrestd 26.05 (v0.0.44) answered for a job that the hang watchdog stopped.
+  auto live = parse_rest_jobs(json::parse(R"({"jobs": [
+      {"job_id": 4, "job_state": ["FAILED"], "state_reason": "NonZeroExitCode",
+       "exit_code": {"status": ["FAILED"], "return_code": {"set": true, "infinite": false, "number": 124}},
+       "nodes": "node1",
+       "submit_time": {"set": true, "infinite": false, "number": 1796591735},
+       "start_time": {"set": true, "infinite": false, "number": 1796591738},
+       "end_time": {"set": true, "infinite": false, "number": 1796591755}},
+      {"job_id": 5, "job_state": ["RUNNING"], "state_reason": "None", "nodes": "node[2-3]",
+       "start_time": {"set": true, "infinite": false, "number": 1796591756},
+       "end_time": {"set": true, "infinite": false, "number": 1796592356}}]})"));
+  CHECK(live["4"].placement.node_list == "node1");
+  CHECK(live["4"].placement.queued_at == "2026-12-06T21:15:35Z");
+  CHECK(live["4"].placement.started_at == "2026-12-06T21:15:38Z");
+  CHECK(live["4"].placement.ended_at == "2026-12-06T21:15:55Z");
+  CHECK(live["5"].placement.node_list == "node[2-3]");
+  CHECK(live["5"].placement.ended_at == "");  // its time limit's end, not an end
+  auto accounted = parse_rest_db_jobs(json::parse(R"({"jobs": [
+      {"job_id": 4, "state": {"current": ["FAILED"], "reason": "NonZeroExitCode"},
+       "exit_code": {"status": ["FAILED"], "return_code": {"set": true, "infinite": false, "number": 124}},
+       "nodes": "node1",
+       "time": {"elapsed": 17, "end": 1796591755, "start": 1796591738, "submission": 1796591735}}]})"));
+  CHECK(accounted["4"].placement.node_list == "node1");
+  CHECK(accounted["4"].placement.started_at == "2026-12-06T21:15:38Z");
+  CHECK(accounted["4"].placement.ended_at == "2026-12-06T21:15:55Z");
+}
+
 TEST_CASE("a plain job's accounting records: the newest by submission time counts") {
   // slurmrestd lists each run of a requeued job; the newest wins wherever it is listed.
   json answer = json::parse(R"({"jobs": [
