@@ -4,7 +4,9 @@
 # matplotlib (its DataFrames and plots), MLflow (the export, and the real `mlflow server`
 # its test starts), nbclient, nbformat and ipykernel (the notebook test runs
 # examples/notebooks/scaling.ipynb on a real Jupyter kernel), hydra-core (the Hydra
-# application tests/workloads/scripts/hydra_app.py that the flag-form test drives). Pinned versions; idempotent
+# application tests/workloads/scripts/hydra_app.py that the flag-form test drives), py-spy
+# (scalestudy-launch's hang watchdog dumps a Python rank's stacks with it; docs/failures.md).
+# Pinned versions; idempotent
 # (a venv holding them is left alone). The package itself is not installed: the tests import
 # it from python/ (PYTHONPATH), so they test the checkout. Fails (exit 1) saying why.
 #   SCALESTUDY_PYTHON_VENV  where it is installed (default .deps/python-venv)
@@ -21,6 +23,7 @@ requirements=(
   nbformat==5.11.1
   ipykernel==7.4.0
   hydra-core==1.3.8
+  py-spy==0.4.3
 )
 if "$python" -c "import importlib.metadata as m, sys
 pins = dict(r.split('==') for r in sys.argv[1:])

@@ -1,6 +1,7 @@
 #include "orchestrator/sched/job_script_preparation.hpp"
 
 #include "orchestrator/common/safe_files.hpp"
+#include "orchestrator/sched/py_spy_lookup.hpp"
 #include "orchestrator/sched/render/job_script.hpp"
 #include "orchestrator/study/workload_files.hpp"
 
@@ -12,6 +13,7 @@ RenderContext render_context(const RunSpec& spec, const RunPreparation& preparat
   render.out_dir = preparation.out_dir;
   render.binary_path = resolve_workload_binary(spec.workload, preparation.bin_dir);
   render.launch_helper_path = preparation.bin_dir + "/scalestudy-launch";
+  if (spec.slurm.hang_after_s > 0) render.py_spy_path = submitter_py_spy();
   render.profile_wrapper = preparation.profile.wrapper;
   return render;
 }

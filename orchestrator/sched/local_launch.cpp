@@ -9,7 +9,8 @@
 namespace scalestudy::sched {
 
 std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
-                                            const std::string& launcher_path, int master_port) {
+                                            const std::string& launcher_path, int master_port,
+                                            const std::string& py_spy_path) {
   const int world_size = std::max(1, run.spec.world_size);
   std::map<std::string, std::string> common = workload_environment(run.spec, run.out_dir);
   common["SCALESTUDY_RUN_ID"] = run.spec.run_id;
@@ -42,6 +43,8 @@ std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
     if (run.spec.slurm.hang_after_s > 0) {
       launcher.argv.insert(launcher.argv.end(),
                            {"--hang-after-s", std::to_string(run.spec.slurm.hang_after_s)});
+      if (!py_spy_path.empty())
+        launcher.argv.insert(launcher.argv.end(), {"--py-spy", py_spy_path});
     }
     launcher.argv.push_back("--");
     launcher.argv.insert(launcher.argv.end(), run.workload_argv.begin(), run.workload_argv.end());

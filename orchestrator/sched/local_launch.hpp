@@ -26,8 +26,11 @@ struct LocalProcess {
 
 // The processes that together make up `run` on one node. master_port must be free and
 // distinct from every concurrently running run's.
+// `py_spy_path`: the launcher's --py-spy for its hang watchdog (py_spy_lookup.hpp); may be
+// empty.
 std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
-                                            const std::string& launcher_path, int master_port);
+                                            const std::string& launcher_path, int master_port,
+                                            const std::string& py_spy_path = "");
 
 // The profile's wrapper words with {{out_dir}} and {{run_id}} replaced, the first resolved
 // on PATH (the local backend starts argv[0] without a PATH search).

@@ -28,6 +28,7 @@
 #include "orchestrator/sched/job_script_preparation.hpp"
 #include "orchestrator/sched/launch_gate.hpp"
 #include "orchestrator/sched/local_launch.hpp"
+#include "orchestrator/sched/py_spy_lookup.hpp"
 
 extern char** environ;
 
@@ -346,6 +347,7 @@ Result<LocalOptions> parse_local_options(const SchedulerContext& context,
   const std::string launcher = context.bin_dir + "/scalestudy-launch";
   if (!context.bin_dir.empty() && std::filesystem::exists(launcher)) {
     options.launcher_path = launcher;
+    options.py_spy_path = submitter_py_spy();
   }
   options.interrupts = context.interrupts;
   options.detach_on_interrupt = context.detach_on_interrupt;
@@ -408,6 +410,7 @@ LocalScheduler::LocalScheduler(const LocalOptions& options)
                      ? options.max_slots
                      : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
       launcher_path_(options.launcher_path),
+      py_spy_path_(options.py_spy_path),
       interrupts_(options.interrupts),
       detach_on_interrupt_(options.detach_on_interrupt) {}
 
@@ -454,7 +457,8 @@ Result<std::vector<Submission>> LocalScheduler::submit(const std::vector<Prepare
       ActiveRun started;
       started.slots = slots;
       started.master_port = *port;
-      const std::vector<LocalProcess> processes = plan_local_launch(run, launcher_path_, *port);
+      const std::vector<LocalProcess> processes =
+          plan_local_launch(run, launcher_path_, *port, py_spy_path_);
       for (size_t index = 0; index < processes.size(); ++index) {
         const LocalProcess& process = processes[index];
         const bool launcher = process.argv.front() == launcher_path_;

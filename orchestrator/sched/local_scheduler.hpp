@@ -27,6 +27,7 @@ struct LocalOptions {
   int max_parallel_runs = 1;  // runs at once
   int max_slots = 0;          // ranks at once; 0: the machine's hardware threads
   std::string launcher_path;  // scalestudy-launch; empty: ranks are spawned directly
+  std::string py_spy_path;    // its --py-spy (py_spy_lookup.hpp); empty: its own search
   common::InterruptWatch* interrupts = nullptr;  // Ctrl-C on the submitter; may be null
   bool detach_on_interrupt = false;              // the first Ctrl-C leaves the runs going on
 };
@@ -62,6 +63,7 @@ class LocalScheduler : public Scheduler {
   int max_parallel_runs_;
   int max_slots_;
   std::string launcher_path_;
+  std::string py_spy_path_;
   common::InterruptWatch* interrupts_;
   bool detach_on_interrupt_;
   std::map<std::string, JobStatus> finished_;  // jobs this instance ran to completion

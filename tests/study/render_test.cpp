@@ -102,6 +102,11 @@ TEST_CASE("policy.hang_after reaches the per-node launcher as its watchdog") {
   CAPTURE(script);
   CHECK(script.find("--rank-log-dir /results/render/runs/" + spec.run_id +
                     " --hang-after-s 300 --") != std::string::npos);
+  // The py-spy the submitter knows of, for Python ranks.
+  RenderContext context = context_for(spec);
+  context.py_spy_path = "/opt/venv/bin/py-spy";
+  CHECK(render_sbatch_script(spec, context)
+            .find(" --hang-after-s 300 --py-spy /opt/venv/bin/py-spy --") != std::string::npos);
 }
 
 TEST_CASE("the sbatch script of a GPU run") {

@@ -121,7 +121,7 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
           auto rank = child.env.find("RANK");
           const std::string name =
               rank != child.env.end() ? rank->second : std::to_string(local_rank_of[pid]);
-          dump_stacks(pid, hang.stacks_dir + "/rank" + name + ".txt");
+          dump_stacks(pid, hang.stacks_dir + "/rank" + name + ".txt", hang.py_spy);
         }
         std::fprintf(stderr,
                      "scalestudy-launch: no progress for %lld s (no rank's log grew): stacks of "

@@ -31,6 +31,7 @@ struct ChildSpec {
 struct HangWatch {
   std::chrono::milliseconds after{0};
   std::string stacks_dir;
+  std::string py_spy;  // --py-spy: the py-spy to try first (stack_dump.hpp); may be empty
 };
 // timeout(1)'s status: a plain failure, not a signal the scheduler would read as a cancel.
 inline constexpr int kHangExit = 124;

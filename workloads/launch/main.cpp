@@ -1,7 +1,7 @@
 // scalestudy-launch: a torchrun-style launcher without Python.
 //   scalestudy-launch --nproc-per-node K [--nnodes N] [--node-rank R] [--master-addr A]
 //                     [--master-port P] [--grace-s S] [--rank-log-dir D]
-//                     [--hang-after-s S] -- BINARY ARGS...
+//                     [--hang-after-s S] [--py-spy PATH] -- BINARY ARGS...
 // starts K local ranks with RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR
 // and MASTER_PORT set, supervised by run_children(). Defaults come from SLURM (SLURM_NNODES,
 // SLURM_NODEID, the first host of SLURM_JOB_NODELIST, a port derived from SLURM_JOB_ID);
@@ -11,7 +11,8 @@
 // execs BINARY in its place, so an unmodified init_process_group() script works under srun.
 // With --rank-log-dir each rank's stdout and stderr go to D/rank<RANK>.log; with
 // --hang-after-s too, ranks whose logs all stay still that long have their stacks written
-// to D/stacks/ and are stopped (exit 124; child_processes.hpp).
+// to D/stacks/ and are stopped (exit 124; child_processes.hpp); --py-spy names the py-spy
+// to dump Python ranks with (else one on PATH or beside the rank's Python; stack_dump.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -47,13 +48,14 @@ struct LaunchArgs {
   double hang_after_s = 0;  // --hang-after-s: the hang watchdog (child_processes.hpp); 0: off
   bool srun_task = false;
   std::string rank_log_dir;
+  std::string py_spy;
   std::vector<std::string> command;
 };
 
 const char* kUsage =
     "usage: scalestudy-launch --nproc-per-node K [--nnodes N] [--node-rank R]\n"
     "         [--master-addr A] [--master-port P] [--grace-s S] [--rank-log-dir D]\n"
-    "         [--hang-after-s S] -- BINARY ARGS...\n"
+    "         [--hang-after-s S] [--py-spy PATH] -- BINARY ARGS...\n"
     "   or: scalestudy-launch --srun-task [--rank-log-dir D] -- BINARY ARGS...\n";
 
 Result<LaunchArgs> parse(int argc, char** argv) {
@@ -70,8 +72,10 @@ Result<LaunchArgs> parse(int argc, char** argv) {
     char* end = nullptr;
     double number = std::strtod(value.c_str(), &end);
     bool numeric = !value.empty() && *end == '\0';
-    if (name == "--master-addr" || name == "--rank-log-dir") {
-      (name == "--master-addr" ? args.master_addr : args.rank_log_dir) = value;
+    if (name == "--master-addr" || name == "--rank-log-dir" || name == "--py-spy") {
+      (name == "--master-addr"    ? args.master_addr
+       : name == "--rank-log-dir" ? args.rank_log_dir
+                                  : args.py_spy) = value;
       continue;
     }
     if (!numeric) return Status::error("flag " + name + ": '" + value + "' is not a number");
@@ -232,6 +236,7 @@ int main(int argc, char** argv) {
   if (args->hang_after_s > 0 && !args->rank_log_dir.empty()) {
     hang.after = std::chrono::milliseconds(static_cast<int64_t>(args->hang_after_s * 1000));
     hang.stacks_dir = args->rank_log_dir + "/stacks";
+    hang.py_spy = args->py_spy;
     // PyTorch's NCCL flight recorder: a collective that times out dumps what every rank
     // had in flight beside the stacks (settings the job chose itself are kept).
     const std::map<std::string, std::string> recorder = {

@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -15,13 +17,43 @@
 namespace scalestudy::launch {
 namespace {
 
+bool executable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0;
+}
+
 // `name` found on PATH, or "".
 std::string on_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::stringstream folders(path ? path : "");
   for (std::string folder; std::getline(folders, folder, ':');) {
     const std::string candidate = folder + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (executable(candidate)) return candidate;
+  }
+  return "";
+}
+
+// The NUL-separated words of /proc/<pid>/<file> (cmdline, environ).
+std::vector<std::string> proc_words(pid_t pid, const char* file) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + file, std::ios::binary);
+  std::vector<std::string> words;
+  for (std::string word; std::getline(in, word, '\0');) words.push_back(word);
+  return words;
+}
+
+// py-spy beside the rank's Python as it was started: the folder of argv[0] when that is a
+// path (a venv's bin/python), then the bin/ of its VIRTUAL_ENV (an activated venv whose
+// python was found on PATH).
+std::string beside_interpreter(pid_t pid) {
+  const std::vector<std::string> argv = proc_words(pid, "cmdline");
+  if (!argv.empty() && argv[0].find('/') != std::string::npos) {
+    const std::string candidate =
+        (std::filesystem::path(argv[0]).parent_path() / "py-spy").string();
+    if (executable(candidate)) return candidate;
+  }
+  for (const std::string& variable : proc_words(pid, "environ")) {
+    if (variable.rfind("VIRTUAL_ENV=", 0) != 0) continue;
+    const std::string candidate = variable.substr(std::strlen("VIRTUAL_ENV=")) + "/bin/py-spy";
+    if (executable(candidate)) return candidate;
   }
   return "";
 }
@@ -34,10 +66,16 @@ bool is_python(pid_t pid) {
 
 }  // namespace
 
-void dump_stacks(pid_t pid, const std::string& path) {
-  const std::string py_spy = on_path("py-spy");
+std::string find_py_spy(pid_t pid, const std::string& given) {
+  if (executable(given)) return given;
+  if (std::string found = on_path("py-spy"); !found.empty()) return found;
+  return beside_interpreter(pid);
+}
+
+void dump_stacks(pid_t pid, const std::string& path, const std::string& py_spy_given) {
   std::vector<std::string> words;
-  if (!py_spy.empty() && is_python(pid)) {
+  const std::string py_spy = is_python(pid) ? find_py_spy(pid, py_spy_given) : "";
+  if (!py_spy.empty()) {
     words = {py_spy, "dump", "--pid", std::to_string(pid)};
   } else {
     words = {"gdb", "-batch", "-p", std::to_string(pid), "-ex", "thread apply all bt"};

@@ -114,6 +114,9 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
              context.out_dir};
     if (spec.slurm.hang_after_s > 0) {
       words.insert(words.end(), {"--hang-after-s", std::to_string(spec.slurm.hang_after_s)});
+      if (!context.py_spy_path.empty()) {
+        words.insert(words.end(), {"--py-spy", context.py_spy_path});
+      }
     }
     words.push_back("--");
   } else {

@@ -21,6 +21,9 @@ struct RenderContext {
   std::string binary_path;  // the workload binary, absolute
   // The torchrun-style per-node launcher (launcher: torchrun).
   std::string launch_helper_path = "scalestudy-launch";
+  // The py-spy its hang watchdog dumps Python ranks with (sched/py_spy_lookup.hpp); empty:
+  // the launcher's own search.
+  std::string py_spy_path;
   // Words placed before the workload binary (a profiler); "{{out_dir}}" and "{{run_id}}"
   // inside a word are replaced. Empty: no profiler.
   std::vector<std::string> profile_wrapper;
