@@ -7,9 +7,11 @@
 #include <deque>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 #include "harness/core/run_layout.hpp"
 #include "orchestrator/campaign/job_directory.hpp"
+#include "orchestrator/common/collective_stacks.hpp"
 #include "orchestrator/common/utc_time.hpp"
 
 namespace scalestudy::campaign {
@@ -57,6 +59,32 @@ std::string allocation_number(const std::string& job_id) {
   return job_id.substr(0, end);
 }
 
+// An allocation that never launched (sacct 0:53, slurmrestd's JobLaunchFailure): the
+// folder its user cannot enter now, if one is the cause.
+void add_unreachable_folder(const std::string& out_dir, common::Failure& failure) {
+  const bool never_launched = failure.evidence.find("0:53") != std::string::npos ||
+                              failure.evidence.find("JobLaunchFailure") != std::string::npos;
+  if (!never_launched) return;
+  if (Status reachable = check_reachable_by_owner(out_dir); !reachable) {
+    failure.evidence += "; now " + reachable.message();
+  }
+}
+
+// A hang: the watchdog's stacks say which rank the others waited for.
+void add_ranks_not_arrived(const std::string& out_dir, int world_size, common::Failure& failure) {
+  std::vector<common::RankStacks> stacks;
+  for (int rank = 0; rank < world_size; ++rank) {
+    std::ifstream file(out_dir + "/stacks/rank" + std::to_string(rank) + ".txt");
+    if (!file) continue;
+    std::ostringstream text;
+    text << file.rdbuf();
+    stacks.push_back({rank, text.str()});
+  }
+  if (std::string missing = common::ranks_not_in_collective(stacks); !missing.empty()) {
+    failure.evidence += "; " + missing;
+  }
+}
+
 }  // namespace
 
 std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
@@ -85,12 +113,10 @@ common::Failure classify_attempt(const common::JobStatus& status, const std::str
                                  const common::TimeLimit& limit) {
   common::Failure failure = common::classify_failure(
       status, read_run_log_tails(status, out_dir, job_id, world_size), limit);
-  const bool never_launched = failure.evidence.find("0:53") != std::string::npos ||
-                              failure.evidence.find("JobLaunchFailure") != std::string::npos;
-  if (failure.kind == common::FailureClass::kSetup && never_launched) {
-    if (Status reachable = check_reachable_by_owner(out_dir); !reachable) {
-      failure.evidence += "; now " + reachable.message();
-    }
+  if (failure.kind == common::FailureClass::kSetup) {
+    add_unreachable_folder(out_dir, failure);
+  } else if (failure.kind == common::FailureClass::kHang) {
+    add_ranks_not_arrived(out_dir, world_size, failure);
   }
   return failure;
 }

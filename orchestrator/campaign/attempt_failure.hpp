@@ -18,7 +18,10 @@ std::vector<common::LogTail> read_run_log_tails(const common::JobStatus& status,
                                                 const std::string& out_dir,
                                                 const std::string& job_id, int world_size);
 
-// common::classify_failure over those logs, with the job's time limit when it has one.
+// common::classify_failure over those logs, with the job's time limit when it has one; a
+// hang's evidence adds the ranks that were not in a collective while the others waited in
+// one, read from the watchdog's stacks/rank<r>.txt (common/collective_stacks.hpp); a setup
+// failure before the job launched, the folder its user cannot enter now.
 common::Failure classify_attempt(const common::JobStatus& status, const std::string& out_dir,
                                  const std::string& job_id, int world_size,
                                  const common::TimeLimit& limit = {});
