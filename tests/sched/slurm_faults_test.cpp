@@ -1,7 +1,8 @@
 // Faults on the real local SLURM cluster (labels slurm and faults): a newcomer's root-owned
 // results folder with slurmrest jobs that run as the token's user, a node lost in the
-// middle of a job, and a script that raises on its first step (failure class program). Needs
-// root and the cluster scripts; skipped otherwise.
+// middle of a job, a script that raises on its first step (failure class program), and a
+// DDP rank that never reaches its all-reduce (class hang, with its stacks). Needs root and
+// the cluster scripts; skipped otherwise.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -296,5 +297,102 @@ TEST_CASE("a results folder the jobs' user cannot enter: refused, or one setup a
     CHECK(evidence.find("0:53") != std::string::npos);
     CHECK(evidence.find("now " + results.string() + ": " + job_user) != std::string::npos);
     fs::permissions(results, open_to_others);
+
+// Issue 64 on the cluster: a DDP script (torchrun-style launcher, 1 node x 2 ranks) whose
+// rank 1 blocks forever before the first all-reduce that rank 0 waits in. The launcher's
+// watchdog (policy.hang_after) stops it long before its time limit with both ranks' stacks
+// (py-spy's, with the blocked frame named), class hang, and the report names the rank that
+// did not arrive; retried once (retry.hang) on another node, then left failed. Through
+// sbatch and slurmrestd: the job's environment, user and node exclusion differ.
+TEST_CASE("a rank that never reaches its all-reduce: stopped with stacks, class hang, retried") {
+  REQUIRE_CLUSTER();
+  const fs::path py_spy = fs::path(source_dir()) / ".deps/python-venv/bin/py-spy";
+  if (!fs::exists(py_spy) && std::system("command -v py-spy >/dev/null 2>&1") != 0) {
+    SKIP_UNLESS_INSTALLED("py-spy (scripts/python-venv.sh) takes a Python rank's stacks");
+  }
+  const fs::path dir = cluster.work_dir() / "hang";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path script = dir / "stuck_ddp.py";
+  // Says it is setting up until both ranks joined, so a slow import of torch on a loaded
+  // node is progress, not the hang; then nothing more.
+  std::ofstream(script)
+      << "#!/usr/bin/python3\nimport threading, time\nready = threading.Event()\n"
+         "def setting_up():\n    while not ready.wait(2):\n"
+         "        print('setting up', flush=True)\n"
+         "threading.Thread(target=setting_up, daemon=True).start()\n"
+         "import torch\nimport torch.distributed as dist\n\n"
+         "def wait_for_shard_that_never_comes():\n    while True:\n        time.sleep(1)\n\n"
+         "dist.init_process_group('gloo')\nrank = dist.get_rank()\n"
+         "print(f'rank {rank} joined', flush=True)\nready.set()\n"
+         "if rank == 1:\n    wait_for_shard_that_never_comes()\n"
+         "total = torch.ones(1)\ndist.all_reduce(total)\nprint('step 1', flush=True)\n";
+  fs::permissions(script, fs::perms::all & ~fs::perms::group_write & ~fs::perms::others_write);
+  for (const std::string scheduler : {"slurm", "slurmrest"}) {
+    CAPTURE(scheduler);
+    const std::string name = "hang-" + scheduler;
+    const std::string study =
+        write_study(dir, name,
+                    "workload: {binary: /usr/bin/python3, args: [" + script.string() +
+                        "], run_flags: false}\nscale: [{nodes: 1, ranks_per_node: 2}]\n"
+                        "launcher: torchrun\nslurm: {time: \"10\"}\nmax_attempts: 3\n"
+                        "policy: {hang_after: 15}\n");
+    const std::string results = (dir / ("results-" + name)).string();
+    ProcessResult ran = run_cli({"run", study, "--scheduler", scheduler, "--results-dir", results,
+                                 "--poll-interval", "1", "--timeout", "500", "--no-plots"},
+                                560'000);
+    INFO(ran.stdout_text << ran.stderr_text);
+    CHECK(ran.exit_code == 1);  // failed for good after its one retry
+    const auto status = status_of(study, results);
+    REQUIRE(status["runs"].size() == 1);
+    const auto& run = status["runs"][0];
+    CHECK(run["state"] == "FAILED");
+    CHECK(run["attempts"] == 2);
+    CHECK(run["failure_class"] == "hang");
+    const std::string evidence = run["failure_evidence"];
+    CHECK(evidence.find("scalestudy-launch: no progress for 15 s") != std::string::npos);
+    CHECK(evidence.find("rank 1 not in a collective (rank 0 waits in all_reduce)") !=
+          std::string::npos);
+    // Both ranks' stacks (of the last attempt), the blocked frame named.
+    const fs::path stacks = fs::path(run["out_dir"].get<std::string>()) / "stacks";
+    CHECK(read_file((stacks / "rank1.txt").string()).find("wait_for_shard_that_never_comes") !=
+          std::string::npos);
+    CHECK(read_file((stacks / "rank0.txt").string()).find("all_reduce") != std::string::npos);
+
+    // Each attempt was stopped by the watchdog, not by its 10-minute limit, and the retry
+    // ran on another node.
+    auto db = scalestudy::sqlite::Database::open(results + "/" + name + ".sqlite",
+                                                 scalestudy::sqlite::OpenMode::kReadOnly);
+    REQUIRE(db.is_ok());
+    auto attempts = db->query(
+        "SELECT a.job_id, a.failure_class, p.node_list FROM attempts a JOIN placements p "
+        "USING (run_id, attempt) ORDER BY attempt");
+    REQUIRE(attempts.is_ok());
+    REQUIRE(attempts->size() == 2);
+    std::vector<std::string> nodes;
+    for (const auto& row : *attempts) {
+      CHECK(scalestudy::sqlite::to_string(row[1]) == "hang");
+      nodes.push_back(scalestudy::sqlite::to_string(row[2]));
+      const std::string job_id = scalestudy::sqlite::to_string(row[0]);
+      auto accounted = run_process({{"sacct", "-X", "-n", "-P", "-j", job_id, "-o",
+                                     "State,ElapsedRaw,TimelimitRaw,NodeList"},
+                                    {},
+                                    30'000});
+      REQUIRE(accounted);
+      CAPTURE(accounted->stdout_text);
+      std::stringstream fields(accounted->stdout_text);
+      std::string state, elapsed, limit, node_list;
+      std::getline(fields, state, '|');
+      std::getline(fields, elapsed, '|');
+      std::getline(fields, limit, '|');
+      std::getline(fields, node_list, '\n');
+      CHECK(state == "FAILED");
+      CHECK(std::stoi(elapsed) < 60 * std::stoi(limit));
+      CHECK(node_list == nodes.back());
+    }
+    REQUIRE(nodes.size() == 2);
+    CHECK_FALSE(nodes[0].empty());
+    CHECK(nodes[0] != nodes[1]);
+    CHECK(processes_mentioning(run["out_dir"].get<std::string>()).empty());
   }
 }
