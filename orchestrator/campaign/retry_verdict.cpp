@@ -75,14 +75,15 @@ RetryVerdict retry_verdict(int max_attempts, const RetryPolicy& policy, int atte
 }
 
 std::string retry_policy_json(const RetryPolicy& policy) {
-  return nlohmann::json{{"max_node_failures", policy.max_node_failures},
-                        {"retry",
-                         {{"program", policy.program_retries},
-                          {"setup", policy.setup_retries},
-                          {"time", policy.time_retries},
-                          {"hang", policy.hang_retries}}},
-                        {"exclude_flagged_nodes", policy.exclude_flagged_nodes},
-                        {"hang_after", policy.hang_after_s}}
+  return nlohmann::json{
+      {"max_node_failures", policy.max_node_failures},
+      {"retry",
+       {{"program", policy.program_retries},
+        {"setup", policy.setup_retries},
+        {"time", policy.time_retries},
+        {"hang", policy.hang_retries}}},
+      {"exclude_flagged_nodes", policy.exclude_flagged_nodes},
+      {"hang_after", policy.hang_after_s ? nlohmann::json(*policy.hang_after_s) : nlohmann::json()}}
       .dump();
 }
 
@@ -92,7 +93,9 @@ RetryPolicy retry_policy_from_json(const std::string& text) {
   if (!json.is_object()) return policy;
   policy.max_node_failures = json.value("max_node_failures", policy.max_node_failures);
   policy.exclude_flagged_nodes = json.value("exclude_flagged_nodes", policy.exclude_flagged_nodes);
-  policy.hang_after_s = json.value("hang_after", policy.hang_after_s);
+  if (const auto hang = json.value("hang_after", nlohmann::json()); hang.is_number_integer()) {
+    policy.hang_after_s = hang.get<int>();
+  }
   const auto retry = json.value("retry", nlohmann::json::object());
   if (retry.is_object()) {
     policy.program_retries = retry.value("program", policy.program_retries);

@@ -13,7 +13,9 @@ RenderContext render_context(const RunSpec& spec, const RunPreparation& preparat
   render.out_dir = preparation.out_dir;
   render.binary_path = resolve_workload_binary(spec.workload, preparation.bin_dir);
   render.launch_helper_path = preparation.bin_dir + "/scalestudy-launch";
-  if (spec.slurm.hang_after_s > 0) render.py_spy_path = submitter_py_spy();
+  if (spec.launcher == LauncherKind::kTorchrun && hang_watch_on(spec)) {
+    render.py_spy_path = submitter_py_spy();
+  }
   render.profile_wrapper = preparation.profile.wrapper;
   return render;
 }

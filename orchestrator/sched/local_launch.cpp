@@ -40,12 +40,8 @@ std::vector<LocalProcess> plan_local_launch(const PreparedRun& run,
                      std::to_string(master_port),
                      "--rank-log-dir",
                      run.out_dir};
-    if (run.spec.slurm.hang_after_s > 0) {
-      launcher.argv.insert(launcher.argv.end(),
-                           {"--hang-after-s", std::to_string(run.spec.slurm.hang_after_s)});
-      if (!py_spy_path.empty())
-        launcher.argv.insert(launcher.argv.end(), {"--py-spy", py_spy_path});
-    }
+    const std::vector<std::string> watch = hang_watch_flags(run.spec, py_spy_path);
+    launcher.argv.insert(launcher.argv.end(), watch.begin(), watch.end());
     launcher.argv.push_back("--");
     launcher.argv.insert(launcher.argv.end(), run.workload_argv.begin(), run.workload_argv.end());
     launcher.env_overrides = common;

@@ -89,7 +89,9 @@ void read_retry_policy(const ConfigNode& policy, RetryPolicy& retry, Diagnostics
     }
   }
   if (const ConfigNode* hang = policy.find("hang_after")) {
-    if (auto seconds = read_integer(*hang, "policy.hang_after", 1, diagnostics)) {
+    if (hang->is_scalar() && hang->scalar == "off") {
+      retry.hang_after_s = 0;
+    } else if (auto seconds = read_integer(*hang, "policy.hang_after", 0, diagnostics)) {
       retry.hang_after_s = static_cast<int>(*seconds);
     }
   }

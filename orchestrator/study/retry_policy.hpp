@@ -3,6 +3,8 @@
 // attempts is campaign/retry_verdict.hpp's. Plain data.
 #pragma once
 
+#include <optional>
+
 namespace scalestudy {
 
 struct RetryPolicy {
@@ -16,9 +18,10 @@ struct RetryPolicy {
   int setup_retries = 0;
   int time_retries = 1;
   int hang_retries = 1;
-  // Seconds without a new line in any rank's log after which scalestudy-launch takes every
-  // rank's stacks and stops the run (a hang); 0: no watchdog.
-  int hang_after_s = 0;
+  // Seconds without a change of any rank's log or database after which scalestudy-launch
+  // takes every rank's stacks and stops the run (a hang); 0 (`off`): no watchdog; unset:
+  // the launcher's default, the larger of 10 minutes and 20 x the median step time.
+  std::optional<int> hang_after_s;
   // Leave out, at the next submit, the nodes with two or more node or hang failures in the
   // study (status lists them).
   bool exclude_flagged_nodes = false;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,10 +27,11 @@ struct SlurmOptions {
   // sbatch --exclude: nodes (SLURM host lists) a retry leaves out after a node or hang
   // failure (docs/failures.md). Set when an attempt is prepared, never part of the run id.
   std::vector<std::string> exclude_nodes;
-  // The hang watchdog of scalestudy-launch (policy.hang_after): seconds without a new line
-  // in any rank's log before the ranks' stacks are taken and the run stopped; 0: off. Set
-  // when an attempt is prepared, never part of the run id.
-  int hang_after_s = 0;
+  // The hang watchdog of scalestudy-launch (policy.hang_after): seconds without a change of
+  // any rank's log or database before the ranks' stacks are taken and the run stopped; 0:
+  // off; unset: the launcher's default rule. Set when an attempt is prepared, never part of
+  // the run id.
+  std::optional<int> hang_after_s;
 };
 
 struct Container {

@@ -209,6 +209,9 @@ TEST_CASE("the retry verdict by class") {
   RetryPolicy back = retry_policy_from_json(retry_policy_json(custom));
   CHECK(back.program_retries == 2);
   CHECK(back.exclude_flagged_nodes);
+  CHECK_FALSE(back.hang_after_s.has_value());  // unset stays unset: the launcher's default
+  custom.hang_after_s = 0;
+  CHECK(retry_policy_from_json(retry_policy_json(custom)).hang_after_s == 0);
   CHECK(retry_policy_from_json("{}").time_retries == 1);
 }
 

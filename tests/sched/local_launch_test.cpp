@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace scalestudy::sched;
 
 namespace {
@@ -28,6 +30,23 @@ TEST_CASE("with a launcher: one single-node scalestudy-launch process around the
   CHECK(processes[0].env_overrides.at("SCALESTUDY_RUN_ID") == "r");
   CHECK(processes[0].env_overrides.at("SCALESTUDY_OUT_DIR") == "/res/r");
   CHECK(processes[0].log_path == "/res/r/launch.log");
+}
+
+TEST_CASE("the launcher's hang watchdog: its default rule, a set limit, or off") {
+  PreparedRun run = two_rank_run();
+  auto words_before_workload = [&](const std::string& py_spy) {
+    const auto argv = plan_local_launch(run, "/bin/scalestudy-launch", 29511, py_spy)[0].argv;
+    const auto dir = std::find(argv.begin(), argv.end(), "/res/r");
+    return std::vector<std::string>(dir + 1, std::find(argv.begin(), argv.end(), "--"));
+  };
+  CHECK(words_before_workload("").empty());  // the launcher's default rule
+  CHECK(words_before_workload("/v/bin/py-spy") ==
+        std::vector<std::string>{"--py-spy", "/v/bin/py-spy"});
+  run.spec.slurm.hang_after_s = 30;
+  CHECK(words_before_workload("/v/bin/py-spy") ==
+        std::vector<std::string>{"--hang-after-s", "30", "--py-spy", "/v/bin/py-spy"});
+  run.spec.slurm.hang_after_s = 0;
+  CHECK(words_before_workload("/v/bin/py-spy") == std::vector<std::string>{"--hang-after-s", "0"});
 }
 
 TEST_CASE("a one-rank run starts its workload directly, launcher or not") {

@@ -107,6 +107,15 @@ TEST_CASE("policy.hang_after reaches the per-node launcher as its watchdog") {
   context.py_spy_path = "/opt/venv/bin/py-spy";
   CHECK(render_sbatch_script(spec, context)
             .find(" --hang-after-s 300 --py-spy /opt/venv/bin/py-spy --") != std::string::npos);
+  // Unset: the launcher's default rule, with py-spy; off: no watchdog, no py-spy.
+  spec.slurm.hang_after_s.reset();
+  CHECK(
+      render_sbatch_script(spec, context).find(spec.run_id + " --py-spy /opt/venv/bin/py-spy --") !=
+      std::string::npos);
+  spec.slurm.hang_after_s = 0;
+  const std::string off = render_sbatch_script(spec, context);
+  CHECK(off.find(" --hang-after-s 0 --") != std::string::npos);
+  CHECK(off.find("--py-spy") == std::string::npos);
 }
 
 TEST_CASE("the sbatch script of a GPU run") {

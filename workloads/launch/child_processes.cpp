@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <optional>
 
 #include "harness/core/exit_codes.hpp"
+#include "workloads/launch/progress_watch.hpp"
 #include "workloads/launch/stack_dump.hpp"
 
 namespace scalestudy::launch {
@@ -64,16 +64,6 @@ void report_failure(size_t local_rank, pid_t pid, int wait_status) {
   }
 }
 
-// The total size of the children's logs: what grows while they make progress.
-long long log_bytes(const std::vector<ChildSpec>& children) {
-  long long total = 0;
-  for (const ChildSpec& child : children) {
-    struct stat info {};
-    if (!child.log_path.empty() && stat(child.log_path.c_str(), &info) == 0) total += info.st_size;
-  }
-  return total;
-}
-
 }  // namespace
 
 Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::milliseconds grace,
@@ -97,8 +87,13 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
 
   std::optional<int> first_failure;
   std::optional<Clock::time_point> failed_at;
-  long long last_bytes = log_bytes(children);
-  Clock::time_point last_growth = Clock::now();
+  std::vector<std::string> logs;
+  for (const ChildSpec& child : children) {
+    if (!child.log_path.empty()) logs.push_back(child.log_path);
+  }
+  ProgressWatch progress(logs, hang.rank_dir);
+  progress.look(Clock::now());
+  Clock::time_point last_progress = Clock::now();
   size_t checkpointed = 0;  // ranks that stopped on request with a checkpoint to resume from
   int escalation = 0;       // 0: waiting, 1: SIGTERM sent, 2: SIGKILL sent
   auto signal_all = [&](int signal_number) {
@@ -108,12 +103,11 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
   while (!running.empty()) {
     siginfo_t info{};
     int received = sigtimedwait(&watched, &info, &poll_interval);
-    if (hang.after.count() > 0 && !failed_at) {
-      const long long bytes = log_bytes(children);
-      if (bytes != last_bytes) {
-        last_bytes = bytes;
-        last_growth = Clock::now();
-      } else if (Clock::now() - last_growth > hang.after) {
+    if (hang.on && !failed_at) {
+      const auto limit = hang.after.count() > 0 ? hang.after : progress.default_limit();
+      if (progress.look(Clock::now())) {
+        last_progress = Clock::now();
+      } else if (Clock::now() - last_progress > limit) {
         std::error_code ignored;
         std::filesystem::create_directories(hang.stacks_dir, ignored);
         for (pid_t pid : running) {
@@ -124,9 +118,9 @@ Result<int> run_children(const std::vector<ChildSpec>& children, std::chrono::mi
           dump_stacks(pid, hang.stacks_dir + "/rank" + name + ".txt", hang.py_spy);
         }
         std::fprintf(stderr,
-                     "scalestudy-launch: no progress for %lld s (no rank's log grew): stacks of "
-                     "every rank in %s; stopping the run\n",
-                     static_cast<long long>(hang.after.count() / 1000), hang.stacks_dir.c_str());
+                     "scalestudy-launch: no progress for %lld s (no rank's log or database "
+                     "changed): stacks of every rank in %s; stopping the run\n",
+                     static_cast<long long>(limit.count() / 1000), hang.stacks_dir.c_str());
         first_failure = kHangExit;
         failed_at = Clock::now() - grace;  // no grace: SIGTERM now, SIGKILL after one grace
       }

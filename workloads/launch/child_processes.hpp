@@ -24,14 +24,17 @@ struct ChildSpec {
   std::string log_path;  // stdout and stderr appended to this file; empty: inherited
 };
 
-// The hang watchdog: when no child's log grew for `after` (0: off), every child's stacks
-// are written to `stacks_dir`/rank<RANK>.txt (stack_dump.hpp), the launcher says so
-// on its stderr ("scalestudy-launch: no progress for …", which the orchestrator classifies
-// as a hang), stops the children as after a failure and exits kHangExit.
+// The hang watchdog: when no child's log nor rank database changed for `after` (0: the
+// default rule, progress_watch.hpp), every child's stacks are written to
+// `stacks_dir`/rank<RANK>.txt (stack_dump.hpp), the launcher says so on its stderr
+// ("scalestudy-launch: no progress for …", which the orchestrator classifies as a hang),
+// stops the children as after a failure and exits kHangExit.
 struct HangWatch {
+  bool on = false;
   std::chrono::milliseconds after{0};
   std::string stacks_dir;
-  std::string py_spy;  // --py-spy: the py-spy to try first (stack_dump.hpp); may be empty
+  std::string rank_dir;  // where the ranks' databases appear (rank<r>.sqlite)
+  std::string py_spy;    // --py-spy: the py-spy to try first (stack_dump.hpp); may be empty
 };
 // timeout(1)'s status: a plain failure, not a signal the scheduler would read as a cancel.
 inline constexpr int kHangExit = 124;

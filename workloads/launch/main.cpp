@@ -9,16 +9,19 @@
 //   scalestudy-launch --srun-task [--rank-log-dir D] -- BINARY ARGS...
 // is one task of an srun step: it sets the same variables from the task's SLURM_* ones and
 // execs BINARY in its place, so an unmodified init_process_group() script works under srun.
-// With --rank-log-dir each rank's stdout and stderr go to D/rank<RANK>.log; with
-// --hang-after-s too, ranks whose logs all stay still that long have their stacks written
-// to D/stacks/ and are stopped (exit 124; child_processes.hpp); --py-spy names the py-spy
-// to dump Python ranks with (else one on PATH or beside the rank's Python; stack_dump.hpp).
+// With --rank-log-dir each rank's stdout and stderr go to D/rank<RANK>.log, and a hang
+// watchdog runs: when no rank's log or database in D changed for --hang-after-s S (0: no
+// watchdog; by default the larger of 10 minutes and 20 x the median step time seen,
+// progress_watch.hpp), the ranks' stacks are written to D/stacks/ and the ranks stopped
+// (exit 124; child_processes.hpp); --py-spy names the py-spy to dump Python ranks with
+// (else one on PATH or beside the rank's Python; stack_dump.hpp).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -45,7 +48,7 @@ struct LaunchArgs {
   std::string master_addr;
   int master_port = 0;
   double grace_s = 10;
-  double hang_after_s = 0;  // --hang-after-s: the hang watchdog (child_processes.hpp); 0: off
+  double hang_after_s = -1;  // --hang-after-s: the watchdog's limit; 0: off; < 0: the default
   bool srun_task = false;
   std::string rank_log_dir;
   std::string py_spy;
@@ -233,9 +236,12 @@ int main(int argc, char** argv) {
   }
   auto grace = std::chrono::milliseconds(static_cast<int64_t>(args->grace_s * 1000));
   scalestudy::launch::HangWatch hang;
-  if (args->hang_after_s > 0 && !args->rank_log_dir.empty()) {
-    hang.after = std::chrono::milliseconds(static_cast<int64_t>(args->hang_after_s * 1000));
+  if (args->hang_after_s != 0 && !args->rank_log_dir.empty()) {
+    hang.on = true;
+    hang.after = std::chrono::milliseconds(
+        static_cast<int64_t>(std::max(0.0, args->hang_after_s) * 1000));  // 0: the default rule
     hang.stacks_dir = args->rank_log_dir + "/stacks";
+    hang.rank_dir = args->rank_log_dir;
     hang.py_spy = args->py_spy;
     // PyTorch's NCCL flight recorder: a collective that times out dumps what every rank
     // had in flight beside the stacks (settings the job chose itself are kept).

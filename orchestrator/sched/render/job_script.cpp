@@ -112,12 +112,8 @@ std::vector<std::string> launch_prefix(const RunSpec& spec, const RenderContext&
              std::to_string(spec.tasks_per_node),
              "--rank-log-dir",
              context.out_dir};
-    if (spec.slurm.hang_after_s > 0) {
-      words.insert(words.end(), {"--hang-after-s", std::to_string(spec.slurm.hang_after_s)});
-      if (!context.py_spy_path.empty()) {
-        words.insert(words.end(), {"--py-spy", context.py_spy_path});
-      }
-    }
+    const std::vector<std::string> watch = hang_watch_flags(spec, context.py_spy_path);
+    words.insert(words.end(), watch.begin(), watch.end());
     words.push_back("--");
   } else {
     words = {"srun",        "--kill-on-bad-exit=1", context.launch_helper_path,
@@ -161,6 +157,21 @@ Status check_render_context(const RenderContext& context) {
     }
   }
   return Status::ok();
+}
+
+bool hang_watch_on(const RunSpec& spec) {
+  return !spec.slurm.hang_after_s || *spec.slurm.hang_after_s > 0;
+}
+
+std::vector<std::string> hang_watch_flags(const RunSpec& spec, const std::string& py_spy_path) {
+  std::vector<std::string> words;
+  if (spec.slurm.hang_after_s) {
+    words = {"--hang-after-s", std::to_string(*spec.slurm.hang_after_s)};
+  }
+  if (hang_watch_on(spec) && !py_spy_path.empty()) {
+    words.insert(words.end(), {"--py-spy", py_spy_path});
+  }
+  return words;
 }
 
 std::vector<std::string> workload_argv(const RunSpec& spec, const std::string& binary_path,

@@ -37,6 +37,12 @@ int term_signal_lead_seconds(int time_limit_minutes);
 // Checks what the context adds to a script: paths on one line, absolute, no '"'.
 Status check_render_context(const RenderContext& context);
 
+// Whether scalestudy-launch runs its hang watchdog for `spec` (policy.hang_after not 0).
+bool hang_watch_on(const RunSpec& spec);
+// Its flags: --hang-after-s S where the study set policy.hang_after (0: off; unset, the
+// launcher's default rule), and --py-spy PATH when the watchdog is on and one is known.
+std::vector<std::string> hang_watch_flags(const RunSpec& spec, const std::string& py_spy_path);
+
 // BINARY ARGS... then the words of workload_flag_groups() (workload_command_line.hpp):
 // positional parameters, [--run-id ID --out-dir DIR], every other parameter that is not
 // passed as an environment variable, in the study's flag form.
