@@ -297,6 +297,8 @@ TEST_CASE("a results folder the jobs' user cannot enter: refused, or one setup a
     CHECK(evidence.find("0:53") != std::string::npos);
     CHECK(evidence.find("now " + results.string() + ": " + job_user) != std::string::npos);
     fs::permissions(results, open_to_others);
+  }
+}
 
 // Issue 64 on the cluster: a DDP script (torchrun-style launcher, 1 node x 2 ranks) whose
 // rank 1 blocks forever before the first all-reduce that rank 0 waits in. The launcher's
