@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -397,4 +398,206 @@ TEST_CASE("a rank that never reaches its all-reduce: stopped with stacks, class 
     CHECK(nodes[0] != nodes[1]);
     CHECK(processes_mentioning(run["out_dir"].get<std::string>()).empty());
   }
+}
+
+// Issue 67 item 4 on the cluster: a submitter loses its claim on a plain run after its job
+// was submitted and before it recorded it (stopped there; its claim, as if held on another
+// host, lapsed and was taken by a second submit, which submitted the run again). When it
+// goes on, its job is cancelled (it would run unaccounted beside the second), it says so
+// and fails; the run runs once, as the second submit's job. Through sbatch (the submitter
+// stopped by its sbatch, which holds the job so that it cannot start before its submitter
+// resumes) and through slurmrestd (its request to submit held back by a relay).
+namespace {
+
+// Marks each start and end of a rank as the marking workload does, 3 s into the job: a job
+// cancelled in its first seconds marks nothing.
+std::string write_late_marking_workload(const fs::path& dir) {
+  const auto path = dir / "late_marking_workload.sh";
+  std::ofstream(path) << "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --out-dir ] && out=$2; "
+                         "shift; done\nsleep 3\necho \"$SLURM_JOB_ID\" >> \"$out/starts\"\n"
+                         "sleep 1\necho \"$SLURM_JOB_ID\" >> \"$out/ends\"\n";
+  fs::permissions(path, fs::perms::all);
+  return path.string();
+}
+
+// The runs' state and claim in the study database; "" when it cannot be read yet.
+std::string claim_of(const std::string& db_path) {
+  auto db = scalestudy::sqlite::Database::open(db_path, scalestudy::sqlite::OpenMode::kReadOnly);
+  if (!db) return "";
+  auto rows = db->query("SELECT state, COALESCE(claim_token, '') FROM runs");
+  if (!rows || rows->size() != 1) return "";
+  return scalestudy::sqlite::to_string((*rows)[0][0]) + " " +
+         scalestudy::sqlite::to_string((*rows)[0][1]);
+}
+
+// sacct's state of job `job` (its allocation line), once accounting has its end.
+std::string accounted_state(const std::string& job) {
+  std::string state;
+  for (int tries = 0; tries < 60; ++tries) {
+    auto listed = run_process(
+        {{"sacct", "-n", "-X", "--parsable2", "-j", job, "--format=State"}, {}, 30'000});
+    state = listed ? listed->stdout_text.substr(0, listed->stdout_text.find('\n')) : "";
+    if (state.rfind("CANCELLED", 0) == 0 || state == "COMPLETED" || state == "FAILED") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return state;
+}
+
+bool job_queued(const std::string& job) {
+  auto listed = run_process({{"squeue", "-h", "-j", job, "-o", "%i"}, {}, 10'000});
+  return listed && listed->succeeded() && !listed->stdout_text.empty();
+}
+
+// DIR/relay.py SOCKET TARGET HELD RELEASE: relays unix socket SOCKET to slurmrestd's
+// TARGET, but holds a job submission (POST .../job/submit) back, HELD created, until file
+// RELEASE exists.
+std::string write_holding_relay(const fs::path& dir) {
+  const auto path = dir / "relay.py";
+  std::ofstream(path) << R"py(import os, socket, sys, threading, time
+listen, target, held, release = sys.argv[1:5]
+def pipe(source, sink, hold):
+    while True:
+        data = source.recv(65536)
+        if hold and b"POST " in data and b"/job/submit" in data:
+            open(held, "w").close()
+            while not os.path.exists(release):
+                time.sleep(0.1)
+        if not data:
+            sink.shutdown(socket.SHUT_WR)
+            return
+        sink.sendall(data)
+server = socket.socket(socket.AF_UNIX)
+server.bind(listen)
+server.listen(16)
+while True:
+    client, _ = server.accept()
+    upstream = socket.socket(socket.AF_UNIX)
+    upstream.connect(target)
+    threading.Thread(target=pipe, args=(client, upstream, True), daemon=True).start()
+    threading.Thread(target=pipe, args=(upstream, client, False), daemon=True).start()
+)py";
+  return path.string();
+}
+
+void claim_lost_after_submission(const std::string& scheduler) {
+  ClusterSession& cluster = ClusterSession::get();
+  const fs::path dir = cluster.work_dir() / ("lost_claim_" + scheduler);
+  fs::remove_all(dir);
+  fs::create_directories(dir / "bin");
+  const std::string study =
+      write_study(dir, "lostclaim",
+                  "kind: custom\nworkload: {binary: " + write_late_marking_workload(dir) +
+                      "}\nslurm: {time: \"5\"}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  const std::string db = results + "/lostclaim.sqlite";
+  std::map<std::string, std::string> environment;
+  const std::string pid_file = (dir / "submitter.pid").string();
+  const std::string held = (dir / "held").string(), release = (dir / "release").string();
+  pid_t stopped = 0;
+  std::thread relay;
+  if (scheduler == "slurm") {
+    auto sbatch = find_on_path("sbatch");
+    REQUIRE(sbatch);
+    std::ofstream(dir / "bin" / "sbatch")
+        << "#!/bin/sh\nout=$('" << *sbatch << "' \"$@\")\nstatus=$?\nprintf '%s\\n' \"$out\"\n"
+        << "if [ $status -eq 0 ]; then\n  scontrol hold \"${out%%;*}\"\n"
+        << "  echo $PPID >'" << pid_file << "'\n  kill -STOP $PPID\nfi\nexit $status\n";
+    fs::permissions(dir / "bin" / "sbatch", fs::perms::all);
+    environment["PATH"] = (dir / "bin").string() + ":" + std::getenv("PATH");
+  } else {
+    const std::string socket = (dir / "relay.sock").string();
+    const std::string target = std::getenv("SCALESTUDY_SLURMRESTD");
+    REQUIRE(target.rfind("unix:", 0) == 0);
+    relay = std::thread([&, socket, target] {
+      run_process(
+          {{"/usr/bin/python3", write_holding_relay(dir), socket, target.substr(5), held, release},
+           {},
+           300'000});
+    });
+    for (int tries = 0; tries < 100 && !fs::exists(socket); ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    environment["SCALESTUDY_SLURMRESTD"] = "unix:" + socket;
+  }
+  ProcessResult first;
+  std::thread submitter([&] {
+    first = run_cli_with({"submit", study, "--scheduler", scheduler, "--results-dir", results},
+                         environment, 300'000);
+  });
+  // The first submitter holds the run's claim (and, through sbatch, has submitted its job).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  bool claimed = false;
+  while (!claimed && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    claimed = claim_of(db).rfind("SUBMITTING ", 0) == 0 &&
+              (scheduler == "slurm" ? !read_file(pid_file).empty() : fs::exists(held));
+  }
+  if (scheduler == "slurm" && claimed) stopped = std::stoi(read_file(pid_file));
+  // Its claim, as if held on another host and not renewed for an hour: stale.
+  // (Checked only once the first submitter goes on: it must not stay stopped.)
+  bool lapsed = false;
+  if (auto writable =
+          scalestudy::sqlite::Database::open(db, scalestudy::sqlite::OpenMode::kReadWrite)) {
+    lapsed = writable
+                 ->query(
+                     "UPDATE runs SET claim_token = 'another-host:1:1', "
+                     "claimed_at = '2000-01-01T00:00:00Z' WHERE state = 'SUBMITTING'")
+                 .is_ok() &&
+             writable->changes() == 1;
+  }
+  ProcessResult second =
+      run_cli({"submit", study, "--scheduler", scheduler, "--results-dir", results});
+  if (stopped != 0) kill(stopped, SIGCONT);
+  std::ofstream(release).close();
+  submitter.join();
+  if (relay.joinable()) {
+    for (pid_t pid : processes_mentioning((dir / "relay.py").string())) kill(pid, SIGTERM);
+    relay.join();
+  }
+  REQUIRE(claimed);
+  REQUIRE(lapsed);
+  INFO("first: " << first.stdout_text << first.stderr_text);
+  INFO("second: " << second.stdout_text << second.stderr_text);
+  REQUIRE(second.exit_code == 0);
+  CHECK(first.exit_code != 0);
+  // "run R: job J could not be recorded, so it was cancelled"
+  const std::string said = first.stdout_text + first.stderr_text;
+  const size_t job_at = said.find(": job ");
+  REQUIRE(job_at != std::string::npos);
+  const std::string lost_job = said.substr(job_at + 6, said.find(' ', job_at + 6) - job_at - 6);
+  CHECK(said.find("job " + lost_job + " could not be recorded, so it was cancelled") !=
+        std::string::npos);
+  for (int tries = 0; tries < 60 && job_queued(lost_job); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  CHECK_FALSE(job_queued(lost_job));
+  CHECK(accounted_state(lost_job).rfind("CANCELLED", 0) == 0);
+
+  ProcessResult waited =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "180"},
+              240'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+  auto status = status_of(study, results);
+  REQUIRE(status["runs"].size() == 1);
+  const auto& run = status["runs"][0];
+  const std::string kept_job = run["job_id"];
+  CHECK(kept_job != lost_job);
+  CHECK(run["state"] == "COMPLETED");
+  CHECK(run["attempts"] == 1);
+  const std::string out_dir = run["out_dir"];
+  CHECK(read_file(out_dir + "/starts") == kept_job + "\n");
+  CHECK(read_file(out_dir + "/ends") == kept_job + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("a plain job submitted by a submitter that lost its claim is cancelled; run once") {
+  REQUIRE_CLUSTER();
+  claim_lost_after_submission("slurm");
+}
+
+TEST_CASE("a plain job submitted by a submitter that lost its claim, via slurmrest") {
+  REQUIRE_CLUSTER();
+  claim_lost_after_submission("slurmrest");
 }
