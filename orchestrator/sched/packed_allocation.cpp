@@ -218,10 +218,13 @@ reap() {
 # finds the record) and in no later allocation; 1 when it is not (its submitter could not
 # record it, it was cancelled, or a later allocation holds it: a later submit took it after
 # its submitter died before recording it here, or, this job requeued, the study database
-# settled it and submitted it again); 2 while unknown.
+# settled it and submitted it again); 2 while unknown; 3 when this job cannot write in its
+# folder (immutable, another user's): its submitter could not mark it recorded there either
+# and failed it, and this job could not mark it started.
 known_here() {
   local mark job
   [ -e "$(mark "$1" dropped)" ] && return 1
+  [ -w "${run_dirs[$1]}" ] || return 3
   for mark in "${run_dirs[$1]}"/packed-*.recorded; do
     job=${mark##*/packed-}
     job=${job%.recorded}
@@ -278,6 +281,7 @@ while ((${#waiting[@]} > 0)) && [ "$out_of_time" = 0 ]; do
     known_here "$i"
     case $? in
       1) echo "step $i: run ${run_names[i]} is not this job's: not run here" ;;
+      3) echo "step $i: run ${run_names[i]}: cannot write in its folder ${run_dirs[i]}: not run here" ;;
       2)
         if (($(date +%s) - wrapper_started_s < record_wait_s)); then
           unknown=$((unknown + 1))

@@ -465,9 +465,16 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue stopped and no ot
       {"completed", {{"20.recorded", ""}, {"20.finished", "0"}}},
       {"never_started", {{"20.recorded", ""}}},
       {"unrecorded", {}},
-      {"cancelled", {{"20.recorded", ""}, {"20.dropped", ""}}}};
+      {"cancelled", {{"20.recorded", ""}, {"20.dropped", ""}}},
+      // Its folder cannot be written in (here: it is gone), so it was never marked.
+      {"unwritable", {}}};
   std::string dirs, names;
   for (const auto& [run, files] : marks) {
+    if (run == "unwritable") {
+      dirs += " '" + (dir / "requeue" / run).string() + "'";
+      names += " " + run;
+      continue;
+    }
     fs::create_directories(dir / "requeue" / run);
     for (const auto& [mark, text] : files) {
       std::ofstream(dir / "requeue" / run / ("packed-" + mark))
@@ -504,7 +511,8 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue stopped and no ot
         "killed_resubmitted 0 1\n"
         "killed_then_not_reached 0 0\n"
         "never_started 0 0\n"
-        "unrecorded 0 2\n" +
+        "unrecorded 0 2\n"
+        "unwritable 0 3\n" +
             (dir / "requeue" / "cancelled" / "packed-20.r2.started").string() + "\n");
 }
 
