@@ -121,18 +121,23 @@ ProcessResult run_study(const std::string& yaml, const std::string& results,
   return run_cli(args, 960'000);
 }
 
-// DIR/bin/sbatch: submits with the real sbatch, then (when it succeeded) runs `on_success`
-// and stops its caller, the submitter, with SIGSTOP. Returns DIR/bin, for PATH.
-fs::path write_stopping_sbatch(const fs::path& dir, const std::string& on_success) {
+// DIR/bin/sbatch: submits with the real sbatch, then (when it succeeded) runs `on_success`,
+// the job id in $out. Returns DIR/bin, for PATH.
+fs::path write_sbatch_then(const fs::path& dir, const std::string& on_success) {
   auto sbatch = find_on_path("sbatch");
   REQUIRE(sbatch);
   fs::create_directories(dir / "bin");
   std::ofstream(dir / "bin" / "sbatch")
       << "#!/bin/sh\nout=$('" << *sbatch << "' \"$@\")\nstatus=$?\nprintf '%s\\n' \"$out\"\n"
       << "if [ $status -eq 0 ]; then\n"
-      << on_success << "  kill -STOP $PPID\nfi\nexit $status\n";
+      << on_success << "fi\nexit $status\n";
   fs::permissions(dir / "bin" / "sbatch", fs::perms::all);
   return dir / "bin";
+}
+
+// As write_sbatch_then, and then stops its caller, the submitter, with SIGSTOP.
+fs::path write_stopping_sbatch(const fs::path& dir, const std::string& on_success) {
+  return write_sbatch_then(dir, on_success + "  kill -STOP $PPID\n");
 }
 
 }  // namespace
@@ -1014,4 +1019,142 @@ TEST_CASE("a packed allocation whose runs fail each way: each by its class, the 
   const fs::path stack = fs::path(results) / hung[0][5] / "stacks" / "rank0.txt";
   REQUIRE(fs::exists(stack));
   CHECK(read_file(stack.string()).find("wait_for_shard_that_never_comes") != std::string::npos);
+}
+
+// Issue 67 item 3 on the cluster: packed runs' marks that cannot be written. Their folder is
+// made immutable (chattr +i: permission bits do not stop root), as a full disk or another
+// owner's folder would refuse the mark.
+namespace {
+
+bool set_immutable(const fs::path& path, bool immutable) {
+  auto changed = run_process({{"chattr", immutable ? "+i" : "-i", path.string()}, {}, 10'000});
+  return changed && changed->succeeded();
+}
+
+// fs::remove_all of `dir`, once an earlier try's chattr +i under it is cleared.
+void remove_all_mutable(const fs::path& dir) {
+  if (fs::exists(dir)) run_process({{"chattr", "-R", "-i", dir.string()}, {}, 30'000});
+  fs::remove_all(dir);
+}
+
+// The run (step name) packed job `job` runs now; "" when none runs within two minutes.
+std::string running_step_of(const std::string& job) {
+  for (int tries = 0; tries < 240; ++tries) {
+    auto listed = run_process({{"squeue", "-h", "-s", "-j", job, "-o", "%i %j"}, {}, 10'000});
+    std::stringstream lines(listed ? listed->stdout_text : "");
+    std::string step, name;
+    while (lines >> step >> name) {
+      if (is_numbered_step(step)) return name;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  return "";
+}
+
+}  // namespace
+
+// `cancel` of a packed study while its first run's dropped mark cannot be written: the
+// second run, not started, is cancelled; the first is named with the mark's path, left as
+// it was, and cancel exits 3 (it said CANCELLED while the step ran on). Its step runs on
+// and completes, in its allocation: not cancelled while a run of it still runs.
+TEST_CASE(
+    "cancel while a packed run's dropped mark cannot be written: it says so, the run goes on") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = cluster.work_dir() / "packed_unmarkable_cancel";
+  remove_all_mutable(dir);
+  const std::string study = fault_study(dir, "unmarkablecancel", "sleep_s: 20", 2);
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string db = results + "/unmarkablecancel.sqlite";
+  const std::string job = allocation_of(db);
+  const std::string running = running_step_of(job);
+  REQUIRE_FALSE(running.empty());
+  const fs::path folder =
+      fs::path(results) /
+      query(db, "SELECT out_dir FROM runs WHERE run_id = '" + running + "'")[0][0];
+  // Its workload has started (it writes executions.txt first).
+  for (int tries = 0; tries < 120 && !fs::exists(folder / "executions.txt"); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  REQUIRE(set_immutable(folder, true));
+  ProcessResult cancel = run_cli({"cancel", "unmarkablecancel", "--results-dir", results});
+  const std::string state_after =
+      query(db, "SELECT state FROM runs WHERE run_id = '" + running + "'")[0][0];
+  REQUIRE(set_immutable(folder, false));
+  INFO(cancel.stdout_text << cancel.stderr_text);
+  CHECK(cancel.exit_code == 3);
+  const std::string said = cancel.stdout_text + cancel.stderr_text;
+  CHECK(said.find("cancelled 1 run(s);") != std::string::npos);
+  CHECK(said.find("not cancelled, still running or queued: run " + running +
+                  " (cannot write the mark: " + (folder / ("packed-" + job + ".dropped")).string() +
+                  ": ") != std::string::npos);
+  CHECK((state_after == "SUBMITTED" || state_after == "RUNNING"));
+  wait_until_gone(job, 120);
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "COMPLETED", "1") == 1);
+  CHECK(count_in(runs, "CANCELLED", "1") == 1);
+  CHECK(query(db, "SELECT state FROM runs WHERE run_id = '" + running + "'")[0][0] == "COMPLETED");
+  for (const auto& run : query(db, "SELECT run_id, out_dir FROM runs")) {
+    CAPTURE(run[0]);
+    CHECK(count_lines((fs::path(results) / run[1] / "executions.txt").string()) ==
+          (run[0] == running ? 1 : 0));
+  }
+}
+
+// A packed run whose recorded mark cannot be written as submit records it (its folder made
+// immutable by sbatch, once the job exists): submit says so and the run is FAILED with the
+// mark's path, one attempt, and not submitted again (it was handed back as not reached with
+// every allocation: resubmitted forever); the allocation runs the other run and ends without
+// waiting for the record (SCALESTUDY_PACKED_RECORD_WAIT_S, 300 s).
+TEST_CASE("a packed run whose recorded mark cannot be written: FAILED saying why, not rerun") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = cluster.work_dir() / "packed_unmarkable_record";
+  remove_all_mutable(dir);
+  const std::string study = fault_study(dir, "unmarkablerecord", "sleep_s: 1", 2);
+  const std::string results = (dir / "results").string();
+  const std::string frozen_file = (dir / "frozen").string();
+  const fs::path bin =
+      write_sbatch_then(dir, "  for run in '" + results + "/unmarkablerecord/runs'/*/; do\n" +
+                                 "    chattr +i \"$run\" && printf '%s\\n' \"${run%/}\" >'" +
+                                 frozen_file + "'\n    break\n  done\n");
+  ProcessResult submitted =
+      submit_packed(study, results, {{"PATH", bin.string() + ":" + std::getenv("PATH")}});
+  std::string frozen;
+  std::ifstream(frozen_file) >> frozen;
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE_FALSE(frozen.empty());
+  const std::string db = results + "/unmarkablerecord.sqlite";
+  const std::string job = allocation_of(db);
+  const auto started = std::chrono::steady_clock::now();
+  wait_until_gone(job, 120);
+  const bool ended = !job_in_queue(job);
+  MESSAGE("allocation " << job << " ended after "
+                        << std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::steady_clock::now() - started)
+                               .count()
+                        << " s");
+  if (!ended) run_process({{"scancel", job}, {}, 10'000});
+  REQUIRE(set_immutable(frozen, false));
+  CHECK(ended);
+  const std::string mark_error =
+      "cannot write the mark: " + frozen + "/packed-" + job + ".recorded: ";
+  CHECK((submitted.stdout_text + submitted.stderr_text).find(mark_error) != std::string::npos);
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "COMPLETED", "1") == 1);
+  CHECK(count_in(runs, "FAILED", "1") == 1);
+  const auto failed = query(
+      db, "SELECT run_id, job_id, COALESCE(reason, ''), out_dir FROM runs WHERE state = 'FAILED'");
+  REQUIRE(failed.size() == 1);
+  CHECK(fs::path(results) / failed[0][3] == fs::path(frozen));
+  CHECK(failed[0][2].find("not started: " + mark_error) != std::string::npos);
+  CHECK_FALSE(fs::exists(fs::path(frozen) / "executions.txt"));
+  // Settled: a later submit leaves it.
+  ProcessResult again =
+      run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results}, 180'000);
+  INFO(again.stdout_text << again.stderr_text);
+  CHECK(again.exit_code == 0);
+  CHECK(query(db, "SELECT state, attempts, job_id FROM runs WHERE run_id = '" + failed[0][0] +
+                      "'") == std::vector<std::vector<std::string>>{{"FAILED", "1", failed[0][1]}});
 }
