@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -22,6 +23,7 @@
 #include "harness/core/sqlite.hpp"
 #include "orchestrator/sched/scheduler_registry.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/holding_relay.hpp"
 #include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
 
@@ -1031,6 +1033,15 @@ bool set_immutable(const fs::path& path, bool immutable) {
   return changed && changed->succeeded();
 }
 
+// Clears chattr +i on `path` when it leaves scope, a failed check's exception included: the
+// suite's next start removes its work folder, which fails under an immutable folder.
+struct ThawedAtExit {
+  std::string path;
+  ~ThawedAtExit() {
+    if (!path.empty()) set_immutable(path, false);
+  }
+};
+
 // fs::remove_all of `dir`, once an earlier try's chattr +i under it is cleared.
 void remove_all_mutable(const fs::path& dir) {
   if (fs::exists(dir)) run_process({{"chattr", "-R", "-i", dir.string()}, {}, 30'000});
@@ -1079,6 +1090,7 @@ TEST_CASE(
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
   REQUIRE(set_immutable(folder, true));
+  ThawedAtExit thawed{folder.string()};
   ProcessResult cancel = run_cli({"cancel", "unmarkablecancel", "--results-dir", results});
   const std::string state_after =
       query(db, "SELECT state FROM runs WHERE run_id = '" + running + "'")[0][0];
@@ -1104,25 +1116,50 @@ TEST_CASE(
 }
 
 // A packed run whose recorded mark cannot be written as submit records it (its folder made
-// immutable by sbatch, once the job exists): submit says so and the run is FAILED with the
-// mark's path, one attempt, and not submitted again (it was handed back as not reached with
-// every allocation: resubmitted forever); the allocation runs the other run and ends without
-// waiting for the record (SCALESTUDY_PACKED_RECORD_WAIT_S, 300 s).
-TEST_CASE("a packed run whose recorded mark cannot be written: FAILED saying why, not rerun") {
-  REQUIRE_CLUSTER();
-  const fs::path dir = cluster.work_dir() / "packed_unmarkable_record";
+// immutable by sbatch once the job exists, or while slurmrestd's submission is held back):
+// submit says so and the run is FAILED with the mark's path, one attempt, and not submitted
+// again (it was handed back as not reached with every allocation: resubmitted forever); the
+// allocation runs the other run and ends without waiting for the record
+// (SCALESTUDY_PACKED_RECORD_WAIT_S, 300 s).
+namespace {
+
+void unmarkable_recorded_mark(const std::string& scheduler) {
+  const fs::path dir = ClusterSession::get().work_dir() / ("packed_unmarkable_record_" + scheduler);
   remove_all_mutable(dir);
   const std::string study = fault_study(dir, "unmarkablerecord", "sleep_s: 1", 2);
   const std::string results = (dir / "results").string();
+  const std::string runs_dir = results + "/unmarkablerecord/runs";
   const std::string frozen_file = (dir / "frozen").string();
-  const fs::path bin =
-      write_sbatch_then(dir, "  for run in '" + results + "/unmarkablerecord/runs'/*/; do\n" +
-                                 "    chattr +i \"$run\" && printf '%s\\n' \"${run%/}\" >'" +
-                                 frozen_file + "'\n    break\n  done\n");
-  ProcessResult submitted =
-      submit_packed(study, results, {{"PATH", bin.string() + ":" + std::getenv("PATH")}});
+  std::map<std::string, std::string> environment;
+  std::optional<HoldingRelay> relay;
+  if (scheduler == "slurm") {
+    const fs::path bin = write_sbatch_then(
+        dir, "  for run in '" + runs_dir + "'/*/; do\n    chattr +i \"$run\" && printf '%s\\n' " +
+                 "\"${run%/}\" >'" + frozen_file + "'\n    break\n  done\n");
+    environment["PATH"] = bin.string() + ":" + std::getenv("PATH");
+  } else {
+    relay.emplace(dir);
+    REQUIRE(relay->ready());
+    environment["SCALESTUDY_SLURMRESTD"] = relay->url();
+  }
+  ProcessResult submitted;
+  std::thread submitter([&] { submitted = submit_packed(study, results, environment, scheduler); });
+  if (relay) {
+    for (int tries = 0; tries < 600 && !relay->holding(); ++tries) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    std::error_code error;
+    for (const auto& run : fs::directory_iterator(runs_dir, error)) {
+      if (set_immutable(run.path(), true))
+        std::ofstream(frozen_file) << run.path().string() << "\n";
+      break;
+    }
+    relay->release();
+  }
+  submitter.join();
   std::string frozen;
   std::ifstream(frozen_file) >> frozen;
+  ThawedAtExit thawed{frozen};
   INFO(submitted.stdout_text << submitted.stderr_text);
   REQUIRE_FALSE(frozen.empty());
   const std::string db = results + "/unmarkablerecord.sqlite";
@@ -1152,9 +1189,21 @@ TEST_CASE("a packed run whose recorded mark cannot be written: FAILED saying why
   CHECK_FALSE(fs::exists(fs::path(frozen) / "executions.txt"));
   // Settled: a later submit leaves it.
   ProcessResult again =
-      run_cli({"submit", study, "--scheduler", "slurm", "--results-dir", results}, 180'000);
+      run_cli({"submit", study, "--scheduler", scheduler, "--results-dir", results}, 180'000);
   INFO(again.stdout_text << again.stderr_text);
   CHECK(again.exit_code == 0);
   CHECK(query(db, "SELECT state, attempts, job_id FROM runs WHERE run_id = '" + failed[0][0] +
                       "'") == std::vector<std::vector<std::string>>{{"FAILED", "1", failed[0][1]}});
+}
+
+}  // namespace
+
+TEST_CASE("a packed run whose recorded mark cannot be written: FAILED saying why, not rerun") {
+  REQUIRE_CLUSTER();
+  unmarkable_recorded_mark("slurm");
+}
+
+TEST_CASE("a packed run whose recorded mark cannot be written, via slurmrest: FAILED, not rerun") {
+  REQUIRE_CLUSTER();
+  unmarkable_recorded_mark("slurmrest");
 }

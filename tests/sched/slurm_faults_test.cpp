@@ -12,11 +12,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "harness/core/sqlite.hpp"
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/holding_relay.hpp"
 #include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
 
@@ -448,37 +450,6 @@ bool job_queued(const std::string& job) {
   return listed && listed->succeeded() && !listed->stdout_text.empty();
 }
 
-// DIR/relay.py SOCKET TARGET HELD RELEASE: relays unix socket SOCKET to slurmrestd's
-// TARGET, but holds a job submission (POST .../job/submit) back, HELD created, until file
-// RELEASE exists.
-std::string write_holding_relay(const fs::path& dir) {
-  const auto path = dir / "relay.py";
-  std::ofstream(path) << R"py(import os, socket, sys, threading, time
-listen, target, held, release = sys.argv[1:5]
-def pipe(source, sink, hold):
-    while True:
-        data = source.recv(65536)
-        if hold and b"POST " in data and b"/job/submit" in data:
-            open(held, "w").close()
-            while not os.path.exists(release):
-                time.sleep(0.1)
-        if not data:
-            sink.shutdown(socket.SHUT_WR)
-            return
-        sink.sendall(data)
-server = socket.socket(socket.AF_UNIX)
-server.bind(listen)
-server.listen(16)
-while True:
-    client, _ = server.accept()
-    upstream = socket.socket(socket.AF_UNIX)
-    upstream.connect(target)
-    threading.Thread(target=pipe, args=(client, upstream, True), daemon=True).start()
-    threading.Thread(target=pipe, args=(upstream, client, False), daemon=True).start()
-)py";
-  return path.string();
-}
-
 void claim_lost_after_submission(const std::string& scheduler) {
   ClusterSession& cluster = ClusterSession::get();
   const fs::path dir = cluster.work_dir() / ("lost_claim_" + scheduler);
@@ -492,9 +463,8 @@ void claim_lost_after_submission(const std::string& scheduler) {
   const std::string db = results + "/lostclaim.sqlite";
   std::map<std::string, std::string> environment;
   const std::string pid_file = (dir / "submitter.pid").string();
-  const std::string held = (dir / "held").string(), release = (dir / "release").string();
+  std::optional<HoldingRelay> relay;
   pid_t stopped = 0;
-  std::thread relay;
   if (scheduler == "slurm") {
     auto sbatch = find_on_path("sbatch");
     REQUIRE(sbatch);
@@ -505,19 +475,9 @@ void claim_lost_after_submission(const std::string& scheduler) {
     fs::permissions(dir / "bin" / "sbatch", fs::perms::all);
     environment["PATH"] = (dir / "bin").string() + ":" + std::getenv("PATH");
   } else {
-    const std::string socket = (dir / "relay.sock").string();
-    const std::string target = std::getenv("SCALESTUDY_SLURMRESTD");
-    REQUIRE(target.rfind("unix:", 0) == 0);
-    relay = std::thread([&, socket, target] {
-      run_process(
-          {{"/usr/bin/python3", write_holding_relay(dir), socket, target.substr(5), held, release},
-           {},
-           300'000});
-    });
-    for (int tries = 0; tries < 100 && !fs::exists(socket); ++tries) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    environment["SCALESTUDY_SLURMRESTD"] = "unix:" + socket;
+    relay.emplace(dir);
+    REQUIRE(relay->ready());
+    environment["SCALESTUDY_SLURMRESTD"] = relay->url();
   }
   ProcessResult first;
   std::thread submitter([&] {
@@ -530,7 +490,7 @@ void claim_lost_after_submission(const std::string& scheduler) {
   while (!claimed && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     claimed = claim_of(db).rfind("SUBMITTING ", 0) == 0 &&
-              (scheduler == "slurm" ? !read_file(pid_file).empty() : fs::exists(held));
+              (scheduler == "slurm" ? !read_file(pid_file).empty() : relay->holding());
   }
   if (scheduler == "slurm" && claimed) stopped = std::stoi(read_file(pid_file));
   // Its claim, as if held on another host and not renewed for an hour: stale.
@@ -548,12 +508,8 @@ void claim_lost_after_submission(const std::string& scheduler) {
   ProcessResult second =
       run_cli({"submit", study, "--scheduler", scheduler, "--results-dir", results});
   if (stopped != 0) kill(stopped, SIGCONT);
-  std::ofstream(release).close();
+  if (relay) relay->release();
   submitter.join();
-  if (relay.joinable()) {
-    for (pid_t pid : processes_mentioning((dir / "relay.py").string())) kill(pid, SIGTERM);
-    relay.join();
-  }
   REQUIRE(claimed);
   REQUIRE(lapsed);
   INFO("first: " << first.stdout_text << first.stderr_text);
