@@ -648,9 +648,26 @@ std::string allocation_of(const std::string& db) {
   return *allocations.begin();
 }
 
+// The allocation run `run_id` was last submitted to.
+std::string allocation_of_run(const std::string& db, const std::string& run_id) {
+  const std::string job_id =
+      query(db, "SELECT job_id FROM runs WHERE run_id = '" + run_id + "'")[0][0];
+  return job_id.substr(0, job_id.find('+'));
+}
+
 void wait_until_gone(const std::string& job, int seconds) {
   for (int tries = 0; tries < seconds * 2 && job_in_queue(job); ++tries) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+// SLURM holds a requeued job back a while (its BeginTime): lets it start again now.
+void start_requeued_now(const std::string& job) {
+  for (int tries = 0; tries < 20; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    auto updated =
+        run_process({{"scontrol", "update", "JobId=" + job, "StartTime=now"}, {}, 10'000});
+    if (updated.is_ok() && updated->succeeded()) break;
   }
 }
 
@@ -857,13 +874,7 @@ void requeue_after_two_completed(const std::string& scheduler) {
     CHECK(run[1] != "CANCELLED");
     CHECK(run[1] != "FAILED");
   }
-  // SLURM holds a requeued job back a while (its BeginTime): let it start again now.
-  for (int tries = 0; tries < 20; ++tries) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    auto updated =
-        run_process({{"scontrol", "update", "JobId=" + job, "StartTime=now"}, {}, 10'000});
-    if (updated.is_ok() && updated->succeeded()) break;
-  }
+  start_requeued_now(job);
   wait_until_gone(job, 120);
   const auto runs = settled_runs(study, results);
   CHECK(count_in(runs, "COMPLETED", "1") == 3);
@@ -1206,4 +1217,227 @@ TEST_CASE("a packed run whose recorded mark cannot be written: FAILED saying why
 TEST_CASE("a packed run whose recorded mark cannot be written, via slurmrest: FAILED, not rerun") {
   REQUIRE_CLUSTER();
   unmarkable_recorded_mark("slurmrest");
+}
+
+// Issue 67's packed-allocation cases on the cluster: a requeue after a failed run was
+// resubmitted elsewhere (item 1), a run the requeue killed and the next execution did not
+// reach (item 2), and an allocation whose every run is cancelled while it is still pending
+// (item 7).
+namespace {
+
+// Appends "<job> <restart count>" to <out-dir>/executions at each start. The first run to
+// start ends at once with `first_end` (shell), once; any other execution lasts 120 s (it
+// outlasts the test's requeue or stop) where the shell condition `long_when` holds ($n: this
+// run's executions so far, this one included; $restarts: SLURM_RESTART_COUNT), else ends
+// at once.
+std::string write_requeue_workload(const fs::path& dir, const std::string& first_end,
+                                   const std::string& long_when) {
+  fs::create_directories(dir);
+  const fs::path path = dir / "requeue_workload.sh";
+  std::ofstream(path) << "#!/bin/sh\nout=\"\"; prev=\"\"\n"
+                         "for arg in \"$@\"; do [ \"$prev\" = --out-dir ] && out=$arg; "
+                         "prev=$arg; done\nrestarts=${SLURM_RESTART_COUNT:-0}\n"
+                         "echo \"$SLURM_JOB_ID $restarts\" >>\"$out/executions\"\n"
+                         "n=$(grep -c . \"$out/executions\")\n"
+                         "mkdir '"
+                      << (dir / "first_ended").string() << "' 2>/dev/null && " << first_end
+                      << "\nif " << long_when << "; then sleep 120; fi\n";
+  fs::permissions(path, fs::perms::all);
+  return path.string();
+}
+
+// Pack [X, Y] in J; X fails; it is recorded FAILED and submitted again, into J2 (as `run`
+// resubmits); SLURM then requeues J while Y runs (scontrol requeue; a node failure in real
+// life). J's second execution runs Y again but not X, which J2 holds: X runs once in J and
+// once in J2.
+void requeue_after_a_failed_run_moved_on(const std::string& scheduler) {
+  fs::path dir = ClusterSession::get().work_dir() / ("packed_requeue_moved_" + scheduler);
+  fs::remove_all(dir);
+  const std::string study = write_study(
+      dir, "movedon",
+      "kind: custom\nworkload: {binary: " +
+          // X: exit 1, no traceback: class unknown, retried within max_attempts.
+          write_requeue_workload(dir, "exit 1", "[ $n -eq 1 ]") +
+          "}\nrepeats: 2\nallocation: packed\npack: {policy: serial}\nslurm: {time: \"5\"}\n"
+          "max_attempts: 2\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results, {}, scheduler);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string db = results + "/movedon.sqlite";
+  const std::string job = allocation_of(db);
+  // Until X is recorded FAILED and Y has started in J.
+  std::string x, y, x_dir, y_dir;
+  for (int tries = 0; tries < 240 && (x.empty() || y.empty()); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    x.clear();
+    y.clear();
+    const nlohmann::json status = status_of(study, results);
+    for (const auto& run : status["runs"]) {
+      const std::string out_dir = run["out_dir"];
+      if (run["state"] == "FAILED") {
+        x = run["run_id"];
+        x_dir = out_dir;
+      } else if (count_lines(out_dir + "/executions") == 1) {
+        y = run["run_id"];
+        y_dir = out_dir;
+      }
+    }
+  }
+  REQUIRE_MESSAGE(!x.empty(), "no run failed in " << job);
+  REQUIRE_MESSAGE(!y.empty(), "the other run did not start in " << job);
+  ProcessResult resubmitted = submit_packed(study, results, {}, scheduler);
+  INFO(resubmitted.stdout_text << resubmitted.stderr_text);
+  REQUIRE(resubmitted.exit_code == 0);
+  const std::string moved_to = allocation_of_run(db, x);
+  REQUIRE(moved_to != job);
+  auto requeued = run_process({{"scontrol", "requeue", job}, {}, 10'000});
+  REQUIRE(requeued.is_ok());
+  CHECK(requeued->succeeded());
+  start_requeued_now(job);
+  ProcessResult waited = run_cli(
+      {"wait", "movedon", "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
+      300'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+  CHECK(read_file(x_dir + "/executions") == job + " 0\n" + moved_to + " 0\n");
+  CHECK(read_file(y_dir + "/executions") == job + " 0\n" + job + " 1\n");
+  CHECK(query(db, "SELECT state FROM runs") ==
+        std::vector<std::vector<std::string>>{{"COMPLETED"}, {"COMPLETED"}});
+  CHECK(query(db, "SELECT state, failure_class FROM attempts WHERE run_id = '" + x +
+                      "' ORDER BY attempt") ==
+        std::vector<std::vector<std::string>>{{"FAILED", "unknown"}, {"COMPLETED", ""}});
+  for (const auto& attempt :
+       query(db, "SELECT attempt, state, failure_class FROM attempts WHERE run_id = '" + y + "'")) {
+    MESSAGE("Y's attempt " << attempt[0] << ": " << attempt[1] << " " << attempt[2]);
+    CHECK(attempt[1] != "FAILED");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a packed job requeued after its failed run was resubmitted runs it no more") {
+  REQUIRE_CLUSTER();
+  requeue_after_a_failed_run_moved_on("slurm");
+}
+
+TEST_CASE("a packed job requeued after its failed run was resubmitted, via slurmrest") {
+  REQUIRE_CLUSTER();
+  requeue_after_a_failed_run_moved_on("slurmrest");
+}
+
+namespace {
+
+// Pack [Q, P]; Q is killed by a signal at once (SIGKILL, as by the OOM killer), so J runs
+// it again after a requeue; P runs until SLURM requeues J (scontrol requeue), which kills
+// it. J's second execution starts Q again and is stopped (USR1, as near its limit) before
+// P's turn (Q's step is stopped: a cancelled attempt, retried). P's first execution left
+// its started mark (a finished one too, 143, where the wrapper outlives the requeue and
+// cannot tell it); those are not the second execution's, which marked P not reached: P is
+// handed back at no attempt's cost and completes in the next allocation, its one attempt.
+void requeued_then_not_reached(const std::string& scheduler) {
+  fs::path dir = ClusterSession::get().work_dir() / ("packed_requeue_not_reached_" + scheduler);
+  fs::remove_all(dir);
+  const std::string study = write_study(
+      dir, "notreachedagain",
+      "kind: custom\nworkload: {binary: " +
+          write_requeue_workload(dir, "kill -KILL $$", "[ $n -eq 1 ] || [ $restarts -gt 0 ]") +
+          "}\nrepeats: 2\nallocation: packed\npack: {policy: serial}\nslurm: {time: \"5\"}\n"
+          "max_attempts: 2\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results, {}, scheduler);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string db = results + "/notreachedagain.sqlite";
+  const std::string job = allocation_of(db);
+  // Both started in J: Q has ended (its finished mark), P runs.
+  std::string p, p_dir, q_dir;
+  for (int tries = 0; tries < 240 && (p.empty() || q_dir.empty()); ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    p.clear();
+    q_dir.clear();
+    for (const auto& run : query(db, "SELECT run_id, out_dir FROM runs")) {
+      const std::string out_dir = (fs::path(results) / run[1]).string();
+      if (count_lines(out_dir + "/executions") != 1) continue;
+      if (fs::exists(out_dir + "/packed-" + job + ".finished")) {
+        q_dir = out_dir;
+      } else {
+        p = run[0];
+        p_dir = out_dir;
+      }
+    }
+  }
+  REQUIRE_MESSAGE((!p.empty() && !q_dir.empty()), "both runs did not start in " << job);
+  auto requeued = run_process({{"scontrol", "requeue", job}, {}, 10'000});
+  REQUIRE(requeued.is_ok());
+  CHECK(requeued->succeeded());
+  start_requeued_now(job);
+  for (int tries = 0; tries < 240 && count_lines(q_dir + "/executions") < 2; ++tries) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  REQUIRE(read_file(q_dir + "/executions") == job + " 0\n" + job + " 1\n");
+  run_process({{"scancel", "-b", "-s", "USR1", job}, {}, 10'000});
+  wait_until_gone(job, 120);
+  settled_runs(study, results);
+  CHECK(query(db, "SELECT state, attempts FROM runs WHERE run_id = '" + p + "'") ==
+        std::vector<std::vector<std::string>>{{"PLANNED", "0"}});
+  submit_then_wait(study, results, {"--scheduler", scheduler});
+  CHECK(read_file(p_dir + "/executions") == job + " 0\n" + allocation_of_run(db, p) + " 0\n");
+  CHECK(query(db, "SELECT state FROM attempts WHERE run_id = '" + p + "'") ==
+        std::vector<std::vector<std::string>>{{"COMPLETED"}});
+}
+
+}  // namespace
+
+TEST_CASE("a packed run the requeue killed, not reached in the next execution, costs nothing") {
+  REQUIRE_CLUSTER();
+  requeued_then_not_reached("slurm");
+}
+
+TEST_CASE("a packed run the requeue killed, not reached again, costs nothing, via slurmrest") {
+  REQUIRE_CLUSTER();
+  requeued_then_not_reached("slurmrest");
+}
+
+namespace {
+
+// Every run of a held (pending) packed allocation cancelled: the allocation goes too, and
+// no run ever starts.
+void cancel_every_run_of_a_pending_allocation(const std::string& scheduler) {
+  fs::path dir = ClusterSession::get().work_dir() / ("packed_cancel_pending_" + scheduler);
+  fs::remove_all(dir);
+  const std::string study = write_study(
+      dir, "cancelpending",
+      "kind: custom\nworkload: {binary: " + write_fake_workload(dir) +
+          ", sleep_s: 1}\nrepeats: 2\nallocation: packed\nslurm: {time: \"5\", extra: [--hold]}\n"
+          "max_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  ProcessResult submitted = submit_packed(study, results, {}, scheduler);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string db = results + "/cancelpending.sqlite";
+  const std::string job = allocation_of(db);
+  REQUIRE(job_in_queue(job));
+  ProcessResult cancel = run_cli({"cancel", "cancelpending", "--results-dir", results});
+  INFO(cancel.stdout_text << cancel.stderr_text);
+  CHECK(cancel.exit_code == 0);
+  wait_until_gone(job, 60);
+  CHECK_FALSE(job_in_queue(job));
+  const auto runs = settled_runs(study, results);
+  CHECK(count_in(runs, "CANCELLED", "1") == 2);
+  for (const auto& run : query(db, "SELECT out_dir FROM runs")) {
+    CHECK_FALSE(fs::exists(fs::path(results) / run[0] / "executions.txt"));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("cancelling every run of a pending packed allocation cancels the allocation") {
+  REQUIRE_CLUSTER();
+  cancel_every_run_of_a_pending_allocation("slurm");
+}
+
+TEST_CASE("cancelling every run of a pending packed allocation via slurmrest cancels it") {
+  REQUIRE_CLUSTER();
+  cancel_every_run_of_a_pending_allocation("slurmrest");
 }
