@@ -1328,20 +1328,20 @@ TEST_CASE("a packed job requeued after its failed run was resubmitted, via slurm
 
 namespace {
 
-// Pack [Q, P]; Q is killed by a signal at once (SIGKILL, as by the OOM killer), so J runs
-// it again after a requeue; P runs until SLURM requeues J (scontrol requeue), which kills
-// it. J's second execution starts Q again and is stopped (USR1, as near its limit) before
-// P's turn (Q's step is stopped: a cancelled attempt, retried). P's first execution left
-// its started mark (a finished one too, 143, where the wrapper outlives the requeue and
-// cannot tell it); those are not the second execution's, which marked P not reached: P is
-// handed back at no attempt's cost and completes in the next allocation, its one attempt.
+// Pack [Q, P]; Q ends at once with 75, as a run that checkpointed, which J resumes after
+// a requeue; P runs until SLURM requeues J (scontrol requeue), which kills it. J's second
+// execution starts Q again and is stopped (USR1, as near its limit) before P's turn (Q's
+// step is stopped: a cancelled attempt, retried). P's first execution left its started
+// mark (a finished one too, 143, where the wrapper outlives the requeue and cannot tell
+// it); those are not the second execution's, which marked P not reached: P is handed back
+// at no attempt's cost and completes in the next allocation, its one attempt.
 void requeued_then_not_reached(const std::string& scheduler) {
   fs::path dir = ClusterSession::get().work_dir() / ("packed_requeue_not_reached_" + scheduler);
   fs::remove_all(dir);
   const std::string study = write_study(
       dir, "notreachedagain",
       "kind: custom\nworkload: {binary: " +
-          write_requeue_workload(dir, "kill -KILL $$", "[ $n -eq 1 ] || [ $restarts -gt 0 ]") +
+          write_requeue_workload(dir, "exit 75", "[ $n -eq 1 ] || [ $restarts -gt 0 ]") +
           "}\nrepeats: 2\nallocation: packed\npack: {policy: serial}\nslurm: {time: \"5\"}\n"
           "max_attempts: 2\n");
   const std::string results = (dir / "results").string();
