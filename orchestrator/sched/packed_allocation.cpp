@@ -530,6 +530,14 @@ std::map<std::string, JobStatus> packed_run_states(
             JobStatus{JobState::kPending, std::nullopt,
                       "allocation " + allocation_id + " was requeued; the run starts again in it"};
       } else if (status) {
+        if (status->state == JobState::kCancelled && job.state == "NODE_FAIL") {
+          // SLURM cancels the steps still running when a node of the allocation fails
+          // (sacct: "CANCELLED by 0"): the node's end, not a person's, and its retry leaves
+          // the step's nodes out.
+          status = JobStatus{JobState::kNodeFail, std::nullopt,
+                             "its step " + step->step_id + " was cancelled as allocation " +
+                                 allocation_id + " ended NODE_FAIL"};
+        }
         status->placement = {step->step_id, step->node_list, job.queued_at, step->started_at,
                              step->ended_at};
       }

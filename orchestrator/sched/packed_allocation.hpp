@@ -86,10 +86,11 @@ std::vector<std::string> packed_allocation_ids(const std::vector<std::string>& j
 std::vector<std::string> packed_sacct_argv(const std::vector<std::string>& job_ids);
 std::map<std::string, AllocationRecord> parse_packed_sacct(const std::string& sacct_output);
 
-// The state of each packed run: its step's state, exit code and placement; PENDING while
-// its turn has not come, or while its requeued allocation still lists the step the requeue
-// ended; for a run whose allocation ended before it started, that ending
-// (TIMEOUT, ...) with a reason saying so. Ids of allocations not (yet) known are left out.
+// The state of each packed run: its step's state, exit code and placement (NODE_FAIL for a
+// step cancelled by its allocation's node failure); PENDING while its turn has not come, or
+// while its requeued allocation still lists the step the requeue ended; for a run whose
+// allocation ended before it started, that ending (TIMEOUT, ...) with a reason saying so.
+// Ids of allocations not (yet) known are left out.
 std::map<std::string, JobStatus> packed_run_states(
     const std::map<std::string, AllocationRecord>& allocations,
     const std::vector<std::string>& job_ids);

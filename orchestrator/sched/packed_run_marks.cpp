@@ -105,9 +105,12 @@ JobStatus settle_packed_run_status(JobStatus status, const PackedRunMarks& marks
     finished.placement = status.placement;
     return finished;
   }
-  const bool out_of_time =
-      status.state == JobState::kTimeout || status.state == JobState::kPreempted;
-  status.never_started = !marks.started && (marks.not_reached || out_of_time);
+  // Ends that may leave the wrapper no last second to say so; a node failure was another
+  // run's (the one on the node), not this one's.
+  const bool abrupt_end = status.state == JobState::kTimeout ||
+                          status.state == JobState::kPreempted ||
+                          status.state == JobState::kNodeFail;
+  status.never_started = !marks.started && (marks.not_reached || abrupt_end);
   return status;
 }
 

@@ -55,8 +55,8 @@ bool packed_run_runs_again(int finished_exit_code);
 // it (status.never_started: its allocation ended before a step of that name): the finished
 // mark gives its end (a requeue hides the earlier steps); a started one charges the
 // allocation's end; a run never started costs no attempt when the wrapper said so or its
-// allocation ran out of time or was preempted, ends that may leave the wrapper no last
-// second. Any other end (a scancel, a wrapper that could not start) is charged. A pending
+// allocation ran out of time, was preempted or lost a node, ends that may leave the wrapper
+// no last second. Any other end (a scancel, a wrapper that could not start) is charged. A pending
 // run whose finished mark says it will not run again ends there and then.
 JobStatus settle_packed_run_status(JobStatus status, const PackedRunMarks& marks);
 

@@ -218,6 +218,38 @@ TEST_CASE("an allocation that never set up (sacct 0:53) makes its runs' failure 
   CHECK(failure.evidence.find("sacct 0:53") != std::string::npos);
 }
 
+// What sacct showed on the local cluster (26.05) after the node of a packed allocation lost
+// its slurmd in the middle of its first step: SLURM cancelled that step.
+TEST_CASE("a node failure of the allocation: its running step's run class node, the others free") {
+  const std::string sacct =
+      "3|demo-packed|NODE_FAIL|1:0|node1|2026-01-01T10:00:00|2026-01-01T10:00:01|"
+      "2026-01-01T10:00:45\n"
+      "3.batch|batch|CANCELLED||node1|2026-01-01T10:00:01|2026-01-01T10:00:01|"
+      "2026-01-01T10:00:45\n"
+      "3.0|a1|CANCELLED by 0||node1|2026-01-01T10:00:02|2026-01-01T10:00:02|"
+      "2026-01-01T10:00:45\n";
+  auto states = packed_run_states(parse_packed_sacct(sacct), {"3+a1", "3+b1"});
+  const JobStatus& cut = states.at("3+a1");
+  CHECK(cut.state == JobState::kNodeFail);
+  CHECK(cut.reason == "its step 3.0 was cancelled as allocation 3 ended NODE_FAIL");
+  CHECK(cut.placement.node_list == "node1");  // left out of its retry
+  const auto failure = common::classify_failure(cut, {});
+  CHECK(failure.kind == common::FailureClass::kNode);
+  CHECK(failure.evidence.find("on node1") != std::string::npos);
+  // Not started when the node failed: handed back without charge, unless its mark says it
+  // had started.
+  const JobStatus& waiting = states.at("3+b1");
+  CHECK(waiting.state == JobState::kNodeFail);
+  CHECK(settle_packed_run_status(waiting, {}).never_started);
+  CHECK_FALSE(settle_packed_run_status(waiting, {true, false, std::nullopt}).never_started);
+  // A step that ended on its own before the failure keeps its end.
+  const std::string earlier = sacct +
+                              "3.1|c1|FAILED|1:0|node1|2026-01-01T10:00:02|2026-01-01T10:00:02|"
+                              "2026-01-01T10:00:03\n";
+  CHECK(packed_run_states(parse_packed_sacct(earlier), {"3+c1"}).at("3+c1").state ==
+        JobState::kFailed);
+}
+
 TEST_CASE("slurmrestd's accounting answer gives the same packed run states") {
   auto answer = nlohmann::json::parse(R"({"jobs": [{"job_id": 10, "state": {"current": "RUNNING"},
     "time": {"submission": 1767261600},
