@@ -26,6 +26,7 @@
 #include "tests/support/holding_relay.hpp"
 #include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
+#include "tests/support/slurm_jobs.hpp"
 
 using namespace scalestudy::common;
 using namespace scalestudy::testing;
@@ -213,16 +214,6 @@ AllocationTimes allocation_times(const std::string& job_id) {
       times.steps.push_back({fields[1], fields[2], fields[3], fields[4]});
   }
   return times;
-}
-
-// The hosts of a node list ("node[1-2]" -> node1, node2).
-std::set<std::string> hosts_of(const std::string& node_list) {
-  auto shown = run_process({{"scontrol", "show", "hostnames", node_list}, {}, 10'000});
-  REQUIRE(shown.is_ok());
-  std::set<std::string> hosts;
-  std::stringstream lines(shown->stdout_text);
-  for (std::string host; std::getline(lines, host);) hosts.insert(host);
-  return hosts;
 }
 
 TEST_CASE("pack policy concurrent: the ladder's steps side by side on disjoint nodes, sooner") {

@@ -22,6 +22,7 @@
 #include "tests/support/holding_relay.hpp"
 #include "tests/support/skip.hpp"
 #include "tests/support/slurm_cluster_session.hpp"
+#include "tests/support/slurm_jobs.hpp"
 
 using namespace scalestudy::common;
 using namespace scalestudy::testing;
@@ -39,16 +40,6 @@ std::string write_marking_workload(const fs::path& dir) {
                          "echo \"$SLURM_JOB_ID\" >> \"$out/ends\"\n";
   fs::permissions(path, fs::perms::all);
   return path.string();
-}
-
-// Whether process `pid` has a file open under `dir`: a slurmstepd keeps its slurmd's log
-// open, which tells the cluster it belongs to (as slurm/cluster/stop.sh finds them).
-bool holds_file_under(pid_t pid, const std::string& dir) {
-  std::error_code error;
-  for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", error)) {
-    if (fs::read_symlink(fd.path(), error).string().rfind(dir, 0) == 0) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -125,27 +116,10 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
 
   // Running: find its node, then end that node as a power cut would (slurmd and the job's
   // processes, SIGKILL).
-  std::string node;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < deadline) {
-    auto queued = run_process({{"squeue", "-h", "-j", job_id, "-o", "%T %N"}, {}, 10'000});
-    std::stringstream fields(queued ? queued->stdout_text : "");
-    std::string state;
-    fields >> state >> node;
-    if (state == "RUNNING" && fs::exists(out_dir + "/starts")) break;
-    node.clear();
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  const std::string node =
+      wait_running(job_id, [&] { return fs::exists(out_dir + "/starts"); }).node_list;
   REQUIRE_FALSE(node.empty());
-  const std::string pid_file = cluster.state_dir() + "/run/slurmd-" + node + ".pid";
-  REQUIRE(fs::exists(pid_file));
-  REQUIRE(kill(std::stoi(read_file(pid_file)), SIGKILL) == 0);
-  // The job's steps on this cluster (job ids repeat across the clusters that run side by
-  // side) and every process of the run.
-  for (pid_t pid : processes_mentioning("[" + job_id + ".")) {
-    if (holds_file_under(pid, cluster.state_dir() + "/")) kill(pid, SIGKILL);
-  }
-  for (pid_t pid : processes_mentioning(out_dir)) kill(pid, SIGKILL);
+  REQUIRE(cluster.kill_node(node));
 
   // slurmctld notices the silent node (SlurmdTimeout, 30 s here) and requeues the job, which
   // then waits for a begin time two minutes on (SLURM's credential lifetime): once `wait`
@@ -165,7 +139,7 @@ TEST_CASE("a node lost mid-job: SLURM's requeue completes the run once, as a sec
     return attempts && attempts->size() == 1 &&
            scalestudy::sqlite::to_string((*attempts)[0][0]) == "2";
   };
-  deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(150);
   bool started_again = false;
   while (!started_again && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
@@ -559,4 +533,98 @@ TEST_CASE("a plain job submitted by a submitter that lost its claim is cancelled
 TEST_CASE("a plain job submitted by a submitter that lost its claim, via slurmrest") {
   REQUIRE_CLUSTER();
   claim_lost_after_submission("slurmrest");
+}
+
+// Issue 64 on the cluster: a node lost under a 2-node run that SLURM may not requeue
+// (slurm.extra --no-requeue) ends it NODE_FAIL, class node, the evidence naming its nodes;
+// scalestudy's own retry is a new job that leaves them out, and it does not use up
+// max_attempts (1 here). Through sbatch and through slurmrestd alike.
+TEST_CASE("a node killed under a 2-node run: class node, retried leaving its nodes out") {
+  REQUIRE_CLUSTER();
+  const fs::path dir = cluster.work_dir() / "node_killed";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string workload = write_marking_workload(dir);
+  for (const std::string scheduler : {"slurm", "slurmrest"}) {
+    CAPTURE(scheduler);
+    const DaemonsRestartedAtExit restart(cluster);
+    const std::string name = "nodekilled-" + scheduler;
+    // Each rank sleeps 30 s: the job still runs when the test, polling squeue, kills a node.
+    const std::string study =
+        write_study(dir, name,
+                    "kind: custom\nworkload: {binary: " + workload +
+                        ", sleep_s: 30}\nscale: [{nodes: 2, ranks_per_node: 1}]\n"
+                        "slurm: {time: \"10\", extra: [\"--no-requeue\"]}\nmax_attempts: 1\n");
+    const std::string results = (dir / ("results-" + scheduler)).string();
+    const std::vector<std::string> submit = {"submit",  study,           "--scheduler",
+                                             scheduler, "--results-dir", results};
+    ProcessResult submitted = run_cli(submit);
+    INFO(submitted.stdout_text << submitted.stderr_text);
+    REQUIRE(submitted.exit_code == 0);
+    auto status = status_of(study, results);
+    REQUIRE(status["runs"].size() == 1);
+    const std::string first_job = status["runs"][0]["job_id"];
+    const std::string out_dir = status["runs"][0]["out_dir"];
+
+    // Both ranks running: the node of the batch script goes, as in a power cut.
+    const RunningJob running =
+        wait_running(first_job, [&] { return count_lines(out_dir + "/starts") == 2; });
+    REQUIRE_FALSE(running.batch_host.empty());
+    REQUIRE(hosts_of(running.node_list).size() == 2);
+    REQUIRE(cluster.kill_node(running.batch_host));
+    // slurmctld finds the node silent (SlurmdTimeout, 30 s here) and, no requeue allowed,
+    // ends the job; the study records it once squeue no longer has it completing.
+    REQUIRE(holds_within(
+        180, [&] { return status_of(study, results)["runs"][0]["state"] == "NODE_FAIL"; }));
+    CHECK(sacct_field(first_job, "State") == "NODE_FAIL");
+    // The node back (ReturnToService=2) and idle: only the exclusion keeps the retry off it.
+    REQUIRE(cluster.restart_missing_daemons());
+    REQUIRE(wait_node_state(running.batch_host, "idle", 60));
+
+    ProcessResult resubmitted = run_cli(submit);
+    INFO(resubmitted.stdout_text << resubmitted.stderr_text);
+    REQUIRE(resubmitted.exit_code == 0);
+    status = status_of(study, results);
+    const std::string retry_job = status["runs"][0]["job_id"];
+    CHECK(retry_job != first_job);
+    CHECK(hosts_of(scontrol_field(retry_job, "ExcNodeList")) == hosts_of(running.node_list));
+    ProcessResult waited = run_cli(
+        {"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
+        300'000);
+    INFO(waited.stdout_text << waited.stderr_text);
+    CHECK(waited.exit_code == 0);
+
+    status = status_of(study, results);
+    const auto& run = status["runs"][0];
+    CHECK(run["state"] == "COMPLETED");
+    CHECK(run["attempts"] == 2);
+    auto db = scalestudy::sqlite::Database::open(results + "/" + name + ".sqlite",
+                                                 scalestudy::sqlite::OpenMode::kReadOnly);
+    REQUIRE(db.is_ok());
+    auto attempts = db->query(
+        "SELECT state, job_id, failure_class, failure_evidence FROM attempts ORDER BY attempt");
+    REQUIRE(attempts.is_ok());
+    REQUIRE(attempts->size() == 2);
+    const auto& lost = (*attempts)[0];
+    CHECK(scalestudy::sqlite::to_string(lost[0]) == "NODE_FAIL");
+    CHECK(scalestudy::sqlite::to_string(lost[1]) == first_job);
+    CHECK(scalestudy::sqlite::to_string(lost[2]) == "node");
+    const std::string evidence = scalestudy::sqlite::to_string(lost[3]);
+    CHECK(evidence.find("on " + running.node_list) != std::string::npos);
+    CHECK(scalestudy::sqlite::to_string((*attempts)[1][0]) == "COMPLETED");
+    CHECK(scalestudy::sqlite::to_string((*attempts)[1][1]) == retry_job);
+    // Accounting: the retry ran on other nodes than the lost attempt's.
+    const std::string retry_nodes = sacct_field(retry_job, "NodeList");
+    CAPTURE(retry_nodes);
+    CHECK(hosts_of(retry_nodes).size() == 2);
+    for (const std::string& host : hosts_of(retry_nodes)) {
+      CHECK(hosts_of(running.node_list).count(host) == 0);
+    }
+    // The retry completed once: an end of each of its ranks (a rank of the lost job on the
+    // surviving node may have ended too before SLURM stopped it).
+    std::ifstream ends(out_dir + "/ends");
+    int retry_ends = 0;
+    for (std::string line; std::getline(ends, line);) retry_ends += line == retry_job;
+    CHECK(retry_ends == 2);
+  }
 }

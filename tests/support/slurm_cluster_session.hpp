@@ -11,9 +11,11 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -21,6 +23,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -46,6 +49,39 @@ class ClusterSession {
   bool restart_missing_daemons() const {
     auto started = common::run_process({{scripts_ + "/start.sh"}, {}, 240'000});
     return started && started->succeeded();
+  }
+
+  // Ends node `node` as a power cut would: its slurmd and every process of its jobs (each
+  // slurmstepd that keeps this node's slurmd log open, and every process below it), by
+  // SIGKILL. False when its slurmd was not running. restart_missing_daemons brings it back.
+  bool kill_node(const std::string& node) const {
+    std::ifstream pid_file(state_dir_ + "/run/slurmd-" + node + ".pid");
+    pid_t slurmd = 0;
+    if (!(pid_file >> slurmd) || kill(slurmd, SIGKILL) != 0) return false;
+    const std::string log = state_dir_ + "/log/slurmd-" + node + ".log";
+    std::map<pid_t, std::vector<pid_t>> children;
+    std::vector<pid_t> doomed;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const pid_t pid = std::stoi(name);
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+      const std::string stat = read_file(entry.path().string() + "/stat");
+      std::istringstream fields(stat.substr(std::min(stat.rfind(')') + 1, stat.size())));
+      std::string state;
+      pid_t parent = 0;
+      if (!(fields >> state >> parent)) continue;
+      children[parent].push_back(pid);
+      if (read_file(entry.path().string() + "/cmdline").rfind("slurmstepd:", 0) == 0 &&
+          holds_open(pid, log)) {
+        doomed.push_back(pid);
+      }
+    }
+    for (size_t i = 0; i < doomed.size(); ++i) {
+      for (pid_t child : children[doomed[i]]) doomed.push_back(child);
+    }
+    for (pid_t pid : doomed) kill(pid, SIGKILL);
+    return true;
   }
 
   ~ClusterSession() {
@@ -102,6 +138,15 @@ class ClusterSession {
     ready_ = true;
   }
 
+  static bool holds_open(pid_t pid, const std::string& path) {
+    std::error_code error;
+    const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+    for (const auto& fd : std::filesystem::directory_iterator(fds, error)) {
+      if (std::filesystem::read_symlink(fd.path(), error) == path) return true;
+    }
+    return false;
+  }
+
   // `export KEY='VALUE'` lines into our environment, and `export KEY="...$NAME..."` with
   // each $NAME expanded (a newer release's PATH="$SCALESTUDY_SLURM_BIN:$PATH").
   static bool load_env(const std::string& path) {
@@ -145,6 +190,19 @@ class ClusterSession {
   bool ready_ = false;
   bool started_here_ = false;
   std::string why_not_;
+};
+
+// Runs restart_missing_daemons when it goes out of scope, a failed REQUIRE included: the
+// test cases after one that killed a node find every node back.
+class DaemonsRestartedAtExit {
+ public:
+  explicit DaemonsRestartedAtExit(const ClusterSession& cluster) : cluster_(cluster) {}
+  DaemonsRestartedAtExit(const DaemonsRestartedAtExit&) = delete;
+  DaemonsRestartedAtExit& operator=(const DaemonsRestartedAtExit&) = delete;
+  ~DaemonsRestartedAtExit() { cluster_.restart_missing_daemons(); }
+
+ private:
+  const ClusterSession& cluster_;
 };
 
 #define REQUIRE_CLUSTER()                                                            \
