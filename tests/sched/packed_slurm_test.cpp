@@ -1432,3 +1432,92 @@ TEST_CASE("cancelling every run of a pending packed allocation via slurmrest can
   REQUIRE_CLUSTER();
   cancel_every_run_of_a_pending_allocation("slurmrest");
 }
+
+// Issue 64 on the cluster, packed: the node of a packed allocation lost under one of its
+// three runs (slurm.extra --no-requeue, so the allocation ends NODE_FAIL). SLURM cancels the
+// running step; that run is class node, its evidence naming the node, and is retried in a
+// new allocation that excludes the node, without using max_attempts (1). The two runs not
+// yet started there cost no attempt (as after a time limit): they run in the new allocation
+// with their first.
+TEST_CASE("a node killed under one of three packed runs: class node, the three rerun elsewhere") {
+  REQUIRE_CLUSTER();
+  const DaemonsRestartedAtExit restart(cluster);
+  const fs::path dir = cluster.work_dir() / "packed_node_killed";
+  fs::remove_all(dir);
+  // Three 1-node runs in a 1-node allocation, one after another, 20 s each.
+  const std::string study =
+      write_study(dir, "packednode",
+                  "kind: custom\nworkload: {binary: " + write_marking_workload(dir) +
+                      ", sleep_s: 20}\nrepeats: 3\nallocation: packed\n"
+                      "slurm: {time: \"5\", extra: [\"--no-requeue\"]}\nmax_attempts: 1\n");
+  const std::string results = (dir / "results").string();
+  const std::string db = results + "/packednode.sqlite";
+  ProcessResult submitted = submit_packed(study, results);
+  INFO(submitted.stdout_text << submitted.stderr_text);
+  REQUIRE(submitted.exit_code == 0);
+  const std::string first = allocation_of(db);
+  const auto runs = query(db, "SELECT run_id, out_dir FROM runs ORDER BY run_id");
+  REQUIRE(runs.size() == 3);
+
+  // The first run's step running: its node goes, as in a power cut.
+  std::string cut, cut_dir;
+  const RunningJob running = wait_running(first, [&] {
+    for (const auto& run : runs) {
+      if (fs::exists(fs::path(results) / run[1] / "starts")) cut = run[0], cut_dir = run[1];
+    }
+    return !cut.empty();
+  });
+  const std::string node = running.node_list;
+  REQUIRE(hosts_of(node).size() == 1);
+  REQUIRE(cluster.kill_node(node));
+  // The study records the allocation's end once slurmctld has found the node silent.
+  REQUIRE(holds_within(180, [&] {
+    status_of(study, results);
+    return query(db, "SELECT state FROM runs WHERE run_id = '" + cut + "'")[0][0] == "NODE_FAIL";
+  }));
+  CHECK(sacct_field(first, "State") == "NODE_FAIL");
+  for (const auto& run : query(db, "SELECT run_id, state, attempts FROM runs")) {
+    CAPTURE(run[0]);
+    if (run[0] != cut) CHECK(run[1] + " " + run[2] == "PLANNED 0");  // handed back, free
+  }
+  // The node back and idle: only the exclusion keeps the new allocation off it.
+  REQUIRE(cluster.restart_missing_daemons());
+  REQUIRE(wait_node_state(node, "idle", 60));
+
+  ProcessResult resubmitted = submit_packed(study, results);
+  INFO(resubmitted.stdout_text << resubmitted.stderr_text);
+  REQUIRE(resubmitted.exit_code == 0);
+  const std::string second = allocation_of(db);  // all three
+  CHECK(second != first);
+  CHECK(hosts_of(scontrol_field(second, "ExcNodeList")) == hosts_of(node));
+  ProcessResult waited =
+      run_cli({"wait", study, "--results-dir", results, "--poll-interval", "1", "--timeout", "240"},
+              300'000);
+  INFO(waited.stdout_text << waited.stderr_text);
+  CHECK(waited.exit_code == 0);
+
+  CHECK(hosts_of(sacct_field(second, "NodeList")).count(node) == 0);
+  for (const auto& run : runs) {
+    CAPTURE(run[0]);
+    const auto attempts = query(db,
+                                "SELECT a.state, a.job_id, a.failure_class, a.failure_evidence, "
+                                "p.node_list FROM attempts a LEFT JOIN placements p ON p.run_id "
+                                "= a.run_id AND p.attempt = a.attempt WHERE a.run_id = '" +
+                                    run[0] + "' ORDER BY a.attempt");
+    REQUIRE(attempts.size() == (run[0] == cut ? 2 : 1));
+    if (run[0] == cut) {
+      CHECK(attempts[0][0] == "NODE_FAIL");
+      CHECK(attempts[0][1] == first + "+" + cut);
+      CHECK(attempts[0][2] == "node");
+      CHECK(attempts[0][3].find("on " + node) != std::string::npos);
+      CHECK(attempts[0][4] == node);
+    }
+    CHECK(attempts.back()[0] == "COMPLETED");
+    CHECK(attempts.back()[1] == second + "+" + run[0]);
+    CHECK(hosts_of(attempts.back()[4]).count(node) == 0);
+    // Completed once, in the new allocation.
+    CHECK(read_file((fs::path(results) / run[1] / "ends").string()) == second + "\n");
+  }
+  CHECK(query(db, "SELECT state, attempts FROM runs WHERE run_id = '" + cut + "'") ==
+        std::vector<std::vector<std::string>>{{"COMPLETED", "2"}});
+}

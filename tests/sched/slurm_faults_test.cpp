@@ -28,22 +28,6 @@ using namespace scalestudy::common;
 using namespace scalestudy::testing;
 namespace fs = std::filesystem;
 
-namespace {
-
-// Marks each start and each end of a rank in <out-dir>/starts and <out-dir>/ends.
-std::string write_marking_workload(const fs::path& dir) {
-  const auto path = dir / "marking_workload.sh";
-  std::ofstream(path) << "#!/bin/sh\nout=\"\"; sleep_s=0; prev=\"\"\nfor arg in \"$@\"; do\n"
-                         "  [ \"$prev\" = --out-dir ] && out=$arg\n"
-                         "  [ \"$prev\" = --sleep-s ] && sleep_s=$arg\n  prev=$arg\ndone\n"
-                         "echo \"$SLURM_JOB_ID\" >> \"$out/starts\"\nsleep \"$sleep_s\"\n"
-                         "echo \"$SLURM_JOB_ID\" >> \"$out/ends\"\n";
-  fs::permissions(path, fs::perms::all);
-  return path.string();
-}
-
-}  // namespace
-
 TEST_CASE("slurmrest as root: jobs of the token's user write into a root-owned results dir") {
   REQUIRE_CLUSTER();
   const char* job_user = std::getenv("SCALESTUDY_SLURMRESTD_USER");

@@ -95,6 +95,20 @@ dist.destroy_process_group()
   return path.string();
 }
 
+// A workload that marks each start and each end of a rank ($SLURM_JOB_ID, a line each) in
+// <out-dir>/starts and <out-dir>/ends, sleeping --sleep-s seconds between the two.
+inline std::string write_marking_workload(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "marking_workload.sh";
+  std::ofstream(path) << "#!/bin/sh\nout=\"\"; sleep_s=0; prev=\"\"\nfor arg in \"$@\"; do\n"
+                         "  [ \"$prev\" = --out-dir ] && out=$arg\n"
+                         "  [ \"$prev\" = --sleep-s ] && sleep_s=$arg\n  prev=$arg\ndone\n"
+                         "echo \"$SLURM_JOB_ID\" >> \"$out/starts\"\nsleep \"$sleep_s\"\n"
+                         "echo \"$SLURM_JOB_ID\" >> \"$out/ends\"\n";
+  std::filesystem::permissions(path, std::filesystem::perms::all);
+  return path.string();
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream file(path);
   return std::string(std::istreambuf_iterator<char>(file), {});
