@@ -1520,4 +1520,7 @@ TEST_CASE("a node killed under one of three packed runs: class node, the three r
   }
   CHECK(query(db, "SELECT state, attempts FROM runs WHERE run_id = '" + cut + "'") ==
         std::vector<std::vector<std::string>>{{"COMPLETED", "2"}});
+  // status's node table: the node, with the one node failure (the runs handed back add none).
+  CHECK(status_of(study, results)["nodes"] ==
+        nlohmann::json::array({{{"node", node}, {"failures", {{"node", 1}}}, {"flagged", false}}}));
 }

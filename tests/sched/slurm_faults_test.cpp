@@ -582,6 +582,12 @@ TEST_CASE("a node killed under a 2-node run: class node, retried leaving its nod
     const auto& run = status["runs"][0];
     CHECK(run["state"] == "COMPLETED");
     CHECK(run["attempts"] == 2);
+    // status's node table: each node of the lost attempt with its one node failure.
+    CHECK(status["nodes"].size() == 2);
+    for (const auto& node : status["nodes"]) {
+      CHECK(hosts_of(running.node_list).count(node["node"].get<std::string>()) == 1);
+      CHECK(node["failures"] == nlohmann::json{{"node", 1}});
+    }
     auto db = scalestudy::sqlite::Database::open(results + "/" + name + ".sqlite",
                                                  scalestudy::sqlite::OpenMode::kReadOnly);
     REQUIRE(db.is_ok());
