@@ -1,9 +1,10 @@
 // Faults on the real local SLURM cluster (labels slurm and faults): a newcomer's root-owned
 // results folder with slurmrest jobs that run as the token's user, a node lost in the
-// middle of a job, a script that raises on its first step (failure class program), a results
-// folder the jobs' user cannot enter (class setup), a DDP rank that never reaches its
-// all-reduce (class hang, with its stacks), and a submitter that lost its claim after
-// submitting its job. Needs root and the cluster scripts; skipped otherwise.
+// middle of a job (requeued by SLURM; or, not requeueable, retried by scalestudy on other
+// nodes), a script that raises on its first step (failure class program), a results folder
+// the jobs' user cannot enter (class setup), a DDP rank that never reaches its all-reduce
+// (class hang, with its stacks), and a submitter that lost its claim after submitting its
+// job. Needs root and the cluster scripts; skipped otherwise.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/stat.h>
