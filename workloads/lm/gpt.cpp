@@ -108,12 +108,16 @@ void GptImpl::initialise() {
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor& tokens) {
+  return torch::linear(hidden(tokens), wte->weight);
+}
+
+torch::Tensor GptImpl::hidden(const torch::Tensor& tokens) {
   const int64_t length = tokens.size(1);
   torch::Tensor positions =
       torch::arange(length, torch::dtype(torch::kLong).device(tokens.device()));
   torch::Tensor x = wte(tokens) + wpe(positions);
   for (const auto& block : *h) x = block->as<Block>()->forward(x);
-  return torch::linear(ln_f(x), wte->weight);
+  return ln_f(x);
 }
 
 }  // namespace scalestudy::lm

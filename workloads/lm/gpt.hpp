@@ -56,8 +56,13 @@ TORCH_MODULE(Block);
 class GptImpl : public torch::nn::Module {
  public:
   explicit GptImpl(const GptConfig& config);
-  // Token ids int64 [B, T] (T <= seq_len) -> logits [B, T, vocab].
+  // Token ids int64 [B, T] (T <= seq_len) -> logits [B, T, vocab]: the head applied to
+  // hidden(tokens).
   torch::Tensor forward(const torch::Tensor& tokens);
+  // The final layer norm's output [B, T, d], before the head (fused_head_loss.hpp's input).
+  torch::Tensor hidden(const torch::Tensor& tokens);
+  // The output head's weight [vocab, d]: the token embedding's, tied.
+  const torch::Tensor& head_weight() const { return wte->weight; }
   const GptConfig& config() const { return config_; }
 
  private:

@@ -24,6 +24,15 @@ void declare_lm_flags(train::Flags& flags) {
       .integer(1);
   flags.declare("dataset", "fortunes", "fortunes | text | synthetic")
       .one_of({"fortunes", "text", "synthetic"});
+  flags
+      .declare("fused-head", "false",
+               "the output head and cross-entropy fused, chunk by chunk over the tokens: the "
+               "[tokens, vocab] logits and their gradient never exist whole (docs/lm.md)")
+      .boolean();
+  flags
+      .declare("head-chunk-rows", std::to_string(kDefaultHeadChunkRows),
+               "tokens per chunk of --fused-head")
+      .integer(1);
   train::declare_data_source_flags(flags);
 }
 
@@ -49,15 +58,18 @@ Result<LmConfig> resolve_lm_config(const train::Flags& flags) {
     int64_t* target;
   };
   const IntFlag ints[] = {
-      {"n-layer", &config.model.n_layer},  {"n-head", &config.model.n_head},
-      {"d-model", &config.model.d_model},  {"seq-len", &config.model.seq_len},
-      {"vocab", &config.model.vocab},      {"train-samples", &config.train_samples},
-      {"val-samples", &config.val_samples}};
+      {"n-layer", &config.model.n_layer},   {"n-head", &config.model.n_head},
+      {"d-model", &config.model.d_model},   {"seq-len", &config.model.seq_len},
+      {"vocab", &config.model.vocab},       {"train-samples", &config.train_samples},
+      {"val-samples", &config.val_samples}, {"head-chunk-rows", &config.head_chunk_rows}};
   for (const IntFlag& flag : ints) {
     auto value = flags.get_int(flag.name);
     if (!value) return value.status();
     *flag.target = *value;
   }
+  auto fused_head = flags.get_bool("fused-head");
+  if (!fused_head) return fused_head.status();
+  config.fused_head = *fused_head;
   if (Status valid = validate_gpt_config(config.model); !valid) return valid;
   if (config.byte_tokens() && config.model.vocab < kByteVocab) {
     return Status::error("--vocab " + std::to_string(config.model.vocab) + " is below the 256 " +

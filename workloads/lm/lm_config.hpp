@@ -1,4 +1,4 @@
-// LmConfig: scalestudy-lm's own flags (size preset and shape, data), declared once and
+// LmConfig: scalestudy-lm's own flags (size preset and shape, data, loss path), declared once and
 // resolved into typed values; the training loop's flags are TrainingConfig's. A preset
 // fills every shape flag the command line left unset (derive_lm_defaults), so config_json
 // records the shape a run trained. Plain value type.
@@ -8,6 +8,7 @@
 
 #include "harness/core/status.hpp"
 #include "harness/train/flags.hpp"
+#include "workloads/lm/fused_head_loss.hpp"
 #include "workloads/lm/gpt_config.hpp"
 
 namespace scalestudy::lm {
@@ -16,8 +17,10 @@ struct LmConfig {
   GptConfig model;
   std::string dataset;  // fortunes | text | synthetic
   std::string data_root;
-  int64_t train_samples = 0;  // windows; 0: the whole split (synthetic: kSyntheticTrainWindows)
-  int64_t val_samples = 0;    // windows; 0: the whole split (synthetic: kSyntheticValWindows)
+  int64_t train_samples = 0;    // windows; 0: the whole split (synthetic: kSyntheticTrainWindows)
+  int64_t val_samples = 0;      // windows; 0: the whole split (synthetic: kSyntheticValWindows)
+  bool fused_head = false;      // the loss through fused_head_loss.hpp instead of full logits
+  int64_t head_chunk_rows = 0;  // the fused head's rows per chunk
   bool byte_tokens() const { return dataset != "synthetic"; }
 };
 

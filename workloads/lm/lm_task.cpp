@@ -73,12 +73,20 @@ Result<std::unique_ptr<data::BatchLoader>> LmTask::eval_batches(int64_t per_rank
 train::TaskOutput LmTask::forward(const data::Batch& batch) {
   torch::Tensor tokens = window_tokens(batch.images);
   const int64_t length = tokens.size(1) - 1;
+  torch::Tensor targets = tokens.narrow(1, 1, length).reshape({-1});
+  if (config_.fused_head) {
+    torch::Tensor hidden = gpt_->hidden(tokens.narrow(1, 0, length));
+    hidden = hidden.reshape({-1, hidden.size(-1)});
+    torch::Tensor loss = fused_head_cross_entropy(
+        hidden, gpt_->head_weight(), targets, config_.head_chunk_rows, head_compute_dtype(hidden));
+    return train::TaskOutput{loss, torch::Tensor()};
+  }
   torch::Tensor logits = gpt_(tokens.narrow(1, 0, length));
   // Straight to float32 log-probabilities: one kernel from fp16 logits; from bf16 a cast, then
   // the float kernel (PyTorch fuses the conversion for fp16 only).
   torch::Tensor log_probs =
       torch::log_softmax(logits.view({-1, logits.size(-1)}), /*dim=*/-1, torch::kFloat);
-  torch::Tensor loss = F::nll_loss(log_probs, tokens.narrow(1, 1, length).reshape({-1}));
+  torch::Tensor loss = F::nll_loss(log_probs, targets);
   return train::TaskOutput{loss, torch::Tensor()};
 }
 

@@ -1,7 +1,8 @@
 // LmTask: the hooks of scalestudy-lm for the shared training loop — windows of a token
 // corpus (token_corpus.hpp), the GPT, and next-token prediction: loss = cross-entropy of
 // the logits at every position against the following token, mean over the batch's tokens
-// (in float32 even under autocast). Validation is the same loss over the validation
+// (in float32 even under autocast), from the full logits or, with --fused-head, chunk by
+// chunk (fused_head_loss.hpp). Validation is the same loss over the validation
 // windows; there is no accuracy. A sample is seq_len tokens (tokens_per_sample: the loop
 // records tokens/s). Summary figures: the FLOP rule's train_flops_per_sample
 // (gpt_config.hpp) beside the counted forward_flops, and the shape. Used by the training
