@@ -17,7 +17,7 @@
 //   - the fused head (--fused-head, chunks of 100 of a step's 512 tokens) learns as the plain
 //     path does: 40 steps of the small shape, in fp32 and in bf16 (CPU autocast), the loss
 //     falls by more than 1.5 nats from ln(256) with either path, and every step's loss is
-//     the plain path's within 1e-5 (fp32; measured 3.5e-7) or 3e-3 (bf16; measured 4.7e-4:
+//     the plain path's within 1e-5 (fp32; measured 1.8e-7) or 1e-2 (bf16; measured 1.0e-3:
 //     40 AdamW steps amplify bf16's roundings) relative. About 10 s;
 //   - a study of it (2 ranks, optimizer_sharding none and zero1, report.throughput_unit
 //     tokens) through `scalestudy run` on the local executor: the report counts tokens/s,
@@ -253,7 +253,7 @@ TEST_CASE("the fused head learns as the plain path does, in fp32 and in bf16") {
   if (!have_fortunes()) return;
   const std::string dir = testing::fresh_dir("lm-fused-head");
   for (const auto& [precision, tolerance] : {std::pair<std::string, double>{"fp32", 1e-5},
-                                             std::pair<std::string, double>{"bf16", 3e-3}}) {
+                                             std::pair<std::string, double>{"bf16", 1e-2}}) {
     CAPTURE(precision);
     std::map<std::string, testing::StepLosses> losses;
     for (const std::string& fused : {"false", "true"}) {

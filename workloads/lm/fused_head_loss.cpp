@@ -1,7 +1,6 @@
 #include "workloads/lm/fused_head_loss.hpp"
 
 #include <algorithm>
-#include <limits>
 
 #include "harness/compat/torch_compat.hpp"
 
@@ -18,33 +17,35 @@ class FusedHeadCrossEntropy : public torch::autograd::Function<FusedHeadCrossEnt
                                int64_t chunk_rows, at::ScalarType compute, bool with_grads) {
     const torch::Tensor h = hidden.to(compute), w = weight.to(compute);
     const torch::Tensor valid = targets.ne(kIgnoreIndex);
-    // An index gather and scatter can read: ignored rows point at token 0, masked below.
+    // Ignored rows read token 0; their loss terms are dropped, their hidden states and
+    // gradient rows zeroed ([rows, d] passes, not [rows, vocab] ones).
     const torch::Tensor safe_targets = targets.masked_fill(valid.logical_not(), 0).unsqueeze(1);
+    const torch::Tensor keep = valid.unsqueeze(1).to(compute);
     const auto float32 = torch::dtype(torch::kFloat).device(hidden.device());
-    const torch::Tensor infinity = torch::full({}, std::numeric_limits<float>::infinity(), float32);
-    torch::Tensor loss_sum = torch::zeros({}, float32);
+    const int64_t rows = hidden.size(0);
+    torch::Tensor target_log_probs = torch::empty({rows}, float32);
     torch::Tensor grad_hidden, grad_weight;
     if (with_grads) {
       grad_hidden = torch::empty_like(hidden);
       grad_weight = torch::zeros(weight.sizes(), float32);
     }
-    const int64_t rows = hidden.size(0);
     for (int64_t start = 0; start < rows; start += chunk_rows) {
       const int64_t length = std::min(chunk_rows, rows - start);
       const torch::Tensor h_chunk = h.narrow(0, start, length);
       const torch::Tensor target = safe_targets.narrow(0, start, length);
-      const torch::Tensor counted = valid.narrow(0, start, length);
-      torch::Tensor logits = torch::mm(h_chunk, w.t()).to(torch::kFloat);
-      const torch::Tensor lse = logits.logsumexp(/*dim=*/1);
-      const torch::Tensor target_logit = logits.gather(1, target).squeeze(1);
-      loss_sum.add_(torch::where(counted, lse - target_logit, torch::zeros_like(lse)).sum());
+      // The plain path's call on the chunk's logits: float32 log-probabilities.
+      torch::Tensor log_probs =
+          torch::log_softmax(torch::mm(h_chunk, w.t()), /*dim=*/1, torch::kFloat);
+      target_log_probs.narrow(0, start, length).copy_(log_probs.gather(1, target).squeeze(1));
       if (!with_grads) continue;
-      // softmax in place; an ignored row's log-sum-exp of +inf makes it all zeros.
-      logits.sub_(torch::where(counted, lse, infinity).unsqueeze(1)).exp_();
-      logits.scatter_add_(1, target, counted.to(torch::kFloat).neg().unsqueeze(1));
-      const torch::Tensor grad_logits = logits.to(compute);
-      grad_hidden.narrow(0, start, length).copy_(torch::mm(grad_logits, w));
-      grad_weight.add_(torch::mm(grad_logits.t(), h_chunk));
+      // softmax − one-hot, in place of the log-probabilities.
+      const torch::Tensor grad_logits =
+          log_probs.exp_()
+              .scatter_add_(1, target, torch::full_like(target, -1, float32))
+              .to(compute);
+      const torch::Tensor kept = keep.narrow(0, start, length);
+      grad_hidden.narrow(0, start, length).copy_(torch::mm(grad_logits, w).mul_(kept));
+      grad_weight.add_(torch::mm(grad_logits.t(), h_chunk * kept));
     }
     const torch::Tensor count = valid.sum().to(torch::kFloat);
     if (with_grads) {
@@ -53,7 +54,8 @@ class FusedHeadCrossEntropy : public torch::autograd::Function<FusedHeadCrossEnt
       ctx->saved_data["count"] = count;
       ctx->saved_data["weight_dtype"] = weight.scalar_type();
     }
-    return loss_sum / count;
+    return torch::where(valid, target_log_probs, torch::zeros_like(target_log_probs)).sum().neg() /
+           count;
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grad_outputs) {

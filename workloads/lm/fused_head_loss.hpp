@@ -4,18 +4,18 @@
 // [N, vocab] (3.3 GB in float32 for GPT-2 small at batch 16 × 1024).
 //
 // Per chunk: the logits in the compute dtype (the product the plain path's linear makes,
-// autocast's dtype where it is on), then in float32 their log-sum-exp and the target's
-// logit, the loss summed in float32; and, in the same pass, the chunk's logit gradient
-// softmax − one-hot, cast to the compute dtype and turned at once into the hidden-state
-// gradient rows (· weight) and a term of the weight gradient (ᵀ · hidden), accumulated in
-// float32. The gradients are computed in the forward pass (as Liger's and llm.c's fused
-// heads do): that saves recomputing the head's product in backward — one of its three
-// GEMMs — and keeps only [N, d] and [vocab, d] between forward and backward. They are
-// those of the summed loss, kept in the hidden states' and weight's own dtypes; backward
-// scales them by grad_output / (rows counted) in float32, so an fp16 loss scale enters
-// after the compute-dtype products (softmax − one-hot lies in [−1, 1]: no scale is needed
-// to keep it out of fp16's subnormals). Without a gradient to compute (evaluation, no
-// grad mode) the forward pass computes the loss alone.
+// autocast's dtype where it is on), then — the plain path's call on them — their float32
+// log-softmax, the target's entry kept; and, in the same pass, the chunk's logit gradient
+// softmax − one-hot (the log-probabilities exponentiated in place), cast to the compute
+// dtype and turned at once into the hidden-state gradient rows (· weight) and a term of the
+// weight gradient (ᵀ · hidden), accumulated in float32. The gradients are computed in the
+// forward pass (as Liger's and llm.c's fused heads do): that saves recomputing the head's
+// product in backward — one of its three GEMMs — and keeps only [N, d] and [vocab, d]
+// between forward and backward. They are those of the summed loss, kept in the hidden
+// states' and weight's own dtypes; backward scales them by grad_output / (rows counted) in
+// float32, so an fp16 loss scale enters after the compute-dtype products, which see
+// softmax − one-hot in [−1, 1] where the plain path's see (scale / N) times it. Without a
+// gradient to compute (evaluation, no grad mode) the forward pass computes the loss alone.
 //
 // Targets equal to kIgnoreIndex (the plain path's nll_loss default) count in neither the
 // loss nor its mean's denominator. Stateless; thread-safe.
