@@ -9,12 +9,15 @@
 // (softmax − one-hot) · 3/N to bf16 and its d(weight) too, the fused one rounds
 // softmax − one-hot, scales after the products and sums d(weight) in float32.
 #include "harness/gpu/precision.hpp"
+#include "tests/harness/relative_error.hpp"
 #include "tests/harness/torch_doctest.hpp"
 #include "workloads/lm/fused_head_loss.hpp"
 #include "workloads/lm/lm_config.hpp"
 
 namespace scalestudy {
 namespace {
+
+using testing::relative_error;
 
 constexpr int64_t kRows = 37, kWidth = 16, kVocab = 50;
 
@@ -65,12 +68,6 @@ HeadResult fused(const HeadInputs& in, bool bf16, int64_t chunk_rows) {
       });
 }
 
-// The largest difference over the largest magnitude of `reference`.
-double relative_error(const torch::Tensor& value, const torch::Tensor& reference) {
-  const double scale = reference.abs().max().item<double>();
-  return (value.to(torch::kFloat) - reference.to(torch::kFloat)).abs().max().item<double>() / scale;
-}
-
 void check_close(const HeadResult& got, const HeadResult& want, double tolerance) {
   CHECK((got.loss.scalar_type() == torch::kFloat));
   CHECK((got.grad_hidden.scalar_type() == want.grad_hidden.scalar_type()));
@@ -114,7 +111,7 @@ TEST_CASE("without gradients the fused head computes the loss alone") {
   CHECK(relative_error(loss, want.loss) <= 1e-5);
 }
 
-TEST_CASE("--fused-head is off by default, its chunk 2,048 rows") {
+TEST_CASE("--fused-head (chunks of 2,048 rows) and --gelu-epilogue are off by default") {
   train::Flags flags;
   lm::declare_lm_flags(flags);
   REQUIRE(flags.parse({}));
@@ -123,13 +120,16 @@ TEST_CASE("--fused-head is off by default, its chunk 2,048 rows") {
   REQUIRE(plain_config);
   CHECK_FALSE(plain_config->fused_head);
   CHECK(plain_config->head_chunk_rows == 2048);
+  CHECK_FALSE(plain_config->model.gelu_epilogue);
   train::Flags set;
   lm::declare_lm_flags(set);
-  REQUIRE(set.parse({"--fused-head", "true", "--head-chunk-rows", "100"}));
+  REQUIRE(
+      set.parse({"--fused-head", "true", "--head-chunk-rows", "100", "--gelu-epilogue", "true"}));
   auto fused_config = lm::resolve_lm_config(set);
   REQUIRE(fused_config);
   CHECK(fused_config->fused_head);
   CHECK(fused_config->head_chunk_rows == 100);
+  CHECK(fused_config->model.gelu_epilogue);
 }
 
 }  // namespace scalestudy

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "harness/compat/torch_compat.hpp"
+#include "workloads/lm/linear_gelu.hpp"
 
 namespace scalestudy::lm {
 namespace {
@@ -61,20 +62,22 @@ torch::Tensor CausalSelfAttentionImpl::forward(const torch::Tensor& x) {
   return project(c_proj, y.transpose(1, 2).contiguous().view({batch, length, width}));
 }
 
-MlpImpl::MlpImpl(int64_t d_model) {
+MlpImpl::MlpImpl(int64_t d_model, bool gelu_epilogue) : gelu_epilogue_(gelu_epilogue) {
   c_fc = register_module("c_fc", torch::nn::Linear(d_model, 4 * d_model));
   c_proj = register_module("c_proj", torch::nn::Linear(4 * d_model, d_model));
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-  return project(c_proj, torch::gelu(project(c_fc, x), "tanh"));
+  torch::Tensor activated = gelu_epilogue_ ? linear_gelu(x, c_fc->weight, c_fc->bias)
+                                           : torch::gelu(project(c_fc, x), "tanh");
+  return project(c_proj, activated);
 }
 
 BlockImpl::BlockImpl(const GptConfig& config) {
   ln_1 = register_module("ln_1", layer_norm(config.d_model));
   attn = register_module("attn", CausalSelfAttention(config));
   ln_2 = register_module("ln_2", layer_norm(config.d_model));
-  mlp = register_module("mlp", Mlp(config.d_model));
+  mlp = register_module("mlp", Mlp(config.d_model, config.gelu_epilogue));
 }
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x) {

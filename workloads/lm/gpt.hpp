@@ -8,7 +8,8 @@
 // N(0, 0.02/sqrt(2·n_layer)), biases 0, norms 1.
 // Attention is one fused kernel (scaled_dot_product_attention, flash attention on CUDA)
 // where LibTorch has it (compat::kHasFusedAttention), else softmax(QK^T/sqrt(d_head))V with
-// a causal mask. Modules are used by one thread at a time.
+// a causal mask. With config.gelu_epilogue the MLP's GELU runs in its first GEMM's epilogue
+// (linear_gelu.hpp). Modules are used by one thread at a time.
 #pragma once
 
 #include <torch/torch.h>
@@ -34,10 +35,13 @@ TORCH_MODULE(CausalSelfAttention);
 
 class MlpImpl : public torch::nn::Module {
  public:
-  explicit MlpImpl(int64_t d_model);
+  MlpImpl(int64_t d_model, bool gelu_epilogue);
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Linear c_fc{nullptr}, c_proj{nullptr};
+
+ private:
+  bool gelu_epilogue_;
 };
 TORCH_MODULE(Mlp);
 

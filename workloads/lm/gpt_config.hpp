@@ -29,6 +29,8 @@ struct GptConfig {
   int64_t d_model = 128;
   int64_t seq_len = 128;  // context: tokens a sample predicts
   int64_t vocab = 256;
+  // Not the shape: how the MLP computes (linear_gelu.hpp, --gelu-epilogue).
+  bool gelu_epilogue = false;
 };
 
 struct GptPreset {

@@ -30,6 +30,11 @@ void declare_lm_flags(train::Flags& flags) {
                "[tokens, vocab] logits and their gradient never exist whole (docs/lm.md)")
       .boolean();
   flags
+      .declare("gelu-epilogue", "false",
+               "the MLP's GELU in its first GEMM's epilogue (_addmm_activation; on the CPU the "
+               "exact GELU, not GPT-2's tanh one: docs/lm.md)")
+      .boolean();
+  flags
       .declare("head-chunk-rows", std::to_string(kDefaultHeadChunkRows),
                "tokens per chunk of --fused-head")
       .integer(1);
@@ -70,6 +75,9 @@ Result<LmConfig> resolve_lm_config(const train::Flags& flags) {
   auto fused_head = flags.get_bool("fused-head");
   if (!fused_head) return fused_head.status();
   config.fused_head = *fused_head;
+  auto gelu_epilogue = flags.get_bool("gelu-epilogue");
+  if (!gelu_epilogue) return gelu_epilogue.status();
+  config.model.gelu_epilogue = *gelu_epilogue;
   if (Status valid = validate_gpt_config(config.model); !valid) return valid;
   if (config.byte_tokens() && config.model.vocab < kByteVocab) {
     return Status::error("--vocab " + std::to_string(config.model.vocab) + " is below the 256 " +
