@@ -35,12 +35,14 @@ Result<nlohmann::json> rest_submit_body(const std::string& script_text,
 // The job id of a submit answer, or an error with slurmrestd's messages.
 Result<std::string> parse_rest_submit_response(const nlohmann::json& answer);
 
-// States from GET /slurm/<version>/jobs (array tasks as "A_T"; pending tasks expanded).
+// States and placements (nodes, times as "2026-01-01T10:00:00Z") from GET
+// /slurm/<version>/jobs (array tasks as "A_T"; pending tasks expanded).
 std::map<std::string, JobStatus> parse_rest_jobs(const nlohmann::json& answer);
 // The ids one entry of that answer stands for: "A_T" for an array task, every pending task
 // of an array's pending entry, else the job's own.
 std::vector<std::string> rest_job_ids(const nlohmann::json& job);
-// States from GET /slurmdb/<version>/job/ID (finished jobs slurmctld no longer holds).
+// States and placements from GET /slurmdb/<version>/job/ID (finished jobs slurmctld no
+// longer holds).
 std::map<std::string, JobStatus> parse_rest_db_jobs(const nlohmann::json& answer);
 
 // Packed allocations and their steps from GET /slurmdb/<version>/job/ID (times as

@@ -48,6 +48,9 @@ void check_recorded(const std::string& release, const std::string& api) {
   CHECK(live[failed].state == JobState::kFailed);
   CHECK(live[failed].exit_code == 3);
   CHECK(live[failed].reason == "exit code 3 (NonZeroExitCode)");
+  CHECK(live[completed].placement.node_list == "node[1-2]");  // the two-node job
+  CHECK(live[failed].placement.node_list == "node1");
+  CHECK_FALSE(live[failed].placement.ended_at.empty());
   for (const char* task : {"_0", "_1", "_2"}) {  // the held array's tasks, one id each
     REQUIRE(live.count(array + task) == 1);
     CHECK(live[array + task].state == JobState::kPending);
@@ -58,6 +61,8 @@ void check_recorded(const std::string& release, const std::string& api) {
   REQUIRE(accounted.count(failed) == 1);
   CHECK(accounted[failed].state == JobState::kFailed);
   CHECK(accounted[failed].exit_code == 3);
+  CHECK(accounted[failed].placement.node_list == "node1");
+  CHECK_FALSE(accounted[failed].placement.started_at.empty());
   auto allocations = parse_rest_db_allocations(answer(release, api, "db_job_completed"));
   REQUIRE(allocations.count(completed) == 1);
   const AllocationRecord& allocation = allocations[completed];
