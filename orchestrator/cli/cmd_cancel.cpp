@@ -27,7 +27,8 @@ std::string cancel_usage() {
          "  --run ID           only this run\n"
          "  --results-dir DIR  results root (default: $SCALESTUDY_RESULTS_DIR, else results)\n\n"
          "exit codes: 0 cancelled (or nothing in flight); 1 no such study or run; 2 wrong\n"
-         "arguments; 3 a scheduler is unavailable.";
+         "arguments; 3 a scheduler is unavailable, or a run could not be cancelled (a packed\n"
+         "run's mark that cannot be written: the run goes on, named in the error).";
 }
 
 int run_cancel(const std::vector<std::string>& args) {
