@@ -1000,10 +1000,11 @@ TEST_CASE("a packed allocation whose runs fail each way: each by its class, the 
   const std::string db = results + "/failclasses.sqlite";
   std::map<std::string, std::vector<std::vector<std::string>>> by_mode;
   for (const auto& row :
-       query(db, "SELECT json_extract(r.varied_json, '$.mode'), a.state, a.failure_class, "
-                 "a.failure_evidence, p.node_list, r.out_dir FROM attempts a JOIN runs r ON "
-                 "r.run_id = a.run_id LEFT JOIN placements p ON p.run_id = a.run_id AND "
-                 "p.attempt = a.attempt ORDER BY a.run_id, a.attempt")) {
+       query(db,
+             "SELECT json_extract(r.varied_json, '$.mode'), a.state, a.failure_class, "
+             "a.failure_evidence, p.node_list, r.out_dir FROM attempts a JOIN runs r ON "
+             "r.run_id = a.run_id LEFT JOIN placements p ON p.run_id = a.run_id AND "
+             "p.attempt = a.attempt ORDER BY a.run_id, a.attempt")) {
     by_mode[row[0]].push_back(row);
   }
   REQUIRE(by_mode["raise"].size() == 1);
@@ -1522,5 +1523,8 @@ TEST_CASE("a node killed under one of three packed runs: class node, the three r
         std::vector<std::vector<std::string>>{{"COMPLETED", "2"}});
   // status's node table: the node, with the one node failure (the runs handed back add none).
   CHECK(status_of(study, results)["nodes"] ==
-        nlohmann::json::array({{{"node", node}, {"failures", {{"node", 1}}}, {"flagged", false}}}));
+        nlohmann::json::array({{{"node", node},
+                                {"failures", {{"node", 1}}},
+                                {"other_studies", nlohmann::json::object()},
+                                {"flagged", false}}}));
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -21,10 +22,13 @@ namespace scalestudy::testing {
 
 class HoldingRelay {
  public:
-  // Relays DIR/relay.sock to slurmrestd's socket ($SCALESTUDY_SLURMRESTD, unix:PATH).
+  // Relays a socket of its own to slurmrestd's ($SCALESTUDY_SLURMRESTD, unix:PATH). The
+  // socket lives in /tmp under a short name: a unix socket's path holds at most 107 bytes,
+  // which a case folder under a cluster's work folder can exceed.
   explicit HoldingRelay(const std::filesystem::path& dir)
       : script_((dir / "relay.py").string()),
-        socket_((dir / "relay.sock").string()),
+        socket_("/tmp/scalestudy-relay-" + std::to_string(std::hash<std::string>{}(dir.string())) +
+                ".sock"),
         held_((dir / "relay.held").string()),
         release_((dir / "relay.release").string()) {
     for (const std::string& stale : {socket_, held_, release_}) std::filesystem::remove(stale);
@@ -69,6 +73,7 @@ while True:
     if (!relay_.joinable()) return;
     for (pid_t pid : processes_mentioning(script_)) kill(pid, SIGTERM);
     relay_.join();
+    std::filesystem::remove(socket_);
   }
 
   // Whether it relays (slurmrestd is on a unix socket and the relay listens).
