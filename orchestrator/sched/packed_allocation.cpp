@@ -246,8 +246,9 @@ finished_before() {
 # Whether run $1 is to run in this job as it starts: every run the first time; after a
 # requeue, only one the requeue stopped (no finished mark, a signal's status, 143, or the
 # checkpointed one its SIGTERM gives: it resumes). One that completed is not run again, nor
-# one that ended on its own before the requeue: the study database settles it from its
-# step or its mark, and may have submitted it again.
+# one that ended on its own before the requeue (an exit status, or a signal the program
+# raises itself: SEGV, ABRT, FPE, ILL, BUS, TRAP, SYS): the study database settles it from
+# its step or its mark, and may have submitted it again.
 runs_again() {
   local status
   status=$(finished_before "$1") || return 0
@@ -259,6 +260,12 @@ runs_again() {
     echo "step $1: run ${run_names[$1]} ended with status $status before this job's requeue: not run again"
     return 1
   fi
+  case $status in
+    132 | 133 | 134 | 135 | 136 | 139 | 159)
+      echo "step $1: run ${run_names[$1]} died of its own signal (status $status) before this job's requeue: not run again"
+      return 1
+      ;;
+  esac
   return 0
 }
 # Recorded runs start as they fit. A run not yet recorded waits for its record at most

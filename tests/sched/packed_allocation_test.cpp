@@ -485,6 +485,8 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue stopped and no ot
       {"failed_resubmitted", {{"20.recorded", ""}, {"20.r1.finished", "1"}, {"25.recorded", ""}}},
       // Failed on its own, settled for good (no attempt left): its record says FAILED.
       {"failed_settled", {{"20.recorded", ""}, {"20.r1.finished", "1"}}},
+      // Died of its own SIGSEGV (139) before the requeue, settled FAILED: not its to rerun.
+      {"segfaulted", {{"20.recorded", ""}, {"20.r1.finished", "139"}}},
       // Killed by the requeue, but the study database has meanwhile submitted it again.
       {"killed_resubmitted", {{"20.recorded", ""}, {"20.r1.finished", "143"}, {"25.recorded", ""}}},
       {"killed", {{"20.recorded", ""}, {"20.r1.finished", "143"}}},
@@ -543,6 +545,7 @@ TEST_CASE("a requeued wrapper reruns only the runs the requeue stopped and no ot
         "killed_resubmitted 0 1\n"
         "killed_then_not_reached 0 0\n"
         "never_started 0 0\n"
+        "segfaulted 1 0\n"
         "unrecorded 0 2\n"
         "unwritable 0 3\n" +
             (dir / "requeue" / "cancelled" / "packed-20.r2.started").string() + "\n");
