@@ -17,7 +17,8 @@ inline constexpr int kVersion = 1;
 // after the first files were written: a writer creates them with the rest, and in an
 // earlier attempt's file it continues; readers take a file without them as one that
 // recorded no such data; `arrivals`: per measured step, when this rank reached the gradient
-// all-reduce on its host's realtime clock) come from python/scalestudy/schema/run.sql, the
+// all-reduce on its host's realtime clock; `energy`: per epoch, the device's energy, power
+// and clocks over the measured steps) come from python/scalestudy/schema/run.sql, the
 // one definition, which the Python package reads too.
 
 // A table and its columns in CREATE order, comma-separated, ready for SELECT and INSERT.
@@ -44,8 +45,12 @@ inline constexpr Table kCollectives = {
     "collectives", "op, bytes, dtype, iterations, time_us, algbw_gbps, busbw_gbps"};
 
 inline constexpr Table kArrivals = {"arrivals", "global_step, arrival_unix_s"};
+inline constexpr Table kEnergy = {
+    "energy",
+    "epoch, samples, measured_s, energy_j, avg_power_w, peak_power_w, "
+    "sm_clock_max_mhz, sm_clock_min_mhz, clock_events, unavailable"};
 
-inline constexpr Table kTables[] = {kRun,     kProvenance, kSteps,       kEpochs,
-                                    kSummary, kTelemetry,  kCollectives, kArrivals};
+inline constexpr Table kTables[] = {kRun,       kProvenance,  kSteps,    kEpochs, kSummary,
+                                    kTelemetry, kCollectives, kArrivals, kEnergy};
 
 }  // namespace scalestudy::run_schema

@@ -38,19 +38,11 @@ class GraphedStep : public StepGraph {
 
 class CudaRuntime : public DeviceRuntime {
  public:
-  explicit CudaRuntime(CudaDeviceInfo info)
+  CudaRuntime(CudaDeviceInfo info, NvmlTelemetry nvml)
       : info_(std::move(info)),
         step_stream_(c10::cuda::getStreamFromPool(/*isHighPriority=*/false,
-                                                  static_cast<c10::DeviceIndex>(info_.index))) {
-    NvmlOptions options;
-    options.pci_bus_id = info_.pci_bus_id;
-    auto nvml = NvmlReader::open(options);
-    if (nvml) {
-      nvml_ = std::shared_ptr<NvmlReader>(std::move(*nvml));
-    } else {
-      nvml_status_ = nvml.status().message();
-    }
-  }
+                                                  static_cast<c10::DeviceIndex>(info_.index))),
+        nvml_(std::move(nvml)) {}
 
   torch::Device device() const override {
     return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(info_.index));
@@ -67,7 +59,7 @@ class CudaRuntime : public DeviceRuntime {
          std::to_string(info_.compute_major) + "." + std::to_string(info_.compute_minor)},
         {"gpu_memory_bytes", std::to_string(info_.total_memory_bytes)},
         {"cudnn_version", std::to_string(at::detail::getCUDAHooks().versionCuDNN())},
-        {"nvml", nvml_ ? "sampled" : nvml_status_},
+        {"nvml", nvml_.sampled() ? "sampled" : nvml_.unavailable()},
     };
     entries.merge(runtime_version_provenance(loaded_runtime_versions()));
     return entries;
@@ -85,10 +77,7 @@ class CudaRuntime : public DeviceRuntime {
     reset_cuda_memory_peaks(info_.index);
   }
 
-  metrics::TelemetrySource telemetry_source() const override {
-    if (!nvml_) return nullptr;
-    return [reader = nvml_](metrics::TelemetrySample& sample) { reader->read(sample); };
-  }
+  const NvmlTelemetry& nvml() const override { return nvml_; }
 
   dist::ProcessGroupFactory nccl_factory() const override {
     return [device = device()](const dist::RankInfo& rank_info, const dist::ConnectOptions& options,
@@ -113,20 +102,25 @@ class CudaRuntime : public DeviceRuntime {
  private:
   CudaDeviceInfo info_;
   c10::cuda::CUDAStream step_stream_;  // of every captured step, taken once
-  std::shared_ptr<NvmlReader> nvml_;   // shared with the sampler thread's callable
-  std::string nvml_status_;
+  NvmlTelemetry nvml_;
   MemoryPeakHistory peak_history_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<DeviceRuntime>> open_cuda_device(int local_rank) {
+Result<std::unique_ptr<DeviceRuntime>> open_cuda_device(int local_rank,
+                                                        const std::string& nvml_library) {
   Result<CudaDeviceInfo> info = select_cuda_device(local_rank);
   if (!info) return info.status().with_context("--device cuda");
   if (Status matched = check_runtime_versions(loaded_runtime_versions()); !matched) {
     return matched.with_context("--device cuda");
   }
-  return std::unique_ptr<DeviceRuntime>(std::make_unique<CudaRuntime>(std::move(*info)));
+  NvmlOptions options;
+  if (!nvml_library.empty()) options.library = nvml_library;
+  options.pci_bus_id = info->pci_bus_id;
+  NvmlTelemetry nvml = NvmlTelemetry::open(options);
+  return std::unique_ptr<DeviceRuntime>(
+      std::make_unique<CudaRuntime>(std::move(*info), std::move(nvml)));
 }
 
 }  // namespace scalestudy::gpu

@@ -12,6 +12,8 @@
 
 namespace scalestudy::gpu {
 
-Result<std::unique_ptr<DeviceRuntime>> open_cuda_device(int local_rank);
+// `nvml_library`: as open_device's; empty: the driver's.
+Result<std::unique_ptr<DeviceRuntime>> open_cuda_device(int local_rank,
+                                                        const std::string& nvml_library);
 
 }  // namespace scalestudy::gpu

@@ -5,7 +5,7 @@
 // telemetry source, the NCCL process group and CUDA-graph capture of a step. open_device() picks
 // the CPU implementation (device_runtime.cpp) or the CUDA one (cuda_device_runtime.cpp, part of
 // SCALESTUDY_CUDA builds only).
-// Used by the training thread; the callable of telemetry_source() is thread-safe.
+// Used by the training thread; the callables of nvml() are thread-safe.
 #pragma once
 
 #include <torch/torch.h>
@@ -19,6 +19,7 @@
 
 #include "harness/core/status.hpp"
 #include "harness/dist/connect.hpp"
+#include "harness/gpu/nvml_telemetry.hpp"
 #include "harness/metrics/phase_clock.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
 
@@ -54,8 +55,9 @@ class DeviceRuntime {
   virtual std::map<std::string, double> memory_peaks() const = 0;
   // Starts the peaks afresh; the training loop calls it once warm-up is over.
   virtual void reset_memory_peaks() = 0;
-  // Fills a sample's gpu_* fields (NVML); empty where NVML is unavailable.
-  virtual metrics::TelemetrySource telemetry_source() const = 0;
+  // The device's NVML readings: the sampler's source of a sample's gpu_* fields, the
+  // energy counter, or why they are empty.
+  virtual const NvmlTelemetry& nvml() const = 0;
   // The NCCL process group's factory for dist::connect (ConnectOptions::nccl_factory),
   // bound to this device; empty for the CPU.
   virtual dist::ProcessGroupFactory nccl_factory() const = 0;
@@ -80,7 +82,10 @@ class DeviceRuntime {
 
 // Opens the device of the rank with `local_rank` (one GPU per rank, local rank modulo the
 // visible devices). --device cuda fails with the reason where the build has no CUDA or no
-// device is visible.
-Result<std::unique_ptr<DeviceRuntime>> open_device(DeviceKind kind, int local_rank);
+// device is visible. `nvml_library` (--nvml-library): the NVML library to read, in place of
+// the driver's; on the CPU, NVML is read only from such a library (device index 0), which
+// is how the tests' stand-in for NVML reaches a CPU run.
+Result<std::unique_ptr<DeviceRuntime>> open_device(DeviceKind kind, int local_rank,
+                                                   const std::string& nvml_library = "");
 
 }  // namespace scalestudy::gpu

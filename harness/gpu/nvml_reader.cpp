@@ -19,6 +19,7 @@ struct NvmlMemory {
   unsigned long long used;
 };
 constexpr int kNvmlTemperatureGpu = 0;
+constexpr int kNvmlClockSm = 1;
 constexpr NvmlReturn kNvmlSuccess = 0;
 
 struct NvmlReader::Api {
@@ -31,6 +32,10 @@ struct NvmlReader::Api {
   NvmlReturn (*memory)(NvmlDevice, NvmlMemory*);
   NvmlReturn (*power_mw)(NvmlDevice, unsigned int*);
   NvmlReturn (*temperature)(NvmlDevice, int, unsigned int*);
+  // Optional: null where the library lacks them.
+  NvmlReturn (*clock_mhz)(NvmlDevice, int, unsigned int*);
+  NvmlReturn (*clock_events)(NvmlDevice, unsigned long long*);
+  NvmlReturn (*energy_mj)(NvmlDevice, unsigned long long*);
 };
 
 namespace {
@@ -76,6 +81,18 @@ Result<std::unique_ptr<NvmlReader>> NvmlReader::open(const NvmlOptions& options)
     dlclose(handle);
     return unavailable(options.library + " lacks " + missing);
   }
+  std::string missing_readings;
+  auto optional = [&](const char* name, auto& function) {
+    if (resolve(handle, name, function)) return true;
+    missing_readings += (missing_readings.empty() ? "lacks " : "; lacks ") + std::string(name);
+    return false;
+  };
+  optional("nvmlDeviceGetClockInfo", api->clock_mhz);
+  // Renamed in driver 535; the older name answers the same bits.
+  if (!resolve(handle, "nvmlDeviceGetCurrentClocksEventReasons", api->clock_events)) {
+    optional("nvmlDeviceGetCurrentClocksThrottleReasons", api->clock_events);
+  }
+  optional("nvmlDeviceGetTotalEnergyConsumption", api->energy_mj);
   if (NvmlReturn code = api->init(); code != kNvmlSuccess) {
     std::string reason = std::string("nvmlInit_v2: ") + api->error_string(code);
     dlclose(handle);
@@ -93,11 +110,16 @@ Result<std::unique_ptr<NvmlReader>> NvmlReader::open(const NvmlOptions& options)
     dlclose(handle);
     return unavailable(reason);
   }
-  return std::unique_ptr<NvmlReader>(new NvmlReader(handle, std::move(api), device));
+  return std::unique_ptr<NvmlReader>(
+      new NvmlReader(handle, std::move(api), device, std::move(missing_readings)));
 }
 
-NvmlReader::NvmlReader(void* library_handle, std::unique_ptr<Api> api, void* device)
-    : library_handle_(library_handle), api_(std::move(api)), device_(device) {}
+NvmlReader::NvmlReader(void* library_handle, std::unique_ptr<Api> api, void* device,
+                       std::string missing_readings)
+    : library_handle_(library_handle),
+      api_(std::move(api)),
+      device_(device),
+      missing_readings_(std::move(missing_readings)) {}
 
 NvmlReader::~NvmlReader() {
   api_->shutdown();
@@ -119,6 +141,24 @@ void NvmlReader::read(metrics::TelemetrySample& sample) const {
   if (api_->temperature(device_, kNvmlTemperatureGpu, &temperature_c) == kNvmlSuccess) {
     sample.gpu_temp_c = temperature_c;
   }
+  unsigned int clock_mhz = 0;
+  if (api_->clock_mhz && api_->clock_mhz(device_, kNvmlClockSm, &clock_mhz) == kNvmlSuccess) {
+    sample.gpu_sm_clock_mhz = clock_mhz;
+  }
+  unsigned long long events = 0;
+  if (api_->clock_events && api_->clock_events(device_, &events) == kNvmlSuccess) {
+    sample.gpu_clock_events = events;
+  }
+}
+
+Result<double> NvmlReader::energy_mj() const {
+  if (!api_->energy_mj) return Status::error("NVML lacks nvmlDeviceGetTotalEnergyConsumption");
+  unsigned long long millijoules = 0;
+  if (NvmlReturn code = api_->energy_mj(device_, &millijoules); code != kNvmlSuccess) {
+    return Status::error(std::string("nvmlDeviceGetTotalEnergyConsumption: ") +
+                         api_->error_string(code));
+  }
+  return static_cast<double>(millijoules);
 }
 
 }  // namespace scalestudy::gpu

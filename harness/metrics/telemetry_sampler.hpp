@@ -1,7 +1,7 @@
 // TelemetrySampler: a background thread that samples the process's resident memory every
 // `interval_ms` into memory, for the run database's telemetry table (written once at the
 // end, so sampling never touches the disk during training). GPU columns stay empty unless
-// a GPU source (NVML, see gpu::DeviceRuntime::telemetry_source) fills them. start()/stop()
+// a GPU source (NVML, see gpu::DeviceRuntime::nvml) fills them. start()/stop()
 // from one thread; the samples are handed over by stop(), after the thread joined.
 #pragma once
 
@@ -23,6 +23,9 @@ struct TelemetrySample {
   std::optional<int64_t> gpu_mem_used_bytes;
   std::optional<double> gpu_power_w;
   std::optional<double> gpu_temp_c;
+  // Not in the telemetry table: the energy table summarises them per measured window.
+  std::optional<double> gpu_sm_clock_mhz;
+  std::optional<uint64_t> gpu_clock_events;  // NVML's clock-event reason bits
 };
 
 // Fills the gpu_* fields of a sample; called on the sampler thread.
@@ -39,6 +42,8 @@ class TelemetrySampler {
   void start();
   // Stops the thread (promptly, not after a full interval) and returns every sample.
   std::vector<TelemetrySample> stop();
+  // What the samples' t_s counts from (set by start()).
+  std::chrono::steady_clock::time_point started() const { return started_; }
 
  private:
   void run();

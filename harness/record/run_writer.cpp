@@ -173,6 +173,9 @@ Status RunWriter::discard_from(int64_t global_step, int epoch) {
     auto epochs = db_->prepare("DELETE FROM epochs WHERE epoch >= ?");
     if (!epochs) return epochs.status();
     if (Status deleted = epochs->bind(1, epoch).run(); !deleted) return deleted;
+    auto energy = db_->prepare("DELETE FROM energy WHERE epoch >= ?");
+    if (!energy) return energy.status();
+    if (Status deleted = energy->bind(1, epoch).run(); !deleted) return deleted;
     auto arrivals = db_->prepare("DELETE FROM arrivals WHERE global_step >= ?");
     if (!arrivals) return arrivals.status();
     return arrivals->bind(1, global_step).run();
@@ -286,6 +289,31 @@ Status RunWriter::add_telemetry(const std::vector<metrics::TelemetrySample>& sam
           .bind(4, optional_value(sample.gpu_mem_used_bytes))
           .bind(5, optional_value(sample.gpu_power_w))
           .bind(6, optional_value(sample.gpu_temp_c));
+      if (Status done = insert->run(); !done) return done;
+    }
+    return Status::ok();
+  });
+}
+
+Status RunWriter::add_energy(const std::vector<metrics::EnergyRow>& rows) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (Status flushed = flush_locked(); !flushed) return flushed;
+  return sqlite::in_transaction(*db_, [&] {
+    auto insert =
+        db_->prepare(std::string("INSERT OR REPLACE INTO energy (") + run_schema::kEnergy.columns +
+                     ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    if (!insert) return insert.status();
+    for (const metrics::EnergyRow& row : rows) {
+      insert->bind(1, int64_t{row.epoch})
+          .bind(2, row.samples)
+          .bind(3, row.measured_s)
+          .bind(4, optional_value(row.energy_j))
+          .bind(5, optional_value(row.avg_power_w))
+          .bind(6, optional_value(row.peak_power_w))
+          .bind(7, optional_value(row.sm_clock_max_mhz))
+          .bind(8, optional_value(row.sm_clock_min_mhz))
+          .bind(9, row.clock_events)
+          .bind(10, row.unavailable);
       if (Status done = insert->run(); !done) return done;
     }
     return Status::ok();

@@ -19,6 +19,7 @@
 
 #include "harness/core/sqlite.hpp"
 #include "harness/core/status.hpp"
+#include "harness/metrics/energy_log.hpp"
 #include "harness/metrics/phase.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
 
@@ -96,10 +97,12 @@ class RunWriter {
   Status add_telemetry(const std::vector<metrics::TelemetrySample>& samples);
   Status add_collectives(const std::vector<CollectiveRow>& rows);
   Status add_arrivals(const std::vector<ArrivalRow>& rows);
+  // Replaces an epoch's row written by an earlier attempt.
+  Status add_energy(const std::vector<metrics::EnergyRow>& rows);
 
-  // A resumed run: removes the steps and arrivals from `global_step` on and the epochs from
-  // `epoch` on, which the attempt that wrote them recorded after its checkpoint and this
-  // one redoes.
+  // A resumed run: removes the steps and arrivals from `global_step` on and the epochs (and
+  // their energy) from `epoch` on, which the attempt that wrote them recorded after its checkpoint
+  // and this one redoes.
   Status discard_from(int64_t global_step, int epoch);
 
   Status mark_completed();

@@ -9,6 +9,7 @@
 #include "harness/core/exit_codes.hpp"
 #include "harness/dist/clock_offset.hpp"
 #include "harness/dist/connect.hpp"
+#include "harness/metrics/energy_log.hpp"
 #include "harness/metrics/memory.hpp"
 #include "harness/metrics/telemetry_sampler.hpp"
 #include "harness/metrics/telemetry_summary.hpp"
@@ -47,6 +48,9 @@ void declare_session_flags(Flags& flags) {
                "ordering run as with many ranks; false: one rank communicates not at all")
       .boolean();
   flags.declare("telemetry-interval-ms", "500", "memory sampling period; 0: off").integer(0);
+  flags.declare("nvml-library", "",
+                "the NVML library to read power, clocks and energy from; empty: the driver's "
+                "on a GPU, none on the CPU");
 }
 
 // Ranks of one launch must agree on the default run id without talking to each other.
@@ -76,7 +80,7 @@ struct DevicePlan {
 Result<DevicePlan> open_device_plan(const Flags& flags, const dist::RankInfo& rank_info) {
   auto kind = gpu::parse_device_kind(flags.get("device"));
   if (!kind) return kind.status();
-  auto runtime = gpu::open_device(*kind, rank_info.local_rank);
+  auto runtime = gpu::open_device(*kind, rank_info.local_rank, flags.get("nvml-library"));
   if (!runtime) return runtime.status();
   auto backend = dist::resolve_backend(flags.get("backend"), (*runtime)->device());
   if (!backend) return backend.status();
@@ -139,9 +143,10 @@ Status run_session(Session& session, int threads,
   }
 
   gpu::DeviceRuntime& device = *session.device.runtime;
-  metrics::TelemetrySampler sampler(*telemetry_ms > 0 ? *telemetry_ms : 1,
-                                    device.telemetry_source());
+  metrics::TelemetrySampler sampler(*telemetry_ms > 0 ? *telemetry_ms : 1, device.nvml().source());
   if (*telemetry_ms > 0) sampler.start();
+  metrics::EnergyLog energy(sampler.started(), device.nvml().energy_counter(),
+                            device.nvml().source(), device.nvml().unavailable());
   std::map<std::string, double> summary;
   // Ranks on several hosts: the offset that puts this host's recorded times (the gradient
   // all-reduce arrivals) on rank 0's clock; one host has one clock and needs none.
@@ -150,8 +155,8 @@ Status run_session(Session& session, int threads,
     if (!offset) return offset.status().with_context("measuring the clock offset to rank 0");
     summary["clock_offset_s"] = *offset;
   }
-  RunContext context{flags,   rank_info, *communicator,      session.writer,
-                     summary, device,    session.termination};
+  RunContext context{flags,   rank_info, *communicator,       session.writer,
+                     summary, device,    session.termination, energy};
   Status ran = Status::ok();
   try {
     ran = session.workload.run(context);
@@ -164,6 +169,11 @@ Status run_session(Session& session, int threads,
   summary.merge(device.memory_peaks());
   summary.merge(metrics::gpu_memory_summary(samples));
   if (Status written = session.writer.add_telemetry(samples); !written && ran) ran = written;
+  if (Status written = session.writer.add_energy(
+          metrics::summarise_energy(energy.windows(), samples, energy.unavailable()));
+      !written && ran) {
+    ran = written;
+  }
   if (Status written = session.writer.set_summary(summary); !written && ran) ran = written;
   return ran;
 }

@@ -86,6 +86,7 @@ Result<std::optional<GlobalMetrics>> TrainingLoop::run_epoch(int64_t epoch) {
     if (context_.checkpointed) return std::optional<GlobalMetrics>();
     if (!meter_.is_warmup(global_step_) && !meter_.window_open()) {
       if (Status opened = recorder_.open_measured_window(); !opened) return opened;
+      context_.energy.open();
     }
     std::optional<data::Batch> batch;
     TaskOutput output;
@@ -106,6 +107,7 @@ Result<std::optional<GlobalMetrics>> TrainingLoop::run_epoch(int64_t epoch) {
   }
   if (Status written = recorder_.flush_rows(); !written) return written;
   meter_.close_window(Clock::now());
+  context_.energy.close(static_cast<int>(epoch), meter_.epoch_measured().samples);
   double epoch_s = earlier_attempts_s + seconds_since(epoch_start);
   progress_.clear();
 

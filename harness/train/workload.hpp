@@ -13,6 +13,7 @@
 #include "harness/dist/communicator.hpp"
 #include "harness/dist/rank_discovery.hpp"
 #include "harness/gpu/device_runtime.hpp"
+#include "harness/metrics/energy_log.hpp"
 #include "harness/record/run_writer.hpp"
 #include "harness/train/flags.hpp"
 #include "harness/train/termination_watcher.hpp"
@@ -32,6 +33,8 @@ struct RunContext {
   // SIGTERM / SIGINT: fail the run at once unless the workload asks to stop at a step
   // boundary instead (TerminationWatcher::stop_at_step_boundary).
   TerminationWatcher& termination;
+  // The device's energy and clocks over each epoch's measured steps (`energy` table).
+  metrics::EnergyLog& energy;
   // Set by a workload that stopped on request after writing a checkpoint to resume from:
   // the run record's reason. The driver then exits with exit_codes::kCheckpointed.
   std::optional<std::string> checkpointed = std::nullopt;

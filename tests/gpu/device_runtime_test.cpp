@@ -33,7 +33,8 @@ TEST_CASE("the CPU runtime times phases on the host and has no device memory or 
   CHECK((*runtime)->provenance().empty());
   CHECK((*runtime)->memory_capacity_bytes() == 0);
   CHECK((*runtime)->memory_peaks().empty());
-  CHECK_FALSE((*runtime)->telemetry_source());
+  CHECK_FALSE((*runtime)->nvml().source());
+  CHECK((*runtime)->nvml().unavailable() == "no GPU: the run is on the CPU");
 
   std::unique_ptr<metrics::PhaseClock> clock = (*runtime)->make_phase_clock();
   clock->begin(metrics::Phase::kForward);

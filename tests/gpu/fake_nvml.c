@@ -1,6 +1,17 @@
-/* A stand-in libnvidia-ml for nvml_reader_test: the NVML entry points the reader resolves,
-   answering fixed readings for device index 0 and bus id "0000:3B:00.0" only. */
+/* A stand-in libnvidia-ml for the NVML tests: the NVML entry points the reader resolves, for
+   device index 0 and bus id "0000:3B:00.0" only. Scripted so a run's figures are known
+   exactly: the energy counter rises by FAKE_NVML_ENERGY_STEP_MJ at each read, and from
+   the second read on (the end of the first measured window) the GPU is throttled: the SM
+   clock falls from 1980 to 1410 MHz with hw thermal slowdown, and power rises from 312.5 to
+   350 W. */
 #include <string.h>
+
+#define FAKE_NVML_ENERGY_STEP_MJ 90000ull
+/* Read by the sampler thread while the training thread reads the counter. */
+static unsigned long long energy_reads;
+static int throttled(void) {
+  return __atomic_load_n(&energy_reads, __ATOMIC_SEQ_CST) >= 2;
+}
 
 typedef void* nvmlDevice_t;
 typedef struct {
@@ -43,7 +54,22 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t* memory) {
   return 0;
 }
 int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* milliwatts) {
-  *milliwatts = 312500;
+  *milliwatts = throttled() ? 350000 : 312500;
+  return 0;
+}
+int nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long* millijoules) {
+  *millijoules = 5000000ull +
+                 __atomic_add_fetch(&energy_reads, 1, __ATOMIC_SEQ_CST) * FAKE_NVML_ENERGY_STEP_MJ;
+  return 0;
+}
+int nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int* mhz) {
+  if (type != 1) return 2; /* NVML_CLOCK_SM only */
+  *mhz = throttled() ? 1410 : 1980;
+  return 0;
+}
+/* The pre-535 name only, so the reader's fallback is what answers. */
+int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  *reasons = throttled() ? 0x40 : 0;
   return 0;
 }
 /* Not supported on this "device": the reader must leave the temperature empty. */

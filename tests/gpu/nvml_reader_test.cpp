@@ -1,5 +1,6 @@
 #include "harness/gpu/nvml_reader.hpp"
 
+#include "harness/gpu/clock_events.hpp"
 #include "tests/harness/torch_doctest.hpp"
 
 namespace scalestudy::gpu {
@@ -28,6 +29,35 @@ TEST_CASE("readings are converted to the telemetry table's units") {
   CHECK(sample.gpu_power_w == doctest::Approx(312.5));
   CHECK_FALSE(sample.gpu_temp_c.has_value());
   CHECK_FALSE(sample.cpu_rss_bytes.has_value());
+}
+
+TEST_CASE("the energy counter, the SM clock and the older driver's throttle reasons are read") {
+  auto reader = NvmlReader::open(NvmlOptions{SCALESTUDY_FAKE_NVML, "", 0});
+  REQUIRE_MESSAGE(reader.is_ok(), reader.status().message());
+  // The stand-in has only nvmlDeviceGetCurrentClocksThrottleReasons: the fallback answers.
+  CHECK((*reader)->missing_readings().empty());
+  metrics::TelemetrySample before;
+  (*reader)->read(before);
+  CHECK(before.gpu_sm_clock_mhz == 1980.0);
+  CHECK(before.gpu_clock_events == uint64_t{0});
+  Result<double> first = (*reader)->energy_mj();
+  Result<double> second = (*reader)->energy_mj();  // the stand-in throttles from here on
+  REQUIRE(first.is_ok());
+  REQUIRE(second.is_ok());
+  CHECK(*second - *first == 90000.0);
+  metrics::TelemetrySample after;
+  (*reader)->read(after);
+  CHECK(after.gpu_sm_clock_mhz == 1410.0);
+  CHECK(after.gpu_clock_events == uint64_t{0x40});
+  CHECK(after.gpu_power_w == doctest::Approx(350.0));
+}
+
+TEST_CASE("clock-event reasons are named as NVML defines their bits") {
+  CHECK(clock_event_names(0).empty());
+  CHECK(clock_event_names(0x40) == "hw thermal slowdown");
+  CHECK(clock_event_names(0x4 | 0x8 | 0x20 | 0x80) ==
+        "sw power cap, hw slowdown, sw thermal slowdown, hw power brake slowdown");
+  CHECK(clock_event_names(0x1 | 0x1000) == "gpu idle, reason 0x1000");
 }
 
 TEST_CASE("an unknown device is reported with what was asked for") {

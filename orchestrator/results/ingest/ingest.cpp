@@ -169,7 +169,8 @@ RunReading read_run(const PlannedRun& run) {
 
 Status delete_measurements(PreparedQueries& queries, const std::string& run_id) {
   std::vector<std::string> tables = {"m_phases", std::string("m_") + kStepsTable,
-                                     std::string("m_") + kArrivalsTable};
+                                     std::string("m_") + kArrivalsTable,
+                                     std::string("m_") + kEnergyTable};
   for (const CopiedTable& table : copied_tables()) tables.push_back(std::string("m_") + table.name);
   for (const auto& table : tables) {
     if (Status status = queries.run("DELETE FROM " + table + " WHERE run_id = ?", {run_id});
@@ -216,6 +217,12 @@ Status insert_rank(PreparedQueries& queries, const RankData& rank, bool store_st
   if (Status status =
           insert_rows(queries, std::string("m_") + kArrivalsTable, run_schema::kArrivals.columns,
                       rank.run_id, rank.rank, rank.tables.at(kArrivalsTable));
+      !status) {
+    return status;
+  }
+  if (Status status =
+          insert_rows(queries, std::string("m_") + kEnergyTable, run_schema::kEnergy.columns,
+                      rank.run_id, rank.rank, rank.tables.at(kEnergyTable));
       !status) {
     return status;
   }

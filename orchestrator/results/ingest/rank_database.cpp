@@ -39,12 +39,18 @@ double summary_value(const Rows& summary, const std::string& name, double fallba
   return fallback;
 }
 
-Result<Rows> read_arrivals(sqlite::Database& db, const Rows& summary) {
-  auto tables =
-      db.query_value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
-                     {std::string(kArrivalsTable)});
+// Whether the file has `table`: those added within version 1 are absent from older files.
+Result<bool> has_table(sqlite::Database& db, const char* table) {
+  auto tables = db.query_value(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", {std::string(table)});
   if (!tables) return tables.status();
-  if (!*tables || as_double(**tables) == 0) return Rows{};
+  return *tables && as_double(**tables) > 0;
+}
+
+Result<Rows> read_arrivals(sqlite::Database& db, const Rows& summary) {
+  auto exists = has_table(db, kArrivalsTable);
+  if (!exists) return exists.status();
+  if (!*exists) return Rows{};
   const double offset_s = summary_value(summary, "clock_offset_s", 0);
   return db.query("SELECT global_step, arrival_unix_s + ? FROM arrivals ORDER BY global_step",
                   {offset_s});
@@ -106,6 +112,16 @@ Result<RankData> read_rank_database(const std::string& path) {
   auto arrivals = read_arrivals(*db, data.tables[run_schema::kSummary.name]);
   if (!arrivals) return arrivals.status().with_context("table arrivals");
   data.tables[kArrivalsTable] = std::move(*arrivals);
+  auto has_energy = has_table(*db, kEnergyTable);
+  if (!has_energy) return has_energy.status();
+  if (*has_energy) {
+    auto energy = db->query(std::string("SELECT ") + run_schema::kEnergy.columns +
+                            " FROM energy ORDER BY epoch");
+    if (!energy) return energy.status().with_context("table energy");
+    data.tables[kEnergyTable] = std::move(*energy);
+  } else {
+    data.tables[kEnergyTable] = Rows{};
+  }
   return data;
 }
 

@@ -25,6 +25,8 @@ inline constexpr const char* kStepsTable = run_schema::kSteps.name;  // copied o
 // `arrivals` as (global_step, arrival_unix_s) on rank 0's clock (the rank's summary
 // clock_offset_s applied); no rows from a file written before the table existed.
 inline constexpr const char* kArrivalsTable = run_schema::kArrivals.name;
+// `energy` as written; no rows from a file written before the table existed.
+inline constexpr const char* kEnergyTable = run_schema::kEnergy.name;
 
 // Median/mean/extremes of one phase over the non-warm-up steps (all steps when a run
 // had only warm-up steps).
@@ -40,7 +42,8 @@ struct RankData {
   int world_size = 0;
   std::string status;  // running | completed | failed
   std::string failure_reason;
-  std::map<std::string, Rows> tables;  // by CopiedTable::name, plus kStepsTable, kArrivalsTable
+  // By CopiedTable::name, plus kStepsTable, kArrivalsTable, kEnergyTable.
+  std::map<std::string, Rows> tables;
   std::vector<PhaseAggregate> phases;
 };
 

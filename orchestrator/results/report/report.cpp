@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "orchestrator/common/job_state.hpp"
+#include "orchestrator/results/analysis/clock_drop.hpp"
 #include "orchestrator/results/analysis/thresholds.hpp"
 #include "orchestrator/results/ingest/system_facts.hpp"
 #include "orchestrator/results/report/report_ceilings.hpp"
@@ -187,6 +188,17 @@ void add_warnings(const std::vector<PointWork>& points, const std::vector<RunMea
     if (point.ceilings) {
       for (const std::string& warning : ceiling_warnings(*point.ceilings)) {
         report.warnings.push_back(point_name(point) + ": " + warning);
+      }
+    }
+    for (const RunMeasurement* run : work.measured) {
+      if (!run->energy) continue;
+      for (const RankEnergy& rank : run->energy->ranks) {
+        const std::string who =
+            "run " + run->run_id + " rank " + std::to_string(rank.rank) + " (" + rank.device + ")";
+        if (auto warning = clock_drop_warning(who, rank.sm_clock_max_mhz, rank.sm_clock_min_mhz,
+                                              rank.clock_events)) {
+          report.warnings.push_back(point_name(point) + ": " + *warning);
+        }
       }
     }
     if (point.throughput_samples_per_s.count >= 2 &&

@@ -123,6 +123,18 @@ struct ReportPoint {
   // Sensitivity: vs the baseline configuration at the same scale.
   std::optional<double> throughput_change_pct, accuracy_change_points;
 
+  // The device's energy over the measured steps (analysis/energy.hpp): joules per sample
+  // and average power per GPU, medians over the repeats that recorded them; peak power the
+  // largest. `energy_unavailable`: why they are empty ("" when they are not, or when no
+  // run recorded energy at all: `energy_recorded` false).
+  bool energy_recorded = false;
+  std::optional<double> joules_per_sample, avg_power_w, peak_power_w;
+  std::optional<double> joules_per_token;  // a language model's: per sample / seq_len
+  std::string energy_unavailable;
+  // The SM clock's range and the clock-event reasons over the ranks and repeats.
+  std::optional<double> sm_clock_max_mhz, sm_clock_min_mhz;
+  std::string clock_events;
+
   MemoryUse memory;
   MemoryUse memory_ratio;               // value / the baseline point's value
   std::vector<RankMemory> rank_memory;  // per rank, over repeats

@@ -167,6 +167,18 @@ Json stragglers_json(const ReportPoint& point) {
   return runs;
 }
 
+Json energy_json(const ReportPoint& point) {
+  if (!point.energy_recorded) return nullptr;
+  return Json{{"joules_per_sample", optional_number(point.joules_per_sample)},
+              {"joules_per_token", optional_number(point.joules_per_token)},
+              {"avg_power_w", optional_number(point.avg_power_w)},
+              {"peak_power_w", optional_number(point.peak_power_w)},
+              {"sm_clock_max_mhz", optional_number(point.sm_clock_max_mhz)},
+              {"sm_clock_min_mhz", optional_number(point.sm_clock_min_mhz)},
+              {"clock_events", point.clock_events},
+              {"unavailable", point.energy_unavailable}};
+}
+
 Json rank_arrivals_json(const ReportPoint& point) {
   Json ranks = Json::array();
   for (const RankArrival& arrival : point.rank_arrivals) {
@@ -237,6 +249,7 @@ Json point_json(const ReportPoint& point) {
       {"accuracy_vs_baseline", accuracy_vs_baseline_json(point)},
       {"throughput_change_pct", optional_number(point.throughput_change_pct)},
       {"accuracy_change_points", optional_number(point.accuracy_change_points)},
+      {"energy", energy_json(point)},
       {"memory", memory_json(point.memory)},
       {"memory_vs_baseline", memory_json(point.memory_ratio)},
       {"rank_memory", rank_memory_json(point)},

@@ -59,6 +59,42 @@ Summary summarize_measured(const std::vector<const RunMeasurement*>& runs,
   return summarize(values);
 }
 
+void fill_energy(const std::vector<const RunMeasurement*>& runs, ReportPoint& point) {
+  std::vector<double> per_sample, per_token, power;
+  std::string events;
+  for (const auto* run : runs) {
+    if (!run->energy) continue;
+    const RunEnergy& energy = *run->energy;
+    point.energy_recorded = true;
+    if (energy.joules_per_sample) {
+      per_sample.push_back(*energy.joules_per_sample);
+      if (run->tokens_per_sample && *run->tokens_per_sample > 0) {
+        per_token.push_back(*energy.joules_per_sample / *run->tokens_per_sample);
+      }
+    }
+    if (energy.avg_power_w) power.push_back(*energy.avg_power_w);
+    if (energy.peak_power_w) {
+      point.peak_power_w = std::max(point.peak_power_w.value_or(0), *energy.peak_power_w);
+    }
+    if (point.energy_unavailable.empty()) point.energy_unavailable = energy.unavailable;
+    for (const RankEnergy& rank : energy.ranks) {
+      if (rank.sm_clock_max_mhz) {
+        point.sm_clock_max_mhz =
+            std::max(point.sm_clock_max_mhz.value_or(0), *rank.sm_clock_max_mhz);
+      }
+      if (rank.sm_clock_min_mhz) {
+        point.sm_clock_min_mhz = std::min(point.sm_clock_min_mhz.value_or(*rank.sm_clock_min_mhz),
+                                          *rank.sm_clock_min_mhz);
+      }
+      events += (events.empty() ? "" : ", ") + rank.clock_events;
+    }
+  }
+  if (!per_sample.empty()) point.joules_per_sample = median(per_sample);
+  if (!per_token.empty()) point.joules_per_token = median(per_token);
+  if (!power.empty()) point.avg_power_w = median(power);
+  point.clock_events = merge_names(events);
+}
+
 void fill_measurements(PointWork& work, std::optional<double> target_acc) {
   ReportPoint& point = work.point;
   const auto& runs = work.measured;
@@ -115,6 +151,8 @@ void fill_measurements(PointWork& work, std::optional<double> target_acc) {
       median_of(runs, [](const RunMeasurement& r) { return r.optimizer_state_bytes; });
   work.gradient_bytes = median_of(runs, [](const RunMeasurement& r) { return r.gradient_bytes; });
   work.bucket_cap_mb = median_of(runs, [](const RunMeasurement& r) { return r.bucket_cap_mb; });
+
+  fill_energy(runs, point);
 
   std::map<int, std::vector<double>> accuracy_by_epoch;
   std::vector<double> times_to_accuracy;

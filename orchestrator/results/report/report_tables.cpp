@@ -122,6 +122,25 @@ void append(std::vector<Column>& to, std::vector<Column> more) {
   for (auto& column : more) to.push_back(std::move(column));
 }
 
+std::string magnitude_or_dash(const std::optional<double>& value) {
+  return value ? magnitude(*value) : std::string("-");
+}
+
+bool any_point(const Report& report, bool (*has)(const ReportPoint&)) {
+  return std::any_of(report.points.begin(), report.points.end(), has);
+}
+
+// "energy [J/sample]", or per token for a study that counts tokens (and recorded them).
+std::string energy_header(const Report& report) {
+  return report.throughput_unit == "tokens" ? "energy [J/token]" : "energy [J/sample]";
+}
+Column energy_column(const Report& report) {
+  const bool tokens = report.throughput_unit == "tokens";
+  return {energy_header(report), [tokens](const ReportPoint& p) {
+            return magnitude_or_dash(tokens ? p.joules_per_token : p.joules_per_sample);
+          }};
+}
+
 Table main_table(const Report& report) {
   std::vector<Column> columns = leading_columns(report, true);
   append(columns, throughput_columns(report));
@@ -139,6 +158,9 @@ Table main_table(const Report& report) {
     columns.push_back({"speedup", [](const ReportPoint& p) { return fixed(p.speedup, 2); }});
     columns.push_back(
         {"efficiency [%]", [](const ReportPoint& p) { return percent(p.efficiency); }});
+    if (any_point(report, [](const ReportPoint& p) { return p.joules_per_sample.has_value(); })) {
+      columns.push_back(energy_column(report));
+    }
     columns.push_back(accuracy);
   } else if (report.kind == "weak") {
     title = "Weak scaling: " + report.study;
@@ -310,6 +332,34 @@ Table memory_table(const Report& report) {
       "Memory [" + unit.name + "] (peaks: the largest over repeats and ranks" +
           (gpu_memory ? "; alloc: PyTorch's allocator, NVML: device memory in use)" : ")"),
       columns, report, [](const ReportPoint& p) { return !p.run_ids.empty(); });
+}
+
+// The device's energy, power and clocks over the measured steps, where the runs recorded
+// them; the note says why figures are empty (no NVML, an entry point the driver lacks).
+Table energy_table(const Report& report) {
+  std::vector<Column> columns = leading_columns(report, false);
+  append(
+      columns,
+      {energy_column(report),
+       {"avg power/GPU [W]", [](const ReportPoint& p) { return magnitude_or_dash(p.avg_power_w); }},
+       {"peak power [W]", [](const ReportPoint& p) { return magnitude_or_dash(p.peak_power_w); }},
+       {"SM clock [MHz]",
+        [](const ReportPoint& p) {
+          if (!p.sm_clock_min_mhz || !p.sm_clock_max_mhz) return std::string("-");
+          return fixed(*p.sm_clock_min_mhz, 0) + "–" + fixed(*p.sm_clock_max_mhz, 0);
+        }},
+       {"clock events",
+        [](const ReportPoint& p) { return p.clock_events.empty() ? "-" : p.clock_events; }}});
+  Table table = make_table("Energy and clocks over the measured steps", columns, report,
+                           [](const ReportPoint& p) { return p.energy_recorded; });
+  std::set<std::string> reasons;
+  for (const auto& point : report.points) {
+    if (!point.energy_unavailable.empty()) reasons.insert(point.energy_unavailable);
+  }
+  for (const auto& reason : reasons) {
+    table.note += (table.note.empty() ? "empty: " : "; ") + reason;
+  }
+  return table;
 }
 
 // Time-to-accuracy beside throughput efficiency, with the accuracy check against the
@@ -636,6 +686,7 @@ std::vector<ReportTable> report_tables(const Report& report) {
     add(time_to_target_table(report));
     add(comm_table(report));
     tables.push_back({memory_table(report), std::nullopt});
+    add(energy_table(report));
     add(output_metrics_table(report));
     for (const auto& projection : report.projections) {
       tables.push_back({projection_table(report, projection), std::nullopt});

@@ -168,6 +168,34 @@ Status load_telemetry_peaks(PreparedQueries& queries, RunMeasurement& run) {
       });
 }
 
+// Each rank's energy rows combined (analysis/energy.hpp); none where the ranks wrote none.
+Status load_energy(PreparedQueries& queries, RunMeasurement& run) {
+  std::vector<RankEnergy> ranks;
+  Status read = queries.for_each_row(
+      "SELECT e.rank, r.device, sum(e.samples), sum(e.measured_s), "
+      "CASE WHEN count(e.energy_j) = count(*) THEN sum(e.energy_j) END, max(e.peak_power_w), "
+      "max(e.sm_clock_max_mhz), min(e.sm_clock_min_mhz), group_concat(e.clock_events, ', '), "
+      "max(e.unavailable) FROM m_energy e JOIN m_run r ON r.run_id = e.run_id AND r.rank = "
+      "e.rank WHERE e.run_id = ? GROUP BY e.rank ORDER BY e.rank",
+      {run.run_id}, [&](const sqlite::Statement& row) {
+        RankEnergy rank;
+        rank.rank = as_int(row.column_value(0));
+        rank.device = sqlite::to_string(row.column_value(1));
+        rank.samples = static_cast<int64_t>(as_double(row.column_value(2)));
+        rank.measured_s = as_double(row.column_value(3));
+        rank.energy_j = as_optional(row.column_value(4));
+        rank.peak_power_w = as_optional(row.column_value(5));
+        rank.sm_clock_max_mhz = as_optional(row.column_value(6));
+        rank.sm_clock_min_mhz = as_optional(row.column_value(7));
+        rank.clock_events = merge_names(sqlite::to_string(row.column_value(8)));
+        rank.unavailable = sqlite::to_string(row.column_value(9));
+        ranks.push_back(std::move(rank));
+      });
+  if (!read) return read;
+  if (!ranks.empty()) run.energy = combine_rank_energy(std::move(ranks));
+  return Status::ok();
+}
+
 // A time in `unit` (ms when unknown) in milliseconds.
 double to_ms(double value, const std::string& unit) {
   if (unit == "s" || unit == "sec") return value * 1000;
@@ -271,6 +299,9 @@ Result<std::vector<RunMeasurement>> load_runs(sqlite::Database& study_db) {
   std::vector<Loader> loaders = {load_summary,  load_phases,          load_epochs,
                                  load_identity, load_telemetry_peaks, load_device};
   if (*output_metrics_table) loaders.push_back(load_output_metrics);
+  auto energy_table = table_exists(study_db, "m_energy");
+  if (!energy_table) return energy_table.status();
+  if (*energy_table) loaders.push_back(load_energy);
   PreparedQueries queries(study_db);
   std::vector<RunMeasurement> runs;
   for (const auto& row : *rows) {

@@ -14,6 +14,7 @@
 #include "harness/core/status.hpp"
 #include "orchestrator/results/analysis/bottleneck.hpp"
 #include "orchestrator/results/analysis/comm_model.hpp"
+#include "orchestrator/results/analysis/energy.hpp"
 #include "orchestrator/results/report/run_device.hpp"
 
 namespace scalestudy::results {
@@ -75,7 +76,10 @@ struct RunMeasurement {
   std::optional<double> cpu_rss_peak_bytes;
   std::optional<double> optimizer_state_bytes;  // the largest rank's
   std::optional<double> tokens_per_sample;      // a language model's seq_len
-  std::map<std::string, std::string> params;    // the parameters the program was given
+  // The device's energy, power and clocks over the measured steps (m_energy); none where
+  // the ranks recorded none (runs before the table, workloads without a training loop).
+  std::optional<RunEnergy> energy;
+  std::map<std::string, std::string> params;  // the parameters the program was given
   std::optional<double> gradient_bytes, bucket_cap_mb;
   // The batch the workload recorded it trained with (summary per_rank_batch, global_batch);
   // absent for workloads without one and for runs recorded before they were written.

@@ -54,6 +54,13 @@ CREATE TABLE IF NOT EXISTS m_arrivals (
   arrival_unix_s REAL NOT NULL,
   PRIMARY KEY (run_id, rank, global_step)
 );
+CREATE TABLE IF NOT EXISTS m_energy (
+  run_id TEXT NOT NULL, rank INTEGER NOT NULL, epoch INTEGER NOT NULL,
+  samples INTEGER NOT NULL, measured_s REAL NOT NULL, energy_j REAL, avg_power_w REAL,
+  peak_power_w REAL, sm_clock_max_mhz REAL, sm_clock_min_mhz REAL,
+  clock_events TEXT NOT NULL, unavailable TEXT NOT NULL,
+  PRIMARY KEY (run_id, rank, epoch)
+);
 CREATE TABLE IF NOT EXISTS m_telemetry (
   run_id TEXT NOT NULL, rank INTEGER NOT NULL, t_s REAL NOT NULL,
   cpu_rss_bytes INTEGER, gpu_util_pct REAL, gpu_mem_used_bytes INTEGER,

@@ -71,3 +71,18 @@ CREATE TABLE IF NOT EXISTS arrivals (
   global_step     INTEGER PRIMARY KEY,
   arrival_unix_s  REAL NOT NULL
 );
+-- One row per epoch with measured steps: the device's energy (NVML's counter read at the
+-- window's ends), power, SM clock and clock-event (throttle) reasons over those steps.
+-- Empty figures where NVML could not give them, with the reason in `unavailable`.
+CREATE TABLE IF NOT EXISTS energy (
+  epoch             INTEGER PRIMARY KEY,
+  samples           INTEGER NOT NULL,
+  measured_s        REAL NOT NULL,
+  energy_j          REAL,
+  avg_power_w       REAL,
+  peak_power_w      REAL,
+  sm_clock_max_mhz  REAL,
+  sm_clock_min_mhz  REAL,
+  clock_events      TEXT NOT NULL,
+  unavailable       TEXT NOT NULL
+);
