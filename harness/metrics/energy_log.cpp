@@ -29,13 +29,15 @@ DeviceReading EnergyLog::read() {
   return reading;
 }
 
-void EnergyLog::open() {
+void EnergyLog::open(int64_t measured_samples) {
+  if (open_) return;
   open_ = read();
+  samples_at_open_ = measured_samples;
 }
 
-void EnergyLog::close(int epoch, int64_t samples) {
+void EnergyLog::close(int epoch, int64_t measured_samples) {
   if (!open_) return;
-  windows_.push_back({epoch, samples, *open_, read()});
+  windows_.push_back({epoch, measured_samples - samples_at_open_, *open_, read()});
   open_.reset();
 }
 

@@ -54,9 +54,12 @@ class EnergyLog {
   EnergyLog(std::chrono::steady_clock::time_point origin, EnergyCounter counter,
             TelemetrySource device, std::string unavailable);
 
-  void open();
-  // Ends the open window (if any) as `epoch`'s, with this rank's measured samples in it.
-  void close(int epoch, int64_t samples);
+  // `measured_samples`: the epoch's measured samples so far (a resumed epoch's earlier
+  // attempts' included); the window counts those added until close(). A window already
+  // open stays so: a checkpoint written mid-epoch closes the throughput window, not this.
+  void open(int64_t measured_samples);
+  // Ends the open window (if any) as `epoch`'s.
+  void close(int epoch, int64_t measured_samples);
 
   const std::vector<EnergyWindow>& windows() const { return windows_; }
   const std::string& unavailable() const { return unavailable_; }
@@ -70,6 +73,7 @@ class EnergyLog {
   std::string unavailable_;
   std::string counter_error_;  // the counter's first error
   std::optional<DeviceReading> open_;
+  int64_t samples_at_open_ = 0;
   std::vector<EnergyWindow> windows_;
 };
 

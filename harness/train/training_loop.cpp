@@ -86,7 +86,7 @@ Result<std::optional<GlobalMetrics>> TrainingLoop::run_epoch(int64_t epoch) {
     if (context_.checkpointed) return std::optional<GlobalMetrics>();
     if (!meter_.is_warmup(global_step_) && !meter_.window_open()) {
       if (Status opened = recorder_.open_measured_window(); !opened) return opened;
-      context_.energy.open();
+      context_.energy.open(meter_.epoch_measured().samples);
     }
     std::optional<data::Batch> batch;
     TaskOutput output;

@@ -49,8 +49,9 @@ TEST_CASE("without NVML the log keeps its windows, every figure empty with the r
   EnergyLog log(std::chrono::steady_clock::now(), nullptr, nullptr,
                 "no GPU: the run is on the CPU");
   log.close(1, 10);  // no window open: nothing
-  log.open();
-  log.close(1, 64);
+  log.open(16);      // a resumed epoch: 16 samples measured by an earlier attempt
+  log.open(32);      // after a checkpoint mid-epoch: the window stays open from 16
+  log.close(1, 80);
   REQUIRE(log.windows().size() == 1);
   std::vector<EnergyRow> rows = summarise_energy(log.windows(), {}, log.unavailable());
   REQUIRE(rows.size() == 1);
@@ -70,9 +71,9 @@ TEST_CASE("a counter that cannot be read says why, once") {
         return Status::error("nvmlDeviceGetTotalEnergyConsumption: Not Supported");
       },
       nullptr, "");
-  log.open();
+  log.open(0);
   log.close(1, 8);
-  log.open();
+  log.open(0);
   log.close(2, 8);
   CHECK(reads == 4);
   CHECK(log.unavailable() == "nvmlDeviceGetTotalEnergyConsumption: Not Supported");

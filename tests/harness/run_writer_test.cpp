@@ -63,7 +63,7 @@ TEST_CASE("the writer's schema is the one docs/run-database.md documents") {
   REQUIRE(written->exec(run_schema::kCreateSql));
   REQUIRE(written->exec(run_schema::kAddedSql));
   for (const char* table : {"run", "provenance", "steps", "epochs", "summary", "telemetry",
-                            "collectives", "arrivals"}) {
+                            "collectives", "arrivals", "energy"}) {
     INFO(table);
     CHECK(!columns(*documented, table).empty());
     CHECK(columns(*written, table) == columns(*documented, table));
@@ -182,6 +182,14 @@ TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoin
     EpochRow epoch;
     REQUIRE((*writer)->add_epoch(epoch));
     REQUIRE((*writer)->add_arrivals({{2, 1.5}, {3, 2.5}, {4, 3.5}, {5, 4.5}}));
+    metrics::EnergyRow first, unread;
+    first.epoch = 1;
+    first.samples = 48;
+    first.energy_j = 90;
+    first.clock_events = "hw thermal slowdown";
+    unread.epoch = 2;
+    unread.unavailable = "no GPU: the run is on the CPU";
+    REQUIRE((*writer)->add_energy({first, unread}));
     REQUIRE((*writer)->mark_failed("checkpointed at global step 4"));
   }
   RunIdentity second = identity_of_rank(0);
@@ -200,6 +208,11 @@ TEST_CASE("a resumed attempt continues the record: rows kept up to its checkpoin
     CHECK(std::get<int64_t>(*scalar(*db, "SELECT max(global_step) FROM steps")) == 3);
     CHECK(std::get<int64_t>(*scalar(*db, "SELECT count(*) FROM epochs")) == 1);
     CHECK(std::get<int64_t>(*scalar(*db, "SELECT max(global_step) FROM arrivals")) == 3);
+    // The epoch redone loses its energy row; the one kept keeps its figures.
+    CHECK(std::get<std::string>(
+              *scalar(*db,
+                      "SELECT epoch || ' ' || samples || ' ' || energy_j || ' ' || clock_events || "
+                      "unavailable FROM energy")) == "1 48 90.0 hw thermal slowdown");
   }
   // An earlier attempt's file from before the arrivals table existed gets it.
   writer->reset();

@@ -340,6 +340,7 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "accuracy_vs_baseline",
                                              "throughput_change_pct",
                                              "accuracy_change_points",
+                                             "energy",
                                              "memory",
                                              "memory_vs_baseline",
                                              "rank_memory",
@@ -350,6 +351,7 @@ TEST_CASE("report JSON: versioned, every documented field present") {
                                              "stragglers",
                                              "rank_arrivals",
                                              "system"});
+  CHECK(point["energy"].is_null());  // its runs wrote no energy table
   CHECK(keys(point["throughput_samples_per_s"]) ==
         std::set<std::string>{"count", "median", "min", "max", "mean", "stddev", "cv_pct",
                               "ci95_half_width"});
