@@ -127,6 +127,11 @@ TEST_CASE("a run's energy per sample, power and clock drop from NVML reach every
     CHECK(rendered.find(std::string("run energy-n1 rank 0 (cpu): ") + kWarning) !=
           std::string::npos);
   }
+  // CSV holds the tables alone (no warnings).
+  const std::string csv = results::render_report(report, results::ReportFormat::kCsv);
+  CHECK(csv.find("# Energy and clocks over the measured steps") != std::string::npos);
+  CHECK(csv.find(per_sample) != std::string::npos);
+  CHECK(csv.find("hw thermal slowdown") != std::string::npos);
   const auto json = nlohmann::json::parse(results::render_report_json(report));
   const auto& energy = json["points"][0]["energy"];
   CHECK(energy["joules_per_sample"].get<double>() == doctest::Approx(joules_per_sample));
