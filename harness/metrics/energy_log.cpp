@@ -1,6 +1,7 @@
 #include "harness/metrics/energy_log.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "harness/gpu/clock_events.hpp"
 
@@ -80,8 +81,19 @@ std::vector<EnergyRow> summarise_energy(const std::vector<EnergyWindow>& windows
     }
     add(window.end.sample);
     row.clock_events = events_read ? gpu::clock_event_names(events) : "";
-    const bool complete = row.energy_j && row.peak_power_w && row.sm_clock_min_mhz && events_read;
-    if (!complete) row.unavailable = unavailable;
+    // An entry point that is there but answers an error (a GPU without that sensor) leaves
+    // no reason of its own: name what is missing.
+    std::string missing;
+    for (const auto& [read, what] :
+         {std::pair<bool, const char*>{row.energy_j.has_value(), "energy"},
+          {row.peak_power_w.has_value(), "power"},
+          {row.sm_clock_min_mhz.has_value(), "SM clock"},
+          {events_read, "clock events"}}) {
+      if (!read) missing += (missing.empty() ? "" : ", ") + std::string(what);
+    }
+    if (!missing.empty()) {
+      row.unavailable = unavailable.empty() ? "NVML gave no " + missing : unavailable;
+    }
     rows.push_back(std::move(row));
   }
   return rows;

@@ -80,5 +80,15 @@ TEST_CASE("a counter that cannot be read says why, once") {
   CHECK_FALSE(summarise_energy(log.windows(), {}, log.unavailable())[1].energy_j);
 }
 
+TEST_CASE("readings NVML answered with an error are named where no reason was given") {
+  TelemetrySample no_clock = sample(1, 300, 0, 0);
+  no_clock.gpu_sm_clock_mhz.reset();
+  no_clock.gpu_clock_events.reset();
+  EnergyWindow window{1, 8, reading(1, 0, no_clock), reading(2, 1000, no_clock)};
+  std::vector<EnergyRow> rows = summarise_energy({window}, {}, "");
+  CHECK(rows[0].energy_j == 1.0);
+  CHECK(rows[0].unavailable == "NVML gave no SM clock, clock events");
+}
+
 }  // namespace
 }  // namespace scalestudy::metrics

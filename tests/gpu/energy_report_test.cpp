@@ -155,9 +155,15 @@ TEST_CASE("without NVML the energy figures are empty and the report says why") {
   CHECK(point.energy_recorded);
   CHECK_FALSE(point.joules_per_sample);
   CHECK(point.energy_unavailable.rfind("NVML unavailable: ", 0) == 0);
-  const std::string table = results::render_report(report, results::ReportFormat::kTable);
-  CHECK(table.find("Energy and clocks over the measured steps") != std::string::npos);
-  CHECK(table.find("empty: NVML unavailable: ") != std::string::npos);
+  for (auto format : {results::ReportFormat::kTable, results::ReportFormat::kMarkdown,
+                      results::ReportFormat::kHtml, results::ReportFormat::kCsv}) {
+    const std::string rendered = results::render_report(report, format);
+    CAPTURE(static_cast<int>(format));
+    CHECK(rendered.find("Energy and clocks over the measured steps") != std::string::npos);
+    CHECK((format == results::ReportFormat::kCsv ||
+           rendered.find("empty: NVML unavailable: ") != std::string::npos));
+    CHECK(rendered.find("SM clock fell") == std::string::npos);
+  }
   const auto json = nlohmann::json::parse(results::render_report_json(report));
   CHECK(json["points"][0]["energy"]["joules_per_sample"].is_null());
   CHECK(json["points"][0]["energy"]["unavailable"].get<std::string>().rfind("NVML unavailable: ",
