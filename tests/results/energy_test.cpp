@@ -1,10 +1,13 @@
 // The pure pieces of the energy figures: a run's joules per sample and power from its
-// ranks' counter readings, and the clock-drop rule with the reasons it names.
+// ranks' counter readings, the clock-drop rule with the reasons it names, and the energy
+// column of a study that counts tokens.
 #include "orchestrator/results/analysis/energy.hpp"
 
 #include <doctest/doctest.h>
 
 #include "orchestrator/results/analysis/clock_drop.hpp"
+#include "orchestrator/results/report/report_cells.hpp"
+#include "orchestrator/results/report/report_render.hpp"
 
 using namespace scalestudy::results;
 
@@ -64,4 +67,23 @@ TEST_CASE("a clock that fell 5% or more is a warning naming NVML's reasons") {
   CHECK_FALSE(clock_drop_warning("rank 0", 2000, 1901, "sw power cap"));  // under 5%
   CHECK_FALSE(clock_drop_warning("rank 0", 1980, 1980, ""));
   CHECK_FALSE(clock_drop_warning("rank 0", std::nullopt, std::nullopt, "hw slowdown"));
+}
+
+TEST_CASE("a study that counts tokens shows energy per token beside each scale") {
+  Report report;
+  report.study = "lm";
+  report.kind = "strong";
+  report.throughput_unit = "tokens";
+  ReportPoint point;
+  point.world_size = point.nodes = 1;
+  point.run_ids = {"r1"};
+  point.energy_recorded = true;
+  point.joules_per_sample = 2048;
+  point.joules_per_token = 2;  // 1,024 tokens a sample
+  report.points = {point};
+  const std::string table = render_report(report, ReportFormat::kWideTable);
+  CHECK(table.find("energy [J/token]") != std::string::npos);
+  CHECK(table.find("energy [J/sample]") == std::string::npos);
+  CHECK(table.find(magnitude(2)) != std::string::npos);
+  CHECK(table.find(magnitude(2048)) == std::string::npos);
 }
