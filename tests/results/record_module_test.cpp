@@ -92,7 +92,7 @@ TEST_CASE("the recording module writes exactly the documented run-database schem
   std::smatch block;
   REQUIRE(std::regex_search(doc, block, std::regex("```sql\\n([\\s\\S]*?)```")));
   const auto documented = schema_of_sql(block[1].str());
-  REQUIRE(documented.size() == 8);
+  REQUIRE(documented.size() == 9);
   CHECK(schema_of_sql(std::string(run_schema::kCreateSql) + run_schema::kAddedSql) == documented);
 
   ModuleRun module;
