@@ -36,7 +36,9 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
 
 // A workload that appends "<rank> <job id>" to <out-dir>/executions.txt, sleeps --sleep-s
 // seconds and exits 3 when --fail is 1; with --ignore-term 1 it ignores SIGTERM (so only a
-// time limit's SIGKILL stops it). Flags as scalestudy passes them.
+// time limit's SIGKILL stops it). A signal that ends its sleep ends it with the same status
+// (as a program killed by it: the shell itself may not be signalled before it would exit
+// 0). Flags as scalestudy passes them.
 inline std::string write_fake_workload(const std::filesystem::path& dir) {
   std::filesystem::create_directories(dir);
   const auto path = dir / "fake_workload.sh";
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$ignore_term" = 1 ] && trap '' TERM
 echo "${RANK:-${SLURM_PROCID:-0}} ${SLURM_ARRAY_JOB_ID:-${SLURM_JOB_ID:-local}}" >> "$out/executions.txt"
-sleep "$sleep_s"
+sleep "$sleep_s" || exit $?
 [ "$fail" = 1 ] && exit 3
 exit 0
 )sh";
