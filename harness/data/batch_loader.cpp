@@ -45,6 +45,10 @@ Result<std::unique_ptr<BatchLoader>> BatchLoader::for_training(const ImageSplit&
       new BatchLoader(split, stats, std::move(plan), options.prefetch_depth, options.first_batch));
 }
 
+int prefetch_depth_for(const torch::Device& compute_device) {
+  return compute_device.is_cpu() ? 0 : kDefaultPrefetchDepth;
+}
+
 Result<std::unique_ptr<BatchLoader>> BatchLoader::for_evaluation(const ImageSplit& split,
                                                                  const ChannelStats& stats,
                                                                  RankInWorld where,

@@ -30,20 +30,31 @@
 
 namespace scalestudy::data {
 
+inline constexpr int kDefaultPrefetchDepth = 2;
+
+// The prefetch depth for a rank that computes on `compute_device`: none on the CPU. There the
+// rank's intra-op threads own its cores, and a loader thread's ATen ops start an OpenMP team
+// of their own; with more OpenMP threads than cores libgomp stops spin-waiting between
+// parallel regions, so the compute team sleeps and wakes around each of a step's thousands
+// of ops: ResNet-18 at batch 32 on 2 cores ran 8% slower with a prefetching loader than with
+// its batches assembled on the training thread (docs/performance.md).
+int prefetch_depth_for(const torch::Device& compute_device);
+
 struct TrainEpochOptions {
   int64_t global_batch = 0;  // split evenly over the ranks; the epoch's tail is dropped
   uint64_t seed = 0;
   int64_t epoch = 0;  // 0-based; with seed, fixes the shuffle and the augmentation
   AugmentOptions augment;
-  int prefetch_depth = 2;
+  int prefetch_depth = kDefaultPrefetchDepth;
   // The first batch served (a resumed epoch); batch i is the same whatever the start.
   int64_t first_batch = 0;
 };
 
-// What a training task's train_batches() hands on: no augmentation, default prefetch.
+// What a training task's train_batches() hands on: no augmentation.
 inline TrainEpochOptions epoch_options(int64_t epoch, int64_t global_batch, int64_t first_batch,
-                                       uint64_t seed) {
+                                       uint64_t seed, int prefetch_depth) {
   TrainEpochOptions options;
+  options.prefetch_depth = prefetch_depth;
   options.global_batch = global_batch;
   options.seed = seed;
   options.epoch = epoch;
@@ -58,11 +69,9 @@ class BatchLoader {
                                                            RankInWorld where,
                                                            const TrainEpochOptions& options);
   // `per_rank_batch` samples per batch; the last batch may be smaller.
-  static Result<std::unique_ptr<BatchLoader>> for_evaluation(const ImageSplit& split,
-                                                             const ChannelStats& stats,
-                                                             RankInWorld where,
-                                                             int64_t per_rank_batch,
-                                                             int prefetch_depth = 2);
+  static Result<std::unique_ptr<BatchLoader>> for_evaluation(
+      const ImageSplit& split, const ChannelStats& stats, RankInWorld where, int64_t per_rank_batch,
+      int prefetch_depth = kDefaultPrefetchDepth);
   ~BatchLoader();
   BatchLoader(const BatchLoader&) = delete;
   BatchLoader& operator=(const BatchLoader&) = delete;

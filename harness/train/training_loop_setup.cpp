@@ -25,8 +25,13 @@ Status TrainingLoop::prepare() {
   gpu::apply_math_modes(config_.precision, config_.cudnn_benchmark);
   if (config_.deterministic) gpu::enable_deterministic_kernels();
   torch::manual_seed(config_.seed);
-  TaskSetup setup{context_.flags, context_.rank_info, config_.seed,
-                  device_,        config_.precision,  memory_format()};
+  TaskSetup setup{context_.flags,
+                  context_.rank_info,
+                  config_.seed,
+                  device_,
+                  config_.precision,
+                  memory_format(),
+                  data::prefetch_depth_for(device_)};
   if (Status ready = task_.setup(setup); !ready) return ready;
   torch::nn::Module& module = task_.module();
   module.to(device_);
@@ -86,6 +91,7 @@ Status TrainingLoop::prepare() {
   return context_.writer.add_provenance(
       {{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
        {"data_on_device", resident_split_ ? "true" : "false"},
+       {"loader_prefetch_depth", std::to_string(data::prefetch_depth_for(device_))},
        {"buffer_sync", "before_validation"},
        {"optimizer_sharding", shards_ ? "zero1" : "none"},
        {"gradient_reduction", gradient_reduction_},

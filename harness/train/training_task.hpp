@@ -33,6 +33,8 @@ struct TaskSetup {
   // for a task that builds tensors of its own.
   gpu::Precision precision = gpu::Precision::kFp32;
   at::MemoryFormat memory_format = at::MemoryFormat::Contiguous;
+  // What the task's BatchLoaders prefetch (data::prefetch_depth_for the device).
+  int prefetch_depth = data::kDefaultPrefetchDepth;
 };
 
 // A task's training split in the form the loop can keep in device memory and assemble

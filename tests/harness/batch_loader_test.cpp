@@ -1,5 +1,6 @@
 #include "harness/data/batch_loader.hpp"
 
+#include <filesystem>
 #include <set>
 
 #include "harness/data/synthetic_dataset.hpp"
@@ -91,6 +92,41 @@ TEST_CASE("prefetching changes nothing but timing: same batches with depth 0 and
   for (size_t b = 0; b < 5; ++b) {
     CHECK(torch::equal(synchronous[b].images, prefetched[b].images));
     CHECK(torch::equal(synchronous[b].labels, prefetched[b].labels));
+  }
+}
+
+namespace {
+
+int64_t threads_of_this_process() {
+  const auto tasks = std::filesystem::directory_iterator("/proc/self/task");
+  return std::distance(std::filesystem::begin(tasks), std::filesystem::end(tasks));
+}
+
+}  // namespace
+
+// On a CPU rank a prefetching loader's thread brings its own OpenMP team beside the training
+// thread's, and libgomp, with more threads than cores, stops spin-waiting (batch_loader.hpp).
+TEST_CASE("a CPU rank's loader assembles on the training thread; a GPU rank's on its own") {
+  CHECK(sd::prefetch_depth_for(torch::kCPU) == 0);
+  CHECK(sd::prefetch_depth_for(torch::Device(torch::kCUDA, 0)) == sd::kDefaultPrefetchDepth);
+  const sd::ImageDataset dataset = small_dataset(3, 64);  // big enough for parallel ops
+  torch::ones({1 << 20}).mul(2).sum();  // this thread's OpenMP team exists before counting
+  for (const torch::Device device : {torch::Device(torch::kCPU), torch::Device(torch::kCUDA)}) {
+    CAPTURE(device.str());
+    sd::TrainEpochOptions options;
+    options.global_batch = 20;
+    options.prefetch_depth = sd::prefetch_depth_for(device);
+    const int64_t before = threads_of_this_process();
+    auto loader =
+        sd::BatchLoader::for_training(dataset.train, dataset.normalization, {0, 1}, options);
+    REQUIRE(loader.is_ok());
+    REQUIRE((*loader)->next());
+    const int64_t during = threads_of_this_process();
+    if (device.is_cpu()) {
+      CHECK(during == before);
+    } else {
+      CHECK(during > before);
+    }
   }
 }
 

@@ -82,6 +82,7 @@ Status DdpmTask::setup(const train::TaskSetup& setup) {
   if (!config) return config.status();
   where_ = data::RankInWorld{setup.rank_info.rank, setup.rank_info.world_size};
   seed_ = setup.seed;
+  prefetch_depth_ = setup.prefetch_depth;
   device_ = setup.device;
 
   data::DatasetOptions dataset_options;
@@ -110,7 +111,7 @@ Result<std::unique_ptr<data::BatchLoader>> DdpmTask::train_batches(int64_t epoch
                                                                    int64_t first_batch) {
   return data::BatchLoader::for_training(
       dataset_->train, kToSymmetricRange, where_,
-      data::epoch_options(epoch, global_batch, first_batch, seed_));
+      data::epoch_options(epoch, global_batch, first_batch, seed_, prefetch_depth_));
 }
 
 std::optional<train::ResidentData> DdpmTask::resident_training_data() const {
@@ -120,7 +121,7 @@ std::optional<train::ResidentData> DdpmTask::resident_training_data() const {
 Result<std::unique_ptr<data::BatchLoader>> DdpmTask::eval_batches(int64_t per_rank_batch) {
   eval_generator_ = seeded_generator(device_, stream_seed(seed_, 1, where_.rank));
   return data::BatchLoader::for_evaluation(dataset_->test, kToSymmetricRange, where_,
-                                           per_rank_batch);
+                                           per_rank_batch, prefetch_depth_);
 }
 
 train::TaskOutput DdpmTask::forward(const data::Batch& batch) {

@@ -37,6 +37,7 @@ class DdpmTask : public train::TrainingTask {
  private:
   data::RankInWorld where_;
   uint64_t seed_ = 0;
+  int prefetch_depth_ = data::kDefaultPrefetchDepth;
   torch::Device device_ = torch::kCPU;
   std::optional<data::ImageDataset> dataset_;
   UNet unet_{nullptr};

@@ -29,6 +29,7 @@ Status LmTask::setup(const train::TaskSetup& setup) {
   config_ = std::move(*config);
   where_ = data::RankInWorld{setup.rank_info.rank, setup.rank_info.world_size};
   seed_ = setup.seed;
+  prefetch_depth_ = setup.prefetch_depth;
   auto tokens = load_tokens(config_, seed_);
   if (!tokens) return tokens.status();
   const GptConfig& model = config_.model;
@@ -59,7 +60,7 @@ Result<std::unique_ptr<data::BatchLoader>> LmTask::train_batches(int64_t epoch,
                                                                  int64_t first_batch) {
   return data::BatchLoader::for_training(
       train_windows_, stats(), where_,
-      data::epoch_options(epoch, global_batch, first_batch, seed_));
+      data::epoch_options(epoch, global_batch, first_batch, seed_, prefetch_depth_));
 }
 
 std::optional<train::ResidentData> LmTask::resident_training_data() const {
@@ -67,7 +68,8 @@ std::optional<train::ResidentData> LmTask::resident_training_data() const {
 }
 
 Result<std::unique_ptr<data::BatchLoader>> LmTask::eval_batches(int64_t per_rank_batch) {
-  return data::BatchLoader::for_evaluation(validation_windows_, stats(), where_, per_rank_batch);
+  return data::BatchLoader::for_evaluation(validation_windows_, stats(), where_, per_rank_batch,
+                                           prefetch_depth_);
 }
 
 train::TaskOutput LmTask::forward(const data::Batch& batch) {

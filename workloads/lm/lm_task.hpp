@@ -38,6 +38,7 @@ class LmTask : public train::TrainingTask {
 
   data::RankInWorld where_;
   uint64_t seed_ = 0;
+  int prefetch_depth_ = data::kDefaultPrefetchDepth;
   LmConfig config_;
   data::ImageSplit train_windows_, validation_windows_;
   int64_t corpus_files_ = 0;

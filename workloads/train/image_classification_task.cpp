@@ -66,6 +66,7 @@ Status ImageClassificationTask::setup(const train::TaskSetup& setup) {
   const train::Flags& flags = setup.flags;
   where_ = data::RankInWorld{setup.rank_info.rank, setup.rank_info.world_size};
   seed_ = setup.seed;
+  prefetch_depth_ = setup.prefetch_depth;
   data::DatasetOptions dataset_options;
   dataset_options.name = flags.get("dataset");
   dataset_options.root = flags.get("data-root");
@@ -99,7 +100,8 @@ Status ImageClassificationTask::setup(const train::TaskSetup& setup) {
 
 Result<std::unique_ptr<data::BatchLoader>> ImageClassificationTask::train_batches(
     int64_t epoch, int64_t global_batch, int64_t first_batch) {
-  data::TrainEpochOptions options = data::epoch_options(epoch, global_batch, first_batch, seed_);
+  data::TrainEpochOptions options =
+      data::epoch_options(epoch, global_batch, first_batch, seed_, prefetch_depth_);
   options.augment = augment_;
   return data::BatchLoader::for_training(dataset_->train, dataset_->normalization, where_, options);
 }
@@ -107,7 +109,7 @@ Result<std::unique_ptr<data::BatchLoader>> ImageClassificationTask::train_batche
 Result<std::unique_ptr<data::BatchLoader>> ImageClassificationTask::eval_batches(
     int64_t per_rank_batch) {
   return data::BatchLoader::for_evaluation(dataset_->test, dataset_->normalization, where_,
-                                           per_rank_batch);
+                                           per_rank_batch, prefetch_depth_);
 }
 
 train::TaskOutput ImageClassificationTask::forward(const data::Batch& batch) {

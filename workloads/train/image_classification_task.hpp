@@ -30,6 +30,7 @@ class ImageClassificationTask : public train::TrainingTask {
  private:
   data::RankInWorld where_;
   uint64_t seed_ = 0;
+  int prefetch_depth_ = data::kDefaultPrefetchDepth;
   data::AugmentOptions augment_;
   std::optional<data::ImageDataset> dataset_;
   std::optional<models::Model> model_;
