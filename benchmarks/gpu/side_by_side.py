@@ -29,8 +29,11 @@ device name (dense tensor-core figures for bf16/fp16 and tf32, CUDA-core figures
 --lm-batches B,...: a second table, the language model: scalestudy-lm (beside --binary, or
 --lm-binary) against lm_reference_train.py, nanoGPT's model and step in PyTorch, eager and
 under each --compile mode, per batch at --lm-preset (GPT-2 small: context 1024, vocabulary
-50,304), AdamW, synthetic tokens on the device, the same warm-up and measured steps,
-interleaved; tokens/s, the ratio and MFU by the 6 N + 12 L d T rule. --batches "" leaves the
+50,304), AdamW, synthetic tokens on the device, the same warm-up and measured steps, all
+interleaved; scalestudy-lm twice: its plain path and its fast path (--lm-fast-flags; a
+failure there shows as "failed" and is named in the note, the rest of the table stands);
+tokens/s, the ratios (plain against eager, fast against eager and each compiled mode) and
+MFU by the 6 N + 12 L d T rule. --batches "" leaves the
 ResNet grid and its cross-check out.
 
 Usage (on the GPU machine, from the repository root, after building with
@@ -66,6 +69,13 @@ CROSS_CHECK_LR = 0.01
 LOSS_TOLERANCE = {"cpu": 1e-3, "cuda": 1e-2}
 SYNTHETIC_TRAIN_SAMPLES = 10000  # harness/data/synthetic_dataset.hpp: train_size
 SEED = 0
+# The fastest LM step scalestudy-lm can take (docs/lm.md): the fused chunked head and
+# cross-entropy, GELU in the GEMM epilogue, the fused AdamW and, on a GPU, the whole step as
+# one CUDA graph.
+LM_FAST_FLAGS = {
+    "cuda": "--fused-head true --gelu-epilogue true --optimizer-impl foreach --cuda-graph true",
+    "cpu": "--fused-head true --gelu-epilogue true",
+}
 # Validation lies outside the measured steps: a timed run validates a token few samples.
 TIMED_RUN_VAL_SAMPLES = 100
 OPTIMIZER = {"lr": 0.1, "momentum": 0.9, "nesterov": True, "weight_decay": 5e-4}
@@ -193,15 +203,32 @@ def cross_check(binary, tolerance, device, batch):
         raise SystemExit(f"cross-check failed:\n  C++    {cpp_losses}\n  Python {python_losses}")
 
 
-def interleaved(repeats, first, second, rate="images_per_s"):
-    """Median `rate` of each side over repeats runs, alternating which side goes first."""
-    results = ([], [])
+def interleaved(repeats, *sides, rate="images_per_s"):
+    """Median `rate` of each side over repeats runs, the order rotating every repeat (two
+    sides alternate which goes first). A side whose runs all failed (results without `rate`,
+    as failed_as_result gives) keeps its last result."""
+    results = tuple([] for _ in sides)
     for repeat in range(repeats):
-        order = (0, 1) if repeat % 2 == 0 else (1, 0)
-        for side in order:
-            results[side].append((first, second)[side]())
-    return tuple({**side_results[-1], rate: statistics.median(r[rate] for r in side_results)}
-                 for side_results in results)
+        shift = repeat % len(sides)
+        for side in list(range(len(sides)))[shift:] + list(range(len(sides)))[:shift]:
+            results[side].append(sides[side]())
+    combined = []
+    for side_results in results:
+        rates = [r[rate] for r in side_results if rate in r]
+        combined.append({**side_results[-1], rate: statistics.median(rates)} if rates
+                        else side_results[-1])
+    return tuple(combined)
+
+
+def failed_as_result(runner):
+    """`runner`, whose failure becomes a result {"failed": its first line} instead of ending
+    the table (a fast path that has not run on this device yet)."""
+    def run_or_fail():
+        try:
+            return runner()
+        except RuntimeError as error:
+            return {"failed": str(error).splitlines()[0]}
+    return run_or_fail
 
 
 def run_python_lm(batch, preset, precision, compile_mode, steps, warmup, device):
@@ -223,10 +250,10 @@ def lm_command(binary, batch, preset, precision, steps, warmup, out_dir, device)
             "--eval-batch-size", str(batch), "--calibrate", "false", "--out-dir", out_dir]
 
 
-def run_cpp_lm(binary, batch, preset, precision, steps, warmup, device):
+def run_cpp_lm(binary, batch, preset, precision, steps, warmup, device, extra_flags=()):
     with tempfile.TemporaryDirectory() as out_dir:
-        run(lm_command(binary, batch, preset, precision, steps, warmup, out_dir, device),
-            "C++ scalestudy-lm")
+        run(lm_command(binary, batch, preset, precision, steps, warmup, out_dir, device)
+            + list(extra_flags), "C++ scalestudy-lm")
         with sqlite3.connect(os.path.join(out_dir, "rank0.sqlite")) as db:
             (rate,) = db.execute(
                 "SELECT value FROM summary WHERE name = 'tokens_per_s'").fetchone()
@@ -251,32 +278,69 @@ def rate_cells(key, python, cpp, compiled, flops_per_item, peak):
     return cells
 
 
+def lm_columns(compile_modes):
+    """The columns lm_cells fills."""
+    return (["LM batch", "precision", "python tok/s", "C++ tok/s", "C++/py", "C++ fast tok/s",
+             "C++ fast/py"]
+            + [f"compile-{m} tok/s" for m in compile_modes]
+            + [f"C++ fast/compile-{m}" for m in compile_modes]
+            + ["MFU C++", "MFU C++ fast", "MFU py"])
+
+
+def lm_cells(python, cpp, fast, compiled, flops_per_token, peak):
+    """An LM row's rates: nanoGPT eager, the C++ plain path and the fast path (or "failed")
+    against it, each compiled mode and the fast path against it, and the MFU of each."""
+    key = "tokens_per_s"
+
+    def against(numerator, denominator):
+        return "-" if key not in numerator else f"{numerator[key] / denominator[key]:.2f}"
+
+    def mfu(result):
+        if key not in result:
+            return "-"
+        return f"{100 * result[key] * flops_per_token / (peak * 1e12):.1f}%" if peak else "n/a"
+    cells = [f"{python[key]:.0f}", f"{cpp[key]:.0f}", against(cpp, python),
+             f"{fast[key]:.0f}" if key in fast else "failed", against(fast, python)]
+    cells += [f"{c[key]:.0f}" for c in compiled]
+    cells += [against(fast, c) for c in compiled]
+    return cells + [mfu(cpp), mfu(fast), mfu(python)]
+
+
 def lm_table(args, compile_modes):
-    """The LM rows: (columns, rows, note)."""
+    """The LM rows: (columns, rows, note). nanoGPT eager and compiled, the C++ plain path and
+    the C++ fast path (--lm-fast-flags) run interleaved."""
     binary = args.lm_binary or os.path.join(os.path.dirname(args.binary), "scalestudy-lm")
-    columns = ["LM batch", "precision"] + rate_columns("tok", compile_modes)
-    rows = []
+    fast_flags = (LM_FAST_FLAGS[args.device] if args.lm_fast_flags is None
+                  else args.lm_fast_flags).split()
+    rows, failures = [], []
     for batch in (int(b) for b in args.lm_batches.split(",")):
-        python, cpp = interleaved(
-            args.repeats,
-            lambda: run_python_lm(batch, args.lm_preset, args.lm_precision, "none", args.steps,
-                                  args.warmup_steps, args.device),
-            lambda: run_cpp_lm(binary, batch, args.lm_preset, args.lm_precision, args.steps,
-                               args.warmup_steps, args.device),
-            rate="tokens_per_s")
-        compiled = [run_python_lm(batch, args.lm_preset, args.lm_precision, mode, args.steps,
-                                  args.warmup_steps, args.device) for mode in compile_modes]
+        def python_side(mode):
+            return lambda: run_python_lm(batch, args.lm_preset, args.lm_precision, mode,
+                                         args.steps, args.warmup_steps, args.device)
+
+        def cpp_side(flags):
+            return lambda: run_cpp_lm(binary, batch, args.lm_preset, args.lm_precision,
+                                      args.steps, args.warmup_steps, args.device, flags)
+        python, cpp, fast, *compiled = interleaved(
+            args.repeats, python_side("none"), cpp_side(()),
+            failed_as_result(cpp_side(fast_flags)),
+            *(python_side(mode) for mode in compile_modes), rate="tokens_per_s")
+        if "failed" in fast:
+            failures.append(f"batch {batch}: {fast['failed']}")
         row = [str(batch), args.lm_precision]
-        row += rate_cells("tokens_per_s", python, cpp, compiled, python["flops_per_token"],
-                          peak_tflops(python["device"], args.lm_precision))
+        row += lm_cells(python, cpp, fast, compiled, python["flops_per_token"],
+                        peak_tflops(python["device"], args.lm_precision))
         rows.append(row)
         print(" | ".join(row), flush=True)
     note = (f"LM: preset {args.lm_preset} ({python['parameters']:,} parameters); device: "
             f"{python['device']}; torch {python['torch_version']}; Python AdamW: "
-            f"{python['optimizer']}; {args.steps} steps after {args.warmup_steps} warm-up; "
-            f"median of {args.repeats} interleaved runs; MFU by 6 N + 12 L d T")
+            f"{python['optimizer']}; C++ fast: {' '.join(fast_flags)}; {args.steps} steps after "
+            f"{args.warmup_steps} warm-up; median of {args.repeats} interleaved runs (nanoGPT "
+            f"eager and compiled, C++ plain and fast); MFU by 6 N + 12 L d T")
+    if failures:
+        note += "; C++ fast failed: " + "; ".join(failures)
     print(note)
-    return columns, rows, note
+    return lm_columns(compile_modes), rows, note
 
 
 def write_markdown(handle, columns, rows, note):
@@ -344,6 +408,9 @@ def main():
                         help="the LM table's per-GPU batches, comma-separated; empty: none")
     parser.add_argument("--lm-preset", choices=["tiny", "small"], default="small")
     parser.add_argument("--lm-precision", choices=["bf16", "fp32"], default="bf16")
+    parser.add_argument("--lm-fast-flags", default=None,
+                        help="scalestudy-lm's flags for the C++ fast column (default: "
+                             "LM_FAST_FLAGS for the device)")
     parser.add_argument("--lm-binary", default="",
                         help="the scalestudy-lm executable (default: beside --binary)")
     args = parser.parse_args()

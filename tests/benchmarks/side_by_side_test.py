@@ -94,6 +94,42 @@ class InterleavedTest(unittest.TestCase):
         self.assertEqual(a["images_per_s"], 20)
         self.assertEqual(b["images_per_s"], 3)
 
+    def test_three_sides_rotate_and_a_failed_side_keeps_its_failure(self):
+        calls = []
+        rates = {"a": iter([10, 30, 20]), "b": iter([5, 1, 3])}
+
+        def side(name):
+            def run():
+                calls.append(name)
+                if name == "c":
+                    raise RuntimeError("C++ scalestudy-lm failed (1): capture\nmore")
+                return {"tokens_per_s": next(rates[name])}
+            return run
+
+        a, b, c = side_by_side.interleaved(3, side("a"), side("b"),
+                                           side_by_side.failed_as_result(side("c")),
+                                           rate="tokens_per_s")
+        self.assertEqual(calls, ["a", "b", "c", "b", "c", "a", "c", "a", "b"])
+        self.assertEqual((a["tokens_per_s"], b["tokens_per_s"]), (20, 3))
+        self.assertEqual(c, {"failed": "C++ scalestudy-lm failed (1): capture"})
+
+
+class LmCellsTest(unittest.TestCase):
+    def test_the_fast_path_against_eager_and_each_compiled_mode(self):
+        python, cpp, fast = ({"tokens_per_s": r} for r in (400000, 420000, 500000))
+        compiled = [{"tokens_per_s": 470000}]
+        cells = side_by_side.lm_cells(python, cpp, fast, compiled, 1e9, 989)
+        self.assertEqual(len(cells) + 2, len(side_by_side.lm_columns(["default"])))
+        self.assertEqual(cells, ["400000", "420000", "1.05", "500000", "1.25", "470000", "1.06",
+                                 "42.5%", "50.6%", "40.4%"])
+
+    def test_a_failed_fast_path_leaves_its_cells_empty(self):
+        python, cpp = {"tokens_per_s": 400000}, {"tokens_per_s": 420000}
+        cells = side_by_side.lm_cells(python, cpp, {"failed": "x"}, [{"tokens_per_s": 1}], 1e6,
+                                      None)
+        self.assertEqual(cells, ["400000", "420000", "1.05", "failed", "-", "1", "-", "n/a", "-",
+                                 "n/a"])
+
 
 if __name__ == "__main__":
     unittest.main()
