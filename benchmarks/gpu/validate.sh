@@ -31,7 +31,8 @@
 #                        every step's loss with ZeRO-1 must match the first run's: bit for
 #                        bit where the two runs without agree bit for bit, else within twice
 #                        their difference (check_run.py --lm --losses-match --noise-runs)
-#   instrument-ab (40 s) --instrument true against false
+#   instrument-ab        --instrument true against false, ResNet-18 b128 bf16, 7 interleaved
+#     (150 s)            pairs, the order alternating (the CPU rehearsal: 1 pair)
 #   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
 #                        cross-check (benchmarks/gpu/side_by_side.py)
 #   side-by-side-lm      scalestudy-lm against nanoGPT's model and step in PyTorch
@@ -153,6 +154,8 @@ if [ "$rehearse" = 1 ]; then
   ab_sizes="--model small-cnn --batch-size 32 --epochs 1 --steps-per-epoch 8 --measure-warmup-steps 2 \
 --val-samples 100"
   ab_label="small-cnn-bf16-b32"
+  instrument_pairs=1
+  instrument_bound=40
   lm_sizes="--preset tiny --train-samples 256 --val-samples 16 --batch-size 8 --epochs 2 \
 --steps-per-epoch 4 --measure-warmup-steps 1"
   lm_label="lm-tiny-bf16 (CPU rehearsal)"
@@ -183,6 +186,9 @@ else
   ab_sizes="--model resnet18 --batch-size 128 --epochs 1 --steps-per-epoch 70 \
 --measure-warmup-steps 20"
   ab_label="resnet18-bf16-b128"
+  # Issue 68's measure: at least 7 interleaved pairs (one pair moves with the machine).
+  instrument_pairs=7
+  instrument_bound=150
   lm_sizes="--preset small --train-samples 2048 --val-samples 32 --batch-size 16 --epochs 3 \
 --steps-per-epoch 20 --measure-warmup-steps 5 --eval-batch-size 16"
   lm_label="lm-gpt2-small-bf16-b16"
@@ -329,10 +335,16 @@ elif [ "$device" = cpu ] && [ -z "$build_dir" ]; then
 else
   smoke bf16-one-rank-pg --precision bf16 "$world_of_one_flag" true
 fi
-step instrument-ab 40 "for instrument in true false; do $train --dataset synthetic $ab_sizes \
-$device_flags --precision bf16 --instrument \$instrument --out-dir $work/runs/instrument-\$instrument; \
-done && $python $kit/instrument_overhead.py $work/runs/instrument-true $work/runs/instrument-false \
---label $ab_label >$work/instrument.md" || true
+# Pairs interleaved, the order alternating, so that neither setting always runs second.
+instrument_runs=""
+for pair in $(seq "$instrument_pairs"); do
+  instrument_runs+=" $work/runs/instrument-$pair-true $work/runs/instrument-$pair-false"
+done
+step instrument-ab "$instrument_bound" "for pair in \$(seq $instrument_pairs); do order='true false'; \
+[ \$((pair % 2)) = 1 ] || order='false true'; for instrument in \$order; do $train --dataset synthetic \
+$ab_sizes $device_flags --precision bf16 --instrument \$instrument \
+--out-dir $work/runs/instrument-\$pair-\$instrument; done; done && $python $kit/instrument_overhead.py \
+${instrument_runs# } --label $ab_label >$work/instrument.md" || true
 step side-by-side 240 "$python $kit/side_by_side.py --binary $train --device $device \
 $side_by_side_sizes --markdown $work/side_by_side.md" || true
 step side-by-side-lm 180 "$python $kit/side_by_side.py --binary $train --device $device \

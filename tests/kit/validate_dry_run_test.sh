@@ -69,8 +69,12 @@ $kit/check_run.py $work/runs/lm --label \"lm-gpt2-small-bf16-b16\" --lm --losses
 $work/runs/lm-none --noise-runs $work/runs/lm-none $work/runs/lm-none-again >>$work/smoke.md"
 grep -q -- "--out-dir $work/runs/bf16-one-rank-pg --precision bf16 --one-rank-process-group true " \
   <<<"$printed" || fail "no one-rank process-group smoke run"
-grep -q -- "--instrument \$instrument --out-dir $work/runs/instrument-\$instrument; done && python3 \
-$kit/instrument_overhead.py" <<<"$printed" || fail "no instrumentation A/B"
+grep -q -- "for pair in \$(seq 7); do order='true false'; \[ \$((pair % 2)) = 1 \] || order='false true'; \
+for instrument in \$order; do $bundle/scalestudy-train --dataset synthetic --model resnet18 --batch-size 128 .* \
+--instrument \$instrument --out-dir $work/runs/instrument-\$pair-\$instrument; done; done && python3 \
+$kit/instrument_overhead.py $work/runs/instrument-1-true $work/runs/instrument-1-false .* \
+$work/runs/instrument-7-true $work/runs/instrument-7-false --label resnet18-bf16-b128" <<<"$printed" ||
+  fail "no instrumentation A/B of 7 interleaved pairs"
 expect "python3 $kit/side_by_side.py --binary $bundle/scalestudy-train --device cuda --batches \
 128,512 --precisions bf16 --repeats 2 --steps 60 --warmup-steps 15 --markdown $work/side_by_side.md"
 expect "python3 $kit/side_by_side.py --binary $bundle/scalestudy-train --device cuda --batches '' \
