@@ -36,9 +36,10 @@
 #   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
 #                        cross-check (benchmarks/gpu/side_by_side.py)
 #   side-by-side-lm      scalestudy-lm against nanoGPT's model and step in PyTorch
-#     (180 s)            (lm_reference_train.py), GPT-2 small at batch 16, bf16, AdamW,
-#                        eager and torch.compile (mode default), tokens/s and MFU; its
-#                        table is added to side_by_side.md (8 files come back)
+#     (300 s)            (lm_reference_train.py), GPT-2 small at batch 16, bf16, AdamW,
+#                        eager and torch.compile (mode default), and scalestudy-lm's plain
+#                        and fast paths, all interleaved; tokens/s and MFU; its table is
+#                        added to side_by_side.md (8 files come back)
 #   allreduce (20 s)     scalestudy-allreduce's sweep on the one GPU, through the NCCL process
 #                        group of one rank and raw ncclAllReduce
 #   time-to-accuracy     with --data-root: ResNet-18 on Fashion-MNIST, bf16, batch 256, 10
@@ -347,7 +348,7 @@ $ab_sizes $device_flags --precision bf16 --instrument \$instrument \
 ${instrument_runs# } --label $ab_label >$work/instrument.md" || true
 step side-by-side 240 "$python $kit/side_by_side.py --binary $train --device $device \
 $side_by_side_sizes --markdown $work/side_by_side.md" || true
-step side-by-side-lm 180 "$python $kit/side_by_side.py --binary $train --device $device \
+step side-by-side-lm 300 "$python $kit/side_by_side.py --binary $train --device $device \
 --batches '' $lm_side_by_side_sizes --markdown $work/side_by_side_lm.md && { echo; cat \
 $work/side_by_side_lm.md; } >>$work/side_by_side.md" || true
 step allreduce 20 "{ echo '\`\`\`'; $bin/scalestudy-allreduce --device $device $allreduce_sizes \
