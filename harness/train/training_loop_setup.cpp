@@ -91,7 +91,7 @@ Status TrainingLoop::prepare() {
   return context_.writer.add_provenance(
       {{"optimizer_impl", optimizer_impl_name(optimizer_impl)},
        {"data_on_device", resident_split_ ? "true" : "false"},
-       {"loader_prefetch_depth", std::to_string(data::prefetch_depth_for(device_))},
+       {"loader_prefetch_depth", std::to_string(setup.prefetch_depth)},
        {"buffer_sync", "before_validation"},
        {"optimizer_sharding", shards_ ? "zero1" : "none"},
        {"gradient_reduction", gradient_reduction_},

@@ -78,17 +78,25 @@ class CrossCheckTest(unittest.TestCase):
         self.assertFalse(side_by_side.losses_agree(python[:-1], python, 1e-3)[0])
 
 
+def recorded_sides(calls, rate):
+    """Sides "a" and "b" giving `rate` from fixed sequences, and "c" failing; each call of a
+    side is appended to `calls`."""
+    rates = {"a": iter([10, 30, 20]), "b": iter([5, 1, 3])}
+
+    def side(name):
+        def run():
+            calls.append(name)
+            if name == "c":
+                raise RuntimeError("C++ scalestudy-lm failed (1): capture\nmore")
+            return {rate: next(rates[name]), "device": name}
+        return run
+    return side
+
+
 class InterleavedTest(unittest.TestCase):
     def test_alternates_order_and_takes_medians(self):
         calls = []
-        rates = {"a": iter([10, 30, 20]), "b": iter([5, 1, 3])}
-
-        def side(name):
-            def run():
-                calls.append(name)
-                return {"images_per_s": next(rates[name]), "device": name}
-            return run
-
+        side = recorded_sides(calls, "images_per_s")
         a, b = side_by_side.interleaved(3, side("a"), side("b"))
         self.assertEqual(calls, ["a", "b", "b", "a", "a", "b"])
         self.assertEqual(a["images_per_s"], 20)
@@ -96,16 +104,7 @@ class InterleavedTest(unittest.TestCase):
 
     def test_three_sides_rotate_and_a_failed_side_keeps_its_failure(self):
         calls = []
-        rates = {"a": iter([10, 30, 20]), "b": iter([5, 1, 3])}
-
-        def side(name):
-            def run():
-                calls.append(name)
-                if name == "c":
-                    raise RuntimeError("C++ scalestudy-lm failed (1): capture\nmore")
-                return {"tokens_per_s": next(rates[name])}
-            return run
-
+        side = recorded_sides(calls, "tokens_per_s")
         a, b, c = side_by_side.interleaved(3, side("a"), side("b"),
                                            side_by_side.failed_as_result(side("c")),
                                            rate="tokens_per_s")
