@@ -1,14 +1,11 @@
 #include "harness/dist/process_group_communicator.hpp"
 
+#include "harness/core/first_line.hpp"
 #include "harness/dist/connect.hpp"
 #include "harness/dist/tensor_layout.hpp"
 
 namespace scalestudy::dist {
 namespace {
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
-}
 
 // A dtype the backend has no reduction for (gloo's type switch in LibTorch 1.13 for
 // bfloat16; NCCL's type map) is this rank's tensor, not a peer.

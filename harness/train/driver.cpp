@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "harness/core/exit_codes.hpp"
+#include "harness/core/first_line.hpp"
 #include "harness/dist/clock_offset.hpp"
 #include "harness/dist/connect.hpp"
 #include "harness/metrics/energy_log.hpp"
@@ -64,10 +65,6 @@ std::string default_run_id(const dist::Environment& environment) {
     return "adhoc-" + id;
   }
   return "adhoc-" + std::to_string(static_cast<long long>(time(nullptr)));
-}
-
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
 }
 
 // The rank's device and the backend that reduces its tensors: resolved before the run

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/first_line.hpp"
+
 namespace scalestudy::train {
 namespace {
 
@@ -164,11 +166,6 @@ void load_generators(InputArchive& archive, const torch::Device& device) {
     std::lock_guard<std::mutex> lock(generator.mutex());
     generator.set_state(state.cpu());
   }
-}
-
-// LibTorch's messages run on with a C++ backtrace; the first line says what happened.
-std::string first_line(const std::string& text) {
-  return text.substr(0, text.find('\n'));
 }
 
 }  // namespace
