@@ -652,8 +652,12 @@ void wait_until_gone(const std::string& job, int seconds) {
   }
 }
 
-// SLURM holds a requeued job back a while (its BeginTime): lets it start again now.
+// SLURM holds a requeued job back a while (its BeginTime): lets it start again now, but
+// seconds after the requeue. slurmd refuses a launch whose credential is from the second in
+// which the job's previous credential was revoked ("Job credential revoked", the job then
+// fails): a start 0.6 s after the requeue did so on a loaded host.
 void start_requeued_now(const std::string& job) {
+  std::this_thread::sleep_for(std::chrono::seconds(2));
   for (int tries = 0; tries < 20; ++tries) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     auto updated =
