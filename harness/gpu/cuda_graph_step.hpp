@@ -5,9 +5,10 @@
 // The step callable must be capture-safe: it reads its inputs from tensors whose storage
 // never changes (copy each batch into them before run()), writes its outputs (the loss)
 // into tensors it keeps, never synchronises with the host (no .item(), no blocking
-// collective; ForeachSgd and the NCCL communicator's asynchronous all-reduce qualify),
-// zeroes gradients in place and runs autocast with cache_casts false. fp16 loss scaling
-// reads a flag on the host every step, so it cannot be captured: use bf16 or fp32. It
+// collective; ForeachSgd, ForeachAdamW's fused kernel and the NCCL communicator's
+// asynchronous all-reduce qualify), zeroes gradients in place and runs autocast with
+// cache_casts false. fp16 loss scaling reads a flag on the host every step, so it cannot
+// be captured: use bf16 or fp32. It
 // should keep no autograd graph alive between calls (outputs detached), so every call
 // builds its gradient accumulators afresh on the step stream.
 // The first `warmup_steps` calls run eagerly on `stream` (allocating gradients, optimizer
@@ -16,7 +17,7 @@
 // gradient bucketer's construction (run_on_stream) keeps autograd's accumulators and the
 // allocator's pools on the stream that capture will see.
 // Host scalars are baked into kernels at capture: whatever changes between steps (the
-// learning rate of ForeachSgd) must live in device memory the graph reads.
+// learning rate, AdamW's step counts) must live in device memory the graph reads.
 // Used by the training thread only.
 #pragma once
 

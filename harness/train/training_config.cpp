@@ -1,5 +1,7 @@
 #include "harness/train/training_config.hpp"
 
+#include "harness/compat/torch_compat.hpp"
+
 namespace scalestudy::train {
 namespace {
 
@@ -194,7 +196,10 @@ Result<TrainingConfig> resolve_training_config(const Flags& flags) {
            require(!(config.cuda_graph && config.optimizer_impl == OptimizerImpl::kLoop),
                    "--cuda-graph needs --optimizer-impl foreach (torch::optim is not "
                    "capture-safe)"),
-           require(!(config.cuda_graph && !sgd), "--cuda-graph needs --optimizer sgd (foreach)"),
+           require(!(config.cuda_graph && !sgd && !compat::kHasFusedOptimizers),
+                   "--cuda-graph with --optimizer adamw needs LibTorch >= 2.4's fused AdamW "
+                   "(this build's multi-tensor AdamW takes its bias corrections from step "
+                   "counts on the host, which a graph would freeze); use --optimizer sgd"),
            require(!(config.deterministic && config.cudnn_benchmark),
                    "--deterministic excludes --cudnn-benchmark true: the autotuner picks "
                    "convolution algorithms by timing them"),

@@ -199,10 +199,16 @@ Status TrainingLoop::replay_step(const data::Batch& batch, double lr, TaskOutput
     graph_batch_ =
         data::Batch{batch.images.clone(), batch.labels.clone(), batch.valid_count, batch.index};
   } else {
+    // copy_ would broadcast a smaller batch into the captured shape without a word.
+    if (!batch.images.sizes().equals(graph_batch_->images.sizes()) ||
+        !batch.labels.sizes().equals(graph_batch_->labels.sizes())) {
+      return Status::error("--cuda-graph: step " + std::to_string(global_step_) +
+                           "'s batch has another shape than the captured step's");
+    }
     graph_batch_->images.copy_(batch.images);
     graph_batch_->labels.copy_(batch.labels);
   }
-  optimizer_->set_lr(lr);  // ForeachSgd keeps the rate in device memory the graph reads
+  optimizer_->set_lr(lr);  // the optimizers keep the rate in device memory the graph reads
   graph_->run();
   if (!graph_status_) return graph_status_.with_context("step " + std::to_string(global_step_));
   output = graph_output_;

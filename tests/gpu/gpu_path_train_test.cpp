@@ -205,6 +205,16 @@ TEST_CASE("on a CUDA device, fp16 and graph-captured bf16 train and record devic
     CHECK(torch::isfinite(parameter).all().item<bool>());
   }
   CHECK(db_number(dir + "/graph/rank0.sqlite", "SELECT min(step_ms) FROM steps") > 0);
+
+  // The fused AdamW advances its step counts on the device, so replays keep bias correction.
+  auto adamw =
+      train(dir + "/graph-adamw", {"--device", "cuda", "--precision", "bf16", "--cuda-graph",
+                                   "true", "--optimizer", "adamw", "--lr", "0.001"});
+  INFO(adamw.output);
+  REQUIRE(adamw.exit_code == 0);
+  for (const torch::Tensor& parameter : load_params(dir + "/graph-adamw/params.pt")) {
+    CHECK(torch::isfinite(parameter).all().item<bool>());
+  }
 }
 
 }  // namespace scalestudy
