@@ -12,7 +12,7 @@ namespace scalestudy::gpu {
 // first; an unknown bit as "reason 0x...". Empty for 0.
 std::string clock_event_names(uint64_t mask);
 
-// The bits that lower the clocks on their own (not idle, nor a setting someone chose).
-inline constexpr uint64_t kSlowdownEvents = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+// The GPU had no work: its clock drops by design, which says nothing about throttling.
+inline constexpr uint64_t kGpuIdleEvent = 0x1;
 
 }  // namespace scalestudy::gpu

@@ -72,7 +72,6 @@ Result<std::unique_ptr<NvmlReader>> NvmlReader::open(const NvmlOptions& options)
        resolve(handle, "nvmlDeviceGetUtilizationRates", api->utilization)},
       {"nvmlDeviceGetMemoryInfo", resolve(handle, "nvmlDeviceGetMemoryInfo", api->memory)},
       {"nvmlDeviceGetPowerUsage", resolve(handle, "nvmlDeviceGetPowerUsage", api->power_mw)},
-      {"nvmlDeviceGetTemperature", resolve(handle, "nvmlDeviceGetTemperature", api->temperature)},
   };
   for (const auto& [name, found] : symbols) {
     if (!found && missing == nullptr) missing = name;
@@ -87,6 +86,8 @@ Result<std::unique_ptr<NvmlReader>> NvmlReader::open(const NvmlOptions& options)
     missing_readings += (missing_readings.empty() ? "lacks " : "; lacks ") + std::string(name);
     return false;
   };
+  // Deprecated from CUDA 13's NVML, to be removed in 14: its absence costs the temperature.
+  optional("nvmlDeviceGetTemperature", api->temperature);
   optional("nvmlDeviceGetClockInfo", api->clock_mhz);
   // Renamed in driver 535; the older name answers the same bits.
   if (!resolve(handle, "nvmlDeviceGetCurrentClocksEventReasons", api->clock_events)) {
@@ -138,7 +139,8 @@ void NvmlReader::read(metrics::TelemetrySample& sample) const {
   unsigned int power_mw = 0;
   if (api_->power_mw(device_, &power_mw) == kNvmlSuccess) sample.gpu_power_w = power_mw / 1000.0;
   unsigned int temperature_c = 0;
-  if (api_->temperature(device_, kNvmlTemperatureGpu, &temperature_c) == kNvmlSuccess) {
+  if (api_->temperature &&
+      api_->temperature(device_, kNvmlTemperatureGpu, &temperature_c) == kNvmlSuccess) {
     sample.gpu_temp_c = temperature_c;
   }
   unsigned int clock_mhz = 0;

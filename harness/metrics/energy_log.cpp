@@ -68,8 +68,13 @@ std::vector<EnergyRow> summarise_energy(const std::vector<EnergyWindow>& windows
     bool events_read = false;
     auto add = [&](const TelemetrySample& sample) {
       keep(row.peak_power_w, sample.gpu_power_w, true);
-      keep(row.sm_clock_max_mhz, sample.gpu_sm_clock_mhz, true);
-      keep(row.sm_clock_min_mhz, sample.gpu_sm_clock_mhz, false);
+      // An idle GPU's clock (a sample taken in an input or all-reduce stall) is not the
+      // clock its work ran at; it would read as a drop without a reason.
+      const bool idle = sample.gpu_clock_events && (*sample.gpu_clock_events & gpu::kGpuIdleEvent);
+      if (!idle) {
+        keep(row.sm_clock_max_mhz, sample.gpu_sm_clock_mhz, true);
+        keep(row.sm_clock_min_mhz, sample.gpu_sm_clock_mhz, false);
+      }
       if (sample.gpu_clock_events) {
         events |= *sample.gpu_clock_events;
         events_read = true;

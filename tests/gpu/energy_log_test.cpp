@@ -1,7 +1,7 @@
 // EnergyLog and summarise_energy on scripted readings: a window's energy is the counter's
 // rise between its ends, its power that over its time; its peak power, clock range and
-// reasons come from its ends and the telemetry samples inside it only; without a counter
-// the figures stay empty with the reason.
+// reasons come from its ends and the telemetry samples inside it only (an idle sample's
+// clock left out); without a counter the figures stay empty with the reason.
 #include "harness/metrics/energy_log.hpp"
 
 #include "tests/harness/torch_doctest.hpp"
@@ -43,6 +43,19 @@ TEST_CASE("a window's energy is the counter's rise; peaks and reasons from insid
   CHECK(row.sm_clock_min_mhz == 1410.0);
   CHECK(row.clock_events == "hw thermal slowdown");
   CHECK(row.unavailable.empty());
+}
+
+TEST_CASE("an idle GPU's clock is no clock drop; its reason is still recorded") {
+  EnergyWindow window{1, 64, reading(10, 0, sample(10, 300, 1980, 0)),
+                      reading(14, 1'000'000, sample(14, 310, 1965, 0))};
+  std::vector<TelemetrySample> samples = {
+      sample(12, 90, 345, 0x1),  // an input stall: idle, clocks down by design
+  };
+  std::vector<EnergyRow> rows = summarise_energy({window}, samples, "");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].sm_clock_max_mhz == 1980.0);
+  CHECK(rows[0].sm_clock_min_mhz == 1965.0);
+  CHECK(rows[0].clock_events == "gpu idle");
 }
 
 TEST_CASE("without NVML the log keeps its windows, every figure empty with the reason") {
