@@ -110,13 +110,17 @@ def cpp_schedule(batch, steps, warmup, train_samples=SYNTHETIC_TRAIN_SAMPLES):
     return epochs, min(per_epoch, total)
 
 
+class RunFailed(RuntimeError):
+    """A command that exited non-zero: failed_as_result makes it a cell, main() an exit."""
+
+
 def run(command, what):
-    """Runs command; its stderr goes to ours; a failure stops with both outputs."""
+    """Runs command; its stderr goes to ours; a failure raises RunFailed after both outputs."""
     result = subprocess.run(command, capture_output=True, text=True)
     sys.stderr.write(result.stderr)
     if result.returncode != 0:
         sys.stderr.write(result.stdout)
-        raise SystemExit(f"{what} failed (exit {result.returncode}): {' '.join(command)}")
+        raise RunFailed(f"{what} failed (exit {result.returncode}): {' '.join(command)}")
     return result.stdout
 
 
@@ -222,7 +226,8 @@ def interleaved(repeats, *sides, rate="images_per_s"):
 
 def failed_as_result(runner):
     """`runner`, whose failure becomes a result {"failed": its first line} instead of ending
-    the table (a fast path that has not run on this device yet)."""
+    the table (a fast path that has not run on this device yet, a compiler the machine
+    lacks)."""
     def run_or_fail():
         try:
             return runner()
@@ -301,8 +306,8 @@ def lm_cells(python, cpp, fast, compiled, flops_per_token, peak):
         return f"{100 * result[key] * flops_per_token / (peak * 1e12):.1f}%" if peak else "n/a"
     cells = [f"{python[key]:.0f}", f"{cpp[key]:.0f}", against(cpp, python),
              f"{fast[key]:.0f}" if key in fast else "failed", against(fast, python)]
-    cells += [f"{c[key]:.0f}" for c in compiled]
-    cells += [against(fast, c) for c in compiled]
+    cells += [f"{c[key]:.0f}" if key in c else "failed" for c in compiled]
+    cells += [against(fast, c) if key in c else "-" for c in compiled]
     return cells + [mfu(cpp), mfu(fast), mfu(python)]
 
 
@@ -324,9 +329,13 @@ def lm_table(args, compile_modes):
         python, cpp, fast, *compiled = interleaved(
             args.repeats, python_side("none"), cpp_side(()),
             failed_as_result(cpp_side(fast_flags)),
-            *(python_side(mode) for mode in compile_modes), rate="tokens_per_s")
-        if "failed" in fast:
-            failures.append(f"batch {batch}: {fast['failed']}")
+            *(failed_as_result(python_side(mode)) for mode in compile_modes),
+            rate="tokens_per_s")
+        for name, result in [("C++ fast", fast)] + [(f"compile-{mode}", result)
+                                                    for mode, result in zip(compile_modes,
+                                                                            compiled)]:
+            if "failed" in result:
+                failures.append(f"batch {batch}, {name}: {result['failed']}")
         row = [str(batch), args.lm_precision]
         row += lm_cells(python, cpp, fast, compiled, python["flops_per_token"],
                         peak_tflops(python["device"], args.lm_precision))
@@ -338,7 +347,7 @@ def lm_table(args, compile_modes):
             f"{args.warmup_steps} warm-up; median of {args.repeats} interleaved runs (nanoGPT "
             f"eager and compiled, C++ plain and fast); MFU by 6 N + 12 L d T")
     if failures:
-        note += "; C++ fast failed: " + "; ".join(failures)
+        note += "; failed: " + "; ".join(failures)
     print(note)
     return lm_columns(compile_modes), rows, note
 
@@ -432,4 +441,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except RunFailed as error:
+        sys.exit(str(error))

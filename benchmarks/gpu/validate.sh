@@ -3,7 +3,8 @@
 # internet, at most 10 minutes) that yields a table to trust. Runs prebuilt: the bundle of
 # scripts/gpu-bundle.sh, with LibTorch, CUDA and NCCL taken from python3's wheel
 # (benchmarks/gpu/wheel_library_path.py), no configure and no compile. Steps, each bounded
-# by the seconds below and by what is left of a 9-minute budget (on an H100, 2026-11-26,
+# by the seconds below and by what is left of a budget, 9 minutes unless --budget-s says
+# otherwise (on an H100, 2026-11-26,
 # every step but the side-by-side took under 20 s, the side-by-side about 14 s a process):
 #   preflight (30 s)     this machine against the bundle's bundle.json; a mismatch stops
 #                        the kit (benchmarks/gpu/preflight.py)
@@ -31,30 +32,36 @@
 #                        every step's loss with ZeRO-1 must match the first run's: bit for
 #                        bit where the two runs without agree bit for bit, else within twice
 #                        their difference (check_run.py --lm --losses-match --noise-runs)
-#   instrument-ab        --instrument true against false, ResNet-18 b128 bf16, 7 interleaved
-#     (150 s)            pairs, the order alternating (the CPU rehearsal: 1 pair)
-#   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
-#                        cross-check (benchmarks/gpu/side_by_side.py)
-#   side-by-side-lm      scalestudy-lm against nanoGPT's model and step in PyTorch
-#     (300 s)            (lm_reference_train.py), GPT-2 small at batch 16, bf16, AdamW,
-#                        eager and torch.compile (mode default), and scalestudy-lm's plain
-#                        and fast paths, all interleaved; tokens/s and MFU; its table is
-#                        added to side_by_side.md (8 files come back)
 #   allreduce (20 s)     scalestudy-allreduce's sweep on the one GPU, through the NCCL process
 #                        group of one rank and raw ncclAllReduce
 #   time-to-accuracy     with --data-root: ResNet-18 on Fashion-MNIST, bf16, batch 256, 10
 #     (90 s)             epochs, time to 93% validation accuracy
 #                        (benchmarks/gpu/time_to_accuracy.py)
-# A failing step is recorded and the kit goes on (only a failed preflight stops it). The
-# work folder (logs, run databases, reports) is packed into the output folder at the end,
-# whatever happened: at most 8 files, none in a subfolder (benchmarks/gpu/pack_results.py):
+#   side-by-side-lm      scalestudy-lm against nanoGPT's model and step in PyTorch
+#     (300 s)            (lm_reference_train.py), GPT-2 small at batch 16, bf16, AdamW,
+#                        eager and torch.compile (mode default), and scalestudy-lm's plain
+#                        and fast paths, all interleaved; tokens/s and MFU; its table is
+#                        side_by_side.md until the ResNet side by side puts its own first
+#                        (8 files come back)
+#   instrument-ab        --instrument true against false, ResNet-18 b128 bf16, 7 interleaved
+#     (150 s)            pairs, the order alternating (the CPU rehearsal: 1 pair)
+#   side-by-side (240 s) C++ against PyTorch at batch 128 and 512, bf16, after the loss
+#                        cross-check (benchmarks/gpu/side_by_side.py)
+# The steps that settle the most come first (the kit, the time to accuracy with its energy
+# and clocks, the LM side by side), the long A/B and the ResNet side by side last: the
+# bounds add up to more than the budget, and a step the budget cannot reach is recorded as
+# not run and fails the kit. A failing step is recorded and the kit goes on (only a failed
+# preflight stops it). The work folder (logs, run databases, reports) is packed into the
+# output folder at the end, whatever happened, and on SIGTERM or SIGINT (a caller's time
+# limit): at most 8 files, none in a subfolder (benchmarks/gpu/pack_results.py):
 # validation.md (every step's bound, wall seconds and status, the reports, failed steps'
 # log tails, the returned files' sizes), the reports, kit-logs-and-runs.tar.gz.
-# Exit 0 when every step passed or was skipped, 1 when one failed, 3 when preflight stopped.
+# Exit 0 when every step passed or was skipped (a step this machine cannot run), 1 when one
+# failed or the budget did not reach it, 3 when preflight stopped.
 #
 #   benchmarks/gpu/validate.sh [--bundle DIR | --build-dir DIR | --build-on-device]
 #       [--rehearse-on-cpu] [--data-root DIR] [--out DIR] [--work DIR] [--python PYTHON]
-#       [--dry-run]
+#       [--budget-s SECONDS] [--dry-run]
 #     --bundle DIR       the prebuilt bundle (default .gpu-bundle)
 #     --build-dir DIR    instead, the binaries of an existing CUDA build folder (bin/)
 #     --build-on-device  first configure and build, Release, into --build-dir (default
@@ -76,6 +83,8 @@
 #                        first; must be empty or an earlier run's work folder, which is
 #                        emptied)
 #     --python PYTHON    the Python with the torch wheel (default python3)
+#     --budget-s SECONDS the whole kit's time (default 540; the CPU rehearsal's 1800): under
+#                        the caller's own limit, so that packing still fits
 #     --dry-run          print the exact commands, run nothing
 # Relative paths are taken from the repository root.
 set -euo pipefail
@@ -90,6 +99,7 @@ work=""
 python=python3
 dry_run=0
 data_root=""
+budget_s=""
 while [ $# -gt 0 ]; do
   case $1 in
     --bundle) bundle=$2; shift ;;
@@ -99,6 +109,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift ;;
     --work) work=$2; shift ;;
     --python) python=$2; shift ;;
+    --budget-s) budget_s=$2; shift ;;
     --data-root) data_root=$2; shift ;;
     --dry-run) dry_run=1 ;;
     *) echo "validate.sh: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
@@ -120,7 +131,6 @@ fi
 world_of_one_flag=--one-rank-process-group
 
 kit=benchmarks/gpu
-budget_s=540
 if [ "$build_on_device" = 1 ]; then
   build_dir=${build_dir:-build-cuda-device}
 fi
@@ -137,7 +147,7 @@ if [ "$rehearse" = 1 ]; then
   device=cpu
   no_gpu=" --allow-no-gpu"
   step_cap_s=300
-  budget_s=1800
+  budget_s=${budget_s:-1800}
   smoke_sizes="--model small-cnn --batch-size 32 --epochs 3 --steps-per-epoch 10 \
 --measure-warmup-steps 2 --val-samples 200"
   # Cosine: at a constant 0.05 the third epoch's validation swings (20% after 47% in bf16 on
@@ -174,6 +184,7 @@ if [ "$rehearse" = 1 ]; then
 else
   title="GPU validation"
   device=cuda
+  budget_s=${budget_s:-540}
   no_gpu=""
   smoke_sizes="--model resnet18 --batch-size 128 --epochs 3 --steps-per-epoch 40 \
 --measure-warmup-steps 10"
@@ -217,10 +228,15 @@ step() {
   [ "$rehearse" = 0 ] || cap_s=$step_cap_s
   [ "$limit_s" -le "$cap_s" ] || limit_s=$cap_s
   if [ "$limit_s" -le 0 ]; then
-    status="skipped: no time left"
+    status="not run: no time left"
+    failed=1
   else
+    # In the background: bash runs a trap only once its foreground command ends.
     timeout --kill-after=10 "$limit_s" bash -e -o pipefail -c "$command" \
-      >"$work/logs/$number-$name.log" 2>&1 || code=$?
+      >"$work/logs/$number-$name.log" 2>&1 &
+    step_pid=$!
+    wait "$step_pid" || code=$?
+    step_pid=""
     case $code in
       0) ;;
       124 | 137) status="timed out after $limit_s s"; failed=1 ;;
@@ -254,6 +270,19 @@ pack() {
   [ "$dry_run" = 1 ] || "$python" "$kit/pack_results.py" --work "$work" --out "$out" --title "$title"
 }
 
+# A caller's time limit (timeout's SIGTERM) still gets what has been measured: the running
+# step is stopped (timeout passes the signal on to its command's process group) and the
+# work folder packed.
+step_pid=""
+# shellcheck disable=SC2317 # called by the trap
+on_signal() {
+  trap - TERM INT
+  echo "validate.sh: stopped by a signal after $SECONDS s; packing what there is" >&2
+  [ -z "$step_pid" ] || kill -TERM "$step_pid" 2>/dev/null || true
+  pack || true
+  exit 124
+}
+
 if [ "$dry_run" = 0 ]; then
   if [ -d "$work" ] && [ ! -f "$work/steps.tsv" ] && [ -n "$(ls -A "$work")" ]; then
     echo "validate.sh: --work $work holds files of something else" >&2
@@ -263,6 +292,7 @@ if [ "$dry_run" = 0 ]; then
   mkdir -p "$work/logs" "$work/runs" "$out"
   : >"$work/steps.tsv"
   "$python" "$kit/check_run.py" --header >"$work/smoke.md"
+  trap on_signal TERM INT
 fi
 
 # The wheel's folders first (its NCCL and CUDA runtime, never a module's), then whatever
@@ -336,21 +366,6 @@ elif [ "$device" = cpu ] && [ -z "$build_dir" ]; then
 else
   smoke bf16-one-rank-pg --precision bf16 "$world_of_one_flag" true
 fi
-# Pairs interleaved, the order alternating, so that neither setting always runs second.
-instrument_runs=""
-for pair in $(seq "$instrument_pairs"); do
-  instrument_runs+=" $work/runs/instrument-$pair-true $work/runs/instrument-$pair-false"
-done
-step instrument-ab "$instrument_bound" "for pair in \$(seq $instrument_pairs); do order='true false'; \
-[ \$((pair % 2)) = 1 ] || order='false true'; for instrument in \$order; do $train --dataset synthetic \
-$ab_sizes $device_flags --precision bf16 --instrument \$instrument \
---out-dir $work/runs/instrument-\$pair-\$instrument; done; done && $python $kit/instrument_overhead.py \
-${instrument_runs# } --label $ab_label >$work/instrument.md" || true
-step side-by-side 240 "$python $kit/side_by_side.py --binary $train --device $device \
-$side_by_side_sizes --markdown $work/side_by_side.md" || true
-step side-by-side-lm 300 "$python $kit/side_by_side.py --binary $train --device $device \
---batches '' $lm_side_by_side_sizes --markdown $work/side_by_side_lm.md && { echo; cat \
-$work/side_by_side_lm.md; } >>$work/side_by_side.md" || true
 step allreduce 20 "{ echo '\`\`\`'; $bin/scalestudy-allreduce --device $device $allreduce_sizes \
 --out-dir $work/runs/allreduce; echo '\`\`\`'; } >$work/allreduce.md" || true
 if [ -n "$data_root" ]; then
@@ -362,6 +377,24 @@ $kit/time_to_accuracy.py $work/runs/time-to-accuracy --label \"$accuracy_label\"
 else
   skip time-to-accuracy 90 "no --data-root (Fashion-MNIST's idx files)"
 fi
+# side_by_side.md: the LM table, then the ResNet table before it once that step has run.
+step side-by-side-lm 300 "$python $kit/side_by_side.py --binary $train --device $device \
+--batches '' $lm_side_by_side_sizes --markdown $work/side_by_side_lm.md && cp \
+$work/side_by_side_lm.md $work/side_by_side.md" || true
+# Pairs interleaved, the order alternating, so that neither setting always runs second.
+instrument_runs=""
+for pair in $(seq "$instrument_pairs"); do
+  instrument_runs+=" $work/runs/instrument-$pair-true $work/runs/instrument-$pair-false"
+done
+step instrument-ab "$instrument_bound" "for pair in \$(seq $instrument_pairs); do order='true false'; \
+[ \$((pair % 2)) = 1 ] || order='false true'; for instrument in \$order; do $train --dataset synthetic \
+$ab_sizes $device_flags --precision bf16 --instrument \$instrument \
+--out-dir $work/runs/instrument-\$pair-\$instrument; done; done && $python $kit/instrument_overhead.py \
+${instrument_runs# } --label $ab_label >$work/instrument.md" || true
+step side-by-side 240 "$python $kit/side_by_side.py --binary $train --device $device \
+$side_by_side_sizes --markdown $work/side_by_side_resnet.md && { cat $work/side_by_side_resnet.md; \
+if [ -f $work/side_by_side_lm.md ]; then echo; cat $work/side_by_side_lm.md; fi; } \
+>$work/side_by_side.md" || true
 pack
 [ "$dry_run" = 1 ] || echo "validate.sh: done in $SECONDS s, failed steps: $failed; table: $out/validation.md" >&2
 exit "$failed"

@@ -112,6 +112,11 @@ class InterleavedTest(unittest.TestCase):
         self.assertEqual((a["tokens_per_s"], b["tokens_per_s"]), (20, 3))
         self.assertEqual(c, {"failed": "C++ scalestudy-lm failed (1): capture"})
 
+    def test_a_command_that_fails_becomes_a_failed_cell(self):
+        command = [sys.executable, "-c", "import sys; sys.exit(3)"]
+        runner = side_by_side.failed_as_result(lambda: side_by_side.run(command, "probe"))
+        self.assertEqual(runner(), {"failed": "probe failed (exit 3): " + " ".join(command)})
+
 
 class LmCellsTest(unittest.TestCase):
     def test_the_fast_path_against_eager_and_each_compiled_mode(self):
@@ -128,6 +133,13 @@ class LmCellsTest(unittest.TestCase):
                                       None)
         self.assertEqual(cells, ["400000", "420000", "1.05", "failed", "-", "1", "-", "n/a", "-",
                                  "n/a"])
+
+    def test_a_failed_compiled_twin_leaves_its_cells_empty(self):
+        python, cpp, fast = ({"tokens_per_s": r} for r in (400000, 420000, 500000))
+        cells = side_by_side.lm_cells(python, cpp, fast, [{"failed": "no C compiler"}], 1e6,
+                                      None)
+        self.assertEqual(cells, ["400000", "420000", "1.05", "500000", "1.25", "failed", "-",
+                                 "n/a", "n/a", "n/a"])
 
 
 if __name__ == "__main__":
