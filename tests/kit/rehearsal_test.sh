@@ -5,7 +5,8 @@
 # Fashion-MNIST (a prerequisite: scripts/install-deps.sh). The steps' wall seconds are in
 # OUT/validation.md (docs/gpu.md estimates the device time from them); no time is asserted.
 # First the same bundle with another torch version in its bundle.json: preflight must stop
-# the kit (exit 3) before any other step, and still pack what it wrote.
+# the kit (exit 3) before any other step, and still pack what it wrote. Then a kit stopped
+# by SIGTERM (a caller's time limit) in its third step must pack the steps it finished.
 #   rehearsal_test.sh SOURCE_DIR BUNDLE_DIR PYTHON OUT_DIR
 set -euo pipefail
 source_dir=$1
@@ -13,7 +14,7 @@ bundle=$2
 python=$3
 out=$4
 work=$out-work
-rm -rf "$out" "$work" "$out-stop" "$work-stop" "$out-bundle"
+rm -rf "$out" "$work" "$out-stop" "$work-stop" "$out-bundle" "$out-term" "$work-term"
 fail() {
   echo "rehearsal_test: $*" >&2
   exit 1
@@ -29,6 +30,22 @@ grep -q 'STOP: .* has torch 2.*, the bundle was built against 0.0.0+other' \
   "$out-stop/validation.md" || fail "no torch mismatch in $out-stop/validation.md"
 [ "$(wc -l <"$work-stop/steps.tsv")" = 1 ] || fail "steps ran after preflight stopped"
 rm -rf "$out-bundle" "$out-stop" "$work-stop"
+
+bash "$source_dir/benchmarks/gpu/validate.sh" --rehearse-on-cpu --bundle "$bundle" \
+  --python "$python" --out "$out-term" --work "$work-term" 2>"$out-term.log" &
+kit_pid=$!
+for _ in $(seq 600); do
+  [ "$(wc -l <"$work-term/steps.tsv" 2>/dev/null || echo 0)" -lt 2 ] || break
+  sleep 0.2
+done
+kill -TERM "$kit_pid"
+status=0
+wait "$kit_pid" || status=$?
+[ "$status" = 124 ] || fail "a kit stopped by SIGTERM exited $status, not 124"
+grep -q '| preflight | 30 | [0-9]* | ok |' "$out-term/validation.md" ||
+  fail "a kit stopped by SIGTERM packed no finished step"
+grep -q 'stopped by a signal' "$out-term.log" || fail "no word of the signal"
+rm -rf "$out-term" "$work-term" "$out-term.log"
 
 fashion_mnist=/usr/share/datasets/fashion-mnist
 [ -f "$fashion_mnist/train-images-idx3-ubyte.gz" ] ||
