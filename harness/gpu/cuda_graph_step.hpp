@@ -8,9 +8,9 @@
 // collective; ForeachSgd, ForeachAdamW's fused kernel and the NCCL communicator's
 // asynchronous all-reduce qualify), zeroes gradients in place and runs autocast with
 // cache_casts false. fp16 loss scaling reads a flag on the host every step, so it cannot
-// be captured: use bf16 or fp32. It
-// should keep no autograd graph alive between calls (outputs detached), so every call
-// builds its gradient accumulators afresh on the step stream.
+// be captured: use bf16 or fp32. It should keep no autograd graph alive between calls
+// (outputs detached), so every call builds its gradient accumulators afresh on the step
+// stream.
 // The first `warmup_steps` calls run eagerly on `stream` (allocating gradients, optimizer
 // state, cuDNN plans); the next call captures on the same stream and every later one
 // replays on the caller's. One persistent side stream for warm-up, capture and the
