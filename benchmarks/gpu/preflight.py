@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundle_libraries  # noqa: E402
@@ -73,6 +74,15 @@ def nvcc_version():
     return ""
 
 
+def compile_toolchain():
+    """(C compiler, whether Python.h is there): what torch.compile's Triton needs to build the
+    launcher of its GPU kernels."""
+    compiler = next(filter(None, (os.environ.get("CC"), shutil.which("cc"), shutil.which("gcc"),
+                                  shutil.which("clang"))), "")
+    header = os.path.join(sysconfig.get_paths().get("include", ""), "Python.h")
+    return compiler, os.path.isfile(header)
+
+
 def probe(bundle):
     """This machine's facts; a key is empty where the machine does not say."""
     smi = command_output(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
@@ -81,6 +91,7 @@ def probe(bundle):
              "python": platform.python_version(), "nvcc": nvcc_version(),
              "driver": smi[0].split(", ")[1] if smi else "",
              "gpu": smi[0].split(", ")[0] if smi else "", "device_count": len(smi)}
+    facts["c_compiler"], facts["python_h"] = compile_toolchain()
     torch_facts = command_output([sys.executable, "-c", TORCH_PROBE], 25)
     facts.update(json.loads(torch_facts) if torch_facts else {"torch_version": ""})
     if bundle and shutil.which("ldd"):
@@ -132,6 +143,12 @@ def compare(manifest, facts, allow_no_gpu):
     else:
         row("glibc", facts.get("glibc"))
     row("python3", facts.get("python"), f"{manifest.get('python_version', '')} (wheel's)")
+    if "c_compiler" in facts:
+        toolchain_ok = bool(facts["c_compiler"]) and facts.get("python_h", False)
+        row("torch.compile toolchain",
+            f"{facts['c_compiler'] or 'no C compiler'}; Python.h "
+            f"{'found' if facts.get('python_h') else 'missing'}", "",
+            "" if toolchain_ok else "the compiled twins will fail (Triton builds a C launcher)")
     if not manifest:
         row("torch", facts.get("torch_version"))
         row("NCCL", facts.get("nccl_version"))

@@ -96,6 +96,12 @@ class PreflightTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, table)
         self.assertIn("Note: python3 is 3.11.2", table)
 
+    def test_a_machine_without_a_c_compiler_is_noted_not_stopped(self):
+        result, table = preflight(dict(MATCHING_FACTS, c_compiler="", python_h=True))
+        self.assertEqual(result.returncode, 0, table)
+        self.assertIn("| torch.compile toolchain | no C compiler; Python.h found |  | the "
+                      "compiled twins will fail", table)
+
     def test_this_machine_is_probed_without_a_bundle(self):
         out = os.path.join(tempfile.mkdtemp(), "preflight.md")
         result = subprocess.run([sys.executable, PREFLIGHT, "--out", out, "--allow-no-gpu"],
@@ -103,7 +109,8 @@ class PreflightTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         with open(out) as file:
             table = file.read()
-        for row in ("| OS |", "| glibc |", "| python3 |", "| torch |", "| NCCL |"):
+        for row in ("| OS |", "| glibc |", "| python3 |", "| torch.compile toolchain |",
+                    "| torch |", "| NCCL |"):
             self.assertIn(row, table)
 
 
