@@ -297,17 +297,20 @@ def lm_cells(python, cpp, fast, compiled, flops_per_token, peak):
     against it, each compiled mode and the fast path against it, and the MFU of each."""
     key = "tokens_per_s"
 
+    def rate(result):
+        return f"{result[key]:.0f}" if key in result else "failed"
+
     def against(numerator, denominator):
-        return "-" if key not in numerator else f"{numerator[key] / denominator[key]:.2f}"
+        if key not in numerator or key not in denominator:
+            return "-"
+        return f"{numerator[key] / denominator[key]:.2f}"
 
     def mfu(result):
         if key not in result:
             return "-"
         return f"{100 * result[key] * flops_per_token / (peak * 1e12):.1f}%" if peak else "n/a"
-    cells = [f"{python[key]:.0f}", f"{cpp[key]:.0f}", against(cpp, python),
-             f"{fast[key]:.0f}" if key in fast else "failed", against(fast, python)]
-    cells += [f"{c[key]:.0f}" if key in c else "failed" for c in compiled]
-    cells += [against(fast, c) if key in c else "-" for c in compiled]
+    cells = [rate(python), rate(cpp), against(cpp, python), rate(fast), against(fast, python)]
+    cells += [rate(c) for c in compiled] + [against(fast, c) for c in compiled]
     return cells + [mfu(cpp), mfu(fast), mfu(python)]
 
 

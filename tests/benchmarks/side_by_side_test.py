@@ -87,7 +87,7 @@ def recorded_sides(calls, rate):
         def run():
             calls.append(name)
             if name == "c":
-                raise RuntimeError("C++ scalestudy-lm failed (1): capture\nmore")
+                raise side_by_side.RunFailed("C++ scalestudy-lm failed (1): capture\nmore")
             return {rate: next(rates[name]), "device": name}
         return run
     return side
