@@ -38,7 +38,7 @@ TEST_CASE("compare_means: Welch's t, its degrees of freedom and the ratio's 95% 
   // A: mean 100, s 10; B: mean 60, s 5; n = 3 each.
   // s²/n: 33.333 and 8.333; se = sqrt(41.667) = 6.4550; t = −40 / 6.4550 = −6.1968.
   // df = 41.667² / (33.333²/2 + 8.333²/2) = 1736.11 / 590.28 = 2.9412 → t(0.975, 2) = 4.303.
-  // ratio 0.6; its se = 0.6 · sqrt(0.1²/3 + (5/60)²/3) = 0.045093; CI 0.6 ± 0.19403.
+  // ratio 0.6; log-scale se = sqrt(0.1²/3 + (5/60)²/3) = 0.075154; CI 0.6 · exp(± 4.303 · se).
   const MeanComparison result = compare_means(summarize({100, 110, 90}), summarize({60, 65, 55}));
   CHECK(result.ratio == doctest::Approx(0.6));
   CHECK(result.change_pct == doctest::Approx(-40));
@@ -46,8 +46,18 @@ TEST_CASE("compare_means: Welch's t, its degrees of freedom and the ratio's 95% 
   CHECK(*result.welch_t == doctest::Approx(-6.1968).epsilon(1e-4));
   CHECK(*result.welch_df == doctest::Approx(2.9412).epsilon(1e-4));
   CHECK(*result.significant);
-  CHECK(*result.ratio_ci95_low == doctest::Approx(0.40597).epsilon(1e-4));
-  CHECK(*result.ratio_ci95_high == doctest::Approx(0.79403).epsilon(1e-4));
+  CHECK(*result.ratio_ci95_low == doctest::Approx(0.43422).epsilon(1e-4));
+  CHECK(*result.ratio_ci95_high == doctest::Approx(0.82908).epsilon(1e-4));
+}
+
+TEST_CASE("compare_means: the ratio's CI stays above 0 when the repeats are noisy") {
+  // B: mean 30, s 26.46 (cv 0.88); log-scale se 0.51244, df 2.56 → t 4.303. The linear delta
+  // method's interval, 0.3 ± 0.66, reached −0.36.
+  const MeanComparison result = compare_means(summarize({100, 110, 90}), summarize({10, 60, 20}));
+  CHECK(result.ratio == doctest::Approx(0.3));
+  CHECK(*result.ratio_ci95_low == doctest::Approx(0.033074).epsilon(1e-4));
+  CHECK(*result.ratio_ci95_high == doctest::Approx(2.72113).epsilon(1e-4));
+  CHECK_FALSE(*result.significant);
 }
 
 TEST_CASE("compare_means: a 20% drop inside the noise of 3 repeats is not significant") {

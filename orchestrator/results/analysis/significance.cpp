@@ -37,10 +37,17 @@ MeanComparison compare_means(const Summary& a, const Summary& b) {
   result.significant = std::fabs(*result.welch_t) > t_critical;
 
   const double cv_a = a.stddev / a.mean, cv_b = b.mean != 0 ? b.stddev / b.mean : 0;
-  const double ratio_error =
-      std::fabs(result.ratio) * std::sqrt(cv_a * cv_a / a.count + cv_b * cv_b / b.count);
-  result.ratio_ci95_low = result.ratio - t_critical * ratio_error;
-  result.ratio_ci95_high = result.ratio + t_critical * ratio_error;
+  const double relative_error = std::sqrt(cv_a * cv_a / a.count + cv_b * cv_b / b.count);
+  if (result.ratio > 0) {
+    // On the log scale a ratio of positive means keeps its interval above 0 however
+    // noisy the repeats.
+    result.ratio_ci95_low = result.ratio * std::exp(-t_critical * relative_error);
+    result.ratio_ci95_high = result.ratio * std::exp(t_critical * relative_error);
+  } else {
+    const double ratio_error = std::fabs(result.ratio) * relative_error;
+    result.ratio_ci95_low = result.ratio - t_critical * ratio_error;
+    result.ratio_ci95_high = result.ratio + t_critical * ratio_error;
+  }
   return result;
 }
 

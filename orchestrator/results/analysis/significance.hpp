@@ -1,6 +1,6 @@
 // Whether two sets of repeats differ beyond their noise: the ratio of their means with a
-// 95% confidence interval (delta method), Welch's t-test (unequal variances, two-sided,
-// 5%), and how many repeats a change of a given size would need to be told from noise
+// 95% confidence interval (delta method, on the log scale), Welch's t-test (unequal variances,
+// two-sided, 5%), and how many repeats a change of a given size would need to be told from noise
 // (two-sided 5% test, 80% power). Used by `compare` and the sensitivity verdict. Pure
 // functions over Summary values; thread-safe.
 #pragma once
@@ -24,7 +24,8 @@ struct MeanComparison {
 };
 
 // Welch's t = (mean_b − mean_a) / sqrt(s_a²/n_a + s_b²/n_b) with the Welch–Satterthwaite
-// degrees of freedom; ratio CI = ratio ± t(0.975, ⌊df⌋) · ratio · sqrt(cv_a²/n_a + cv_b²/n_b).
+// degrees of freedom; ratio CI = ratio · exp(± t(0.975, ⌊df⌋) · sqrt(cv_a²/n_a + cv_b²/n_b)),
+// never below 0 (a ratio ≤ 0, from a side with a mean ≤ 0: ratio ± t · |ratio| · that root).
 MeanComparison compare_means(const Summary& a, const Summary& b);
 
 // Repeats per side for a two-sided 5% test with 80% power to detect a change of
