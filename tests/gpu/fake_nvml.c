@@ -3,7 +3,8 @@
    exactly: the energy counter rises by FAKE_NVML_ENERGY_STEP_MJ at each read, and from
    the second read on (the end of the first measured window) the GPU is throttled: the SM
    clock falls from 1980 to 1410 MHz with hw thermal slowdown, and power rises from 312.5 to
-   350 W. */
+   350 W. Built twice: with the pre-535 name of the clock-event reasons, and with
+   FAKE_NVML_CURRENT_NAMES the current one. */
 #include <string.h>
 
 #define FAKE_NVML_ENERGY_STEP_MJ 90000ull
@@ -67,11 +68,21 @@ int nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int* mhz) {
   *mhz = throttled() ? 1410 : 1980;
   return 0;
 }
-/* The pre-535 name only, so the reader's fallback is what answers. */
-int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long* reasons) {
+static int clock_event_reasons(unsigned long long* reasons) {
   *reasons = throttled() ? 0x40 : 0;
   return 0;
 }
+#ifdef FAKE_NVML_CURRENT_NAMES
+/* The current name only, as a driver without the deprecated one: the reader's first choice. */
+int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  return clock_event_reasons(reasons);
+}
+#else
+/* The pre-535 name only, so the reader's fallback is what answers. */
+int nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long* reasons) {
+  return clock_event_reasons(reasons);
+}
+#endif
 /* Not supported on this "device": the reader must leave the temperature empty. */
 int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int* celsius) {
   return 3;

@@ -52,6 +52,20 @@ TEST_CASE("the energy counter, the SM clock and the older driver's throttle reas
   CHECK(after.gpu_power_w == doctest::Approx(350.0));
 }
 
+TEST_CASE("a driver with only the current name of the clock-event reasons answers through it") {
+  auto reader = NvmlReader::open(NvmlOptions{SCALESTUDY_FAKE_NVML_CURRENT, "", 0});
+  REQUIRE_MESSAGE(reader.is_ok(), reader.status().message());
+  CHECK((*reader)->missing_readings().empty());
+  metrics::TelemetrySample before;
+  (*reader)->read(before);
+  CHECK(before.gpu_clock_events == uint64_t{0});
+  REQUIRE((*reader)->energy_mj().is_ok());
+  REQUIRE((*reader)->energy_mj().is_ok());  // the second read throttles the stand-in
+  metrics::TelemetrySample after;
+  (*reader)->read(after);
+  CHECK(after.gpu_clock_events == uint64_t{0x40});
+}
+
 TEST_CASE("clock-event reasons are named as NVML defines their bits") {
   CHECK(clock_event_names(0).empty());
   CHECK(clock_event_names(0x40) == "hw thermal slowdown");
