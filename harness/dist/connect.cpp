@@ -1,5 +1,7 @@
 #include "harness/dist/connect.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -7,6 +9,14 @@
 
 namespace scalestudy::dist {
 namespace {
+
+// c10d's TCPStore server could not bind its port: EADDRINUSE, worded "Address already in
+// use" by LibTorch 1.13 and "address already in use" by 2.x.
+bool port_was_taken(std::string message) {
+  std::transform(message.begin(), message.end(), message.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return message.find("address already in use") != std::string::npos;
+}
 
 // Every rank joins rank 0's store; rank 0 returns once all world_size ranks have.
 Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
@@ -22,6 +32,12 @@ Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
     return c10::intrusive_ptr<c10d::Store>(
         c10::make_intrusive<c10d::TCPStore>(rank_info.master_addr, store_options));
   } catch (const std::exception& error) {
+    if (rank_info.rank == 0 && port_was_taken(error.what())) {
+      return Status::error("rendezvous port " + where +
+                           " is taken on this host (address already in use): another process "
+                           "listens there or a connection holds it; MASTER_PORT must be free "
+                           "on rank 0's host");
+    }
     return Status::error(peer_failure_message("rendezvous at TCPStore " + where, error));
   }
 }

@@ -2,6 +2,11 @@
 // before validation, with two ranks as two threads of this process over loopback.
 #include "harness/dist/connect.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include "harness/dist/gloo_process_group.hpp"
@@ -59,6 +64,27 @@ TEST_CASE("without an NCCL factory, nccl is not built in") {
   REQUIRE_FALSE(connected.is_ok());
   CHECK(connected.status().message() ==
         "communication backend 'nccl' is not built in (nccl needs a SCALESTUDY_CUDA build)");
+}
+
+TEST_CASE("rank 0 whose MASTER_PORT another process holds says the port is taken") {
+  const int held = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_ANY);
+  REQUIRE(::bind(held, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  REQUIRE(::listen(held, 1) == 0);
+  socklen_t length = sizeof(address);
+  REQUIRE(::getsockname(held, reinterpret_cast<sockaddr*>(&address), &length) == 0);
+  const int port = ntohs(address.sin_port);
+  ConnectOptions options;
+  options.timeout = std::chrono::milliseconds(5000);
+  auto connected = connect(rank_of_two(0, port), options);
+  ::close(held);
+  REQUIRE_FALSE(connected.is_ok());
+  CHECK(connected.status().message() ==
+        "rendezvous port 127.0.0.1:" + std::to_string(port) +
+            " is taken on this host (address already in use): another process listens there "
+            "or a connection holds it; MASTER_PORT must be free on rank 0's host");
 }
 
 TEST_CASE("collectives take tensors dense in their own memory format") {
