@@ -55,6 +55,9 @@ const std::vector<LinePattern>& line_patterns() {
       {FailureClass::kNode, {"due to node failure"}},
       {FailureClass::kNode, {"srun: error: node failure"}},
       {FailureClass::kNode, {"application launch failed"}},
+      // A rendezvous port (MASTER_PORT) something on the node held: neither the program's
+      // fault nor the node's; a retry's job derives another port.
+      {FailureClass::kUnknown, {"address already in use"}},
   };
   return kPatterns;
 }

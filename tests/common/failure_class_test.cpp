@@ -79,6 +79,24 @@ TEST_CASE("a collective that timed out is a hang") {
   CHECK(failure.evidence.rfind("rank1.log: [Rank 1] Watchdog caught", 0) == 0);
 }
 
+TEST_CASE("a rendezvous port something held is unknown, its line the evidence") {
+  const auto ours = log("rank0.log", {"scalestudy-train rank 0: failed: rendezvous port "
+                                      "node1:20123 is taken on this host (address already in "
+                                      "use): another process listens there"});
+  Failure failure = classify_failure(failed(1, "rank 0 exited with code 1"), {ours});
+  CHECK(failure.kind == FailureClass::kUnknown);
+  CHECK(failure.evidence.rfind("rank0.log: scalestudy-train rank 0: failed: rendezvous port", 0) ==
+        0);
+  const auto python = log(
+      "rank0.log", {"Traceback (most recent call last):", "  File \"/work/train.py\", line 8",
+                    "torch.distributed.DistNetworkError: The server socket has failed to listen on "
+                    "any local network address. port: 29500, useIpv6: false, code: -98, name: "
+                    "EADDRINUSE, message: address already in use"});
+  Failure torchrun = classify_failure(failed(1, "rank 0 exited with code 1"), {python});
+  CHECK(torchrun.kind == FailureClass::kUnknown);
+  CHECK(torchrun.evidence.find("EADDRINUSE") != std::string::npos);
+}
+
 TEST_CASE("a program that cannot start, and sacct's 0:53, are setup failures") {
   // The local executor's words for a binary that does not exist.
   Failure missing = classify_failure(failed(127, "rank 0 exited with code 127"), {});
