@@ -77,11 +77,13 @@ class DataFramesTest(unittest.TestCase):
             self.assertTrue(pd.isna(run["gpu_peak_bytes"]))
         # Completed runs have no failure class.
         self.assertTrue(runs.failure_class.isna().all())
-        # Campaign b re-ran the same runs (same ids), measured again.
+        # Campaign b re-ran the same runs (same ids), measured again: jobs and run folders of
+        # its own (not its times: whole seconds, and one second can hold both campaigns).
         runs_b = self.campaign_b.runs()
         self.assertEqual(list(runs_b.run_id), list(runs.run_id))
         self.assertEqual(set(runs_b.campaign), {"b"})
-        self.assertNotEqual(list(runs_b.started_at), list(runs.started_at))
+        self.assertTrue(set(runs_b.job_id).isdisjoint(runs.job_id))
+        self.assertTrue(set(runs_b.out_dir).isdisjoint(runs.out_dir))
 
     def test_ranks_one_row_per_rank_with_summary_columns(self):
         ranks = self.study.ranks()
