@@ -121,7 +121,20 @@ ProcessResult run_study(const std::string& yaml, const std::string& results,
       "run", yaml,        "--scheduler", "slurm",      "--results-dir", results, "--poll-interval",
       "1",   "--timeout", "900",         "--no-plots", "--format",      "json"};
   args.insert(args.end(), extra.begin(), extra.end());
-  return run_cli(args, 960'000);
+  ProcessResult ran = run_cli(args, 960'000);
+  if (ran.exit_code != 0) {  // why, ahead of the long report a failing check prints
+    const auto report = nlohmann::json::parse(ran.stdout_text, nullptr, false);
+    if (report.is_object() && report.contains("failed_attempts")) {
+      for (const auto& attempt : report["failed_attempts"]) {
+        MESSAGE("failed: " << attempt.value("run_id", "") << " attempt "
+                           << attempt.value("attempt", 0) << " on "
+                           << attempt.value("node_list", "") << " ["
+                           << attempt.value("failure_class", "")
+                           << "]: " << attempt.value("failure_evidence", ""));
+      }
+    }
+  }
+  return ran;
 }
 
 // DIR/bin/sbatch: submits with the real sbatch, then (when it succeeded) runs `on_success`,
