@@ -169,7 +169,7 @@ int derive_master_port(const std::string& job_id) {
   char* end = nullptr;
   unsigned long long id = std::strtoull(job_id.c_str(), &end, 10);
   if (errno != 0 || *end != '\0') return kDefaultMasterPort;
-  return 20000 + static_cast<int>(id % 20000);
+  return 20000 + static_cast<int>(id % 12768);
 }
 
 Result<RankInfo> discover_ranks(const Environment& environment) {

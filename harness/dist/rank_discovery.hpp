@@ -39,8 +39,10 @@ struct RankInfo {
 Result<RankInfo> discover_ranks(const Environment& environment);
 
 constexpr int kDefaultMasterPort = 29500;
-// 20000 + job_id % 20000: a port in [20000, 40000) that differs between concurrent jobs
-// (SLURM job ids are consecutive); kDefaultMasterPort when the id is empty or not numeric.
+// 20000 + job_id % 12768: a port in [20000, 32768) that differs between concurrent jobs
+// (SLURM job ids are consecutive) and stays below Linux's ephemeral range (32768-60999),
+// where any outgoing connection on the node may hold it; kDefaultMasterPort when the id is
+// empty or not numeric. slurm/templates/sbatch.sh.in derives its MASTER_PORT alike.
 int derive_master_port(const std::string& job_id);
 
 }  // namespace scalestudy::dist

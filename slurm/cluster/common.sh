@@ -26,8 +26,22 @@ esac
 STATE=${SCALESTUDY_SLURM_DIR:-$DEFAULT_STATE}
 # Non-standard ports so a real SLURM/MariaDB on the same laptop does not clash, all below
 # Linux's ephemeral range (32768-60999: a busy host's outgoing connections took a daemon's
-# port there) and below 20000 (jobs derive MASTER_PORT from the job id as 20000-39999).
+# port there) and below 20000 (jobs derive MASTER_PORT from the job id as 20000-32767).
 PORT_BASE=${SCALESTUDY_SLURM_PORT_BASE:-$DEFAULT_PORT_BASE}
+# The first job id: jobs derive MASTER_PORT from theirs (20000 + (id + step) % 12768), so
+# clusters side by side on one host (the test suites run four) start their ids apart.
+FIRST_JOB_ID=${SCALESTUDY_SLURM_FIRST_JOB_ID:-1}
+# Both go into slurm.conf and the ports' arithmetic as they are: whole numbers above 0.
+for setting in "SCALESTUDY_SLURM_PORT_BASE=$PORT_BASE" \
+  "SCALESTUDY_SLURM_FIRST_JOB_ID=$FIRST_JOB_ID"; do
+  case ${setting#*=} in
+    '' | *[!0-9]* | 0*)
+      printf '[slurm-cluster] ERROR: %s: not a whole number above 0\n' "$setting" >&2
+      exit 1
+      ;;
+  esac
+done
+unset setting
 # The newest slurmrestd API (data parser) of the release, for start.sh's readiness ping:
 # 22.05 serves v0.0.36-38, 24.11 v0.0.40-42, 26.05 v0.0.42-45.
 case $SLURM_VERSION in

@@ -104,6 +104,7 @@ render_template() {
     -e "s|@CTLD_PORT@|$CTLD_PORT|g" \
     -e "s|@DBD_PORT@|$DBD_PORT|g" \
     -e "s|@DB_PORT@|$DB_PORT|g" \
+    -e "s|@FIRST_JOB_ID@|$FIRST_JOB_ID|g" \
     -e "s|@DB_PASS@|$(cat "$STATE/etc/db.pass")|g" \
     -e "s|@SLURMD_PORT_1@|$((PORT_BASE + 21))|g" \
     -e "s|@SLURMD_PORT_2@|$((PORT_BASE + 22))|g" \

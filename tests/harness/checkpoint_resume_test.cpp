@@ -24,6 +24,7 @@
 #include "tests/harness/dumped_params.hpp"
 #include "tests/harness/resume_runs.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/free_port.hpp"
 
 namespace scalestudy {
 namespace {
@@ -150,7 +151,7 @@ TEST_CASE("SIGTERM to one rank of two: both stop at the same step, checkpoint, e
         {"WORLD_SIZE", "2"},
         {"LOCAL_WORLD_SIZE", "2"},
         {"MASTER_ADDR", "127.0.0.1"},
-        {"MASTER_PORT", std::to_string(24000 + getpid() % 5000 + (attempt == "first" ? 0 : 1))}};
+        {"MASTER_PORT", std::to_string(testing::free_port())}};
     std::vector<std::unique_ptr<testing::ChildProcess>> ranks;
     for (int rank = 0; rank < 2; ++rank) {
       env["RANK"] = env["LOCAL_RANK"] = std::to_string(rank);

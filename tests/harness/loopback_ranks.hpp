@@ -2,31 +2,14 @@
 // store, their RankInfo, and a runner that executes a body on both at once.
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <array>
 #include <functional>
 #include <future>
 
 #include "harness/dist/rank_discovery.hpp"
+#include "tests/support/free_port.hpp"
 
 namespace scalestudy::testing {
-
-// A loopback port nobody listens on right now.
-inline int free_port() {
-  int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  ::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(socket_fd);
-  return ntohs(address.sin_port);
-}
 
 // Rank `rank` of `world_size` ranks on this host, meeting at 127.0.0.1:`port`.
 inline dist::RankInfo loopback_rank(int rank, int world_size, int port) {

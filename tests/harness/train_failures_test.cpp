@@ -7,6 +7,7 @@
 
 #include "tests/harness/child_process.hpp"
 #include "tests/harness/run_database_reader.hpp"
+#include "tests/support/free_port.hpp"
 
 namespace scalestudy {
 namespace {
@@ -136,7 +137,7 @@ TEST_CASE("when a peer dies or hangs, the survivor exits within the timeout and 
         {"WORLD_SIZE", "2"},
         {"LOCAL_WORLD_SIZE", "2"},
         {"MASTER_ADDR", "127.0.0.1"},
-        {"MASTER_PORT", std::to_string(23000 + getpid() % 5000 + signal_number)}};
+        {"MASTER_PORT", std::to_string(testing::free_port())}};
     std::vector<std::unique_ptr<testing::ChildProcess>> ranks;
     for (int rank = 0; rank < 2; ++rank) {
       env["RANK"] = env["LOCAL_RANK"] = std::to_string(rank);

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "tests/support/cli_test_support.hpp"
+#include "tests/support/free_port.hpp"
 
 using namespace scalestudy::common;
 using namespace scalestudy::testing;
@@ -46,16 +47,16 @@ TEST_CASE("srun tasks: the torchrun variables come from SLURM_PROCID and friends
   fs::path dir = scratch_dir("rendezvous_srun_task");
   const std::string script = write_rendezvous_script(dir);
   // What srun gives the two tasks of a one-node step (no RANK, WORLD_SIZE, LOCAL_RANK).
-  auto task_env = [](int task) {
-    return std::map<std::string, std::string>{
-        {"SLURM_PROCID", std::to_string(task)},
-        {"SLURM_LOCALID", std::to_string(task)},
-        {"SLURM_NODEID", "0"},
-        {"SLURM_NTASKS", "2"},
-        {"SLURM_STEP_TASKS_PER_NODE", "2"},
-        {"SLURM_JOB_ID", "4242"},
-        {"MASTER_ADDR", "127.0.0.1"},
-        {"MASTER_PORT", std::to_string(30000 + getpid() % 10000)}};
+  const int port = free_port();
+  auto task_env = [port](int task) {
+    return std::map<std::string, std::string>{{"SLURM_PROCID", std::to_string(task)},
+                                              {"SLURM_LOCALID", std::to_string(task)},
+                                              {"SLURM_NODEID", "0"},
+                                              {"SLURM_NTASKS", "2"},
+                                              {"SLURM_STEP_TASKS_PER_NODE", "2"},
+                                              {"SLURM_JOB_ID", "4242"},
+                                              {"MASTER_ADDR", "127.0.0.1"},
+                                              {"MASTER_PORT", std::to_string(port)}};
   };
   ProcessResult tasks[2];
   std::thread second([&] {

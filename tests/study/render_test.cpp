@@ -145,7 +145,7 @@ TEST_CASE("the sbatch script of a GPU run") {
   CHECK(has_line(script, "export NCCL_SOCKET_IFNAME=ib0"));
   CHECK(has_line(script,
                  "export MASTER_PORT=$((20000 + (SLURM_JOB_ID + ${SCALESTUDY_STEP_INDEX:-0}) % "
-                 "20000))"));
+                 "12768))"));
   CHECK(has_line(script,
                  "hosts=\"$(scontrol show hostnames "
                  "\"${SCALESTUDY_STEP_NODES:-$SLURM_JOB_NODELIST}\")\""));
