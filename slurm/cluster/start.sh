@@ -217,13 +217,19 @@ mariadb_sql() { mariadb --no-defaults --socket="$DB_SOCKET" -u root "$@"; }
 
 start_mariadb() {
   local datadir=$STATE/mariadb/data
+  # A temporary folder of its own: every mariadbd, the bootstrap of mariadb-install-db
+  # included, deletes each '#sql*' file in its tmpdir as it starts, so clusters initialising
+  # side by side in /tmp deleted each other's temporary tables ("Unknown table
+  # 'mysql.tmp_user_sys'").
+  local tmpdir=$STATE/mariadb/tmp
+  mkdir -p "$tmpdir"
   if [ ! -d "$datadir/mysql" ]; then
     log "initialising MariaDB datadir"
     # Into a fresh folder renamed when complete: an initialisation cut short (a killed
     # start) never leaves a half datadir that the next start would take as ready.
     rm -rf "$datadir.new"
     # Root logs in through the unix socket (unix_socket auth), no password.
-    mariadb-install-db --no-defaults --datadir="$datadir.new" --user=root \
+    mariadb-install-db --no-defaults --datadir="$datadir.new" --tmpdir="$tmpdir" --user=root \
       --auth-root-authentication-method=socket --skip-test-db \
       >>"$(logfile_of mariadb)" 2>&1 || { log_tail "$(logfile_of mariadb)"; die "mariadb-install-db failed"; }
     rm -rf "$datadir"
@@ -232,7 +238,8 @@ start_mariadb() {
   # --no-defaults: ignore /etc/mysql so the system server's config never leaks in.
   # Native AIO is off because it is unavailable in many containers/sandboxes.
   start_foreground_daemon mariadb mariadbd --no-defaults --user=root \
-    --datadir="$datadir" --socket="$DB_SOCKET" --pid-file="$STATE/run/mariadbd.pid" \
+    --datadir="$datadir" --tmpdir="$tmpdir" --socket="$DB_SOCKET" \
+    --pid-file="$STATE/run/mariadbd.pid" \
     --port="$DB_PORT" --bind-address=127.0.0.1 --log-error="$(logfile_of mariadb)" \
     --skip-log-bin --innodb-use-native-aio=0 --innodb-buffer-pool-size=64M \
     --innodb-lock-wait-timeout=900

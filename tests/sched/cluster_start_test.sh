@@ -3,8 +3,9 @@
 # ports, so the suites' cluster runs on meanwhile): with slurmctld's port taken, the start
 # fails with slurmctld's own error and its log, and leaves no daemon behind; once the port
 # is free, a start succeeds; two starts at once both succeed (the lock); stop.sh --purge
-# ends it. Needs root: exits 77 (CTest: skipped) without, or 1 where the cluster must run
-# (CI=true, or root on Debian).
+# ends it. Another MariaDB's temporary table in /tmp outlives the cluster's MariaDB, which
+# initialises and starts in a folder of its own. Needs root: exits 77 (CTest: skipped)
+# without, or 1 where the cluster must run (CI=true, or root on Debian).
 #   cluster_start_test.sh SOURCE_DIR
 set -uo pipefail
 cluster=$1/slurm/cluster
@@ -12,6 +13,9 @@ export SCALESTUDY_SLURM_DIR=/tmp/scalestudy-slurm-start-test
 export SCALESTUDY_SLURM_PORT_BASE=17800
 ctld_port=$((SCALESTUDY_SLURM_PORT_BASE + 17))
 listener=""
+# What another server's temporary table in the shared /tmp looks like to a mariadbd;
+# made by mktemp (a fresh name, O_EXCL), never at a path someone could have prepared.
+foreign_table=""
 
 fail() {
   echo "cluster_start_test: FAILED: $*" >&2
@@ -20,6 +24,7 @@ fail() {
 finish() {
   [ -z "$listener" ] || kill "$listener" 2>/dev/null
   rm -f "$SCALESTUDY_SLURM_DIR".{listener,first,second}
+  [ -z "$foreign_table" ] || rm -f "$foreign_table"
   bash "$cluster/stop.sh" --purge >/dev/null 2>&1
 }
 trap finish EXIT
@@ -53,6 +58,8 @@ until grep -q listening "$SCALESTUDY_SLURM_DIR.listener" 2>/dev/null; do
   sleep 0.1
 done
 
+foreign_table=$(mktemp --suffix=.frm '/tmp/#sql-cluster-start-test-XXXXXX') ||
+  fail "could not make a stand-in temporary table in /tmp"
 if output=$(bash "$cluster/start.sh" 2>&1); then
   fail "start.sh succeeded with slurmctld's port $ctld_port taken"
 fi
@@ -77,3 +84,5 @@ $(cat "$SCALESTUDY_SLURM_DIR.second")"
 SLURM_CONF=$SCALESTUDY_SLURM_DIR/etc/slurm.conf scontrol ping | grep -q UP ||
   fail "no controller after the starts"
 echo "cluster_start_test: after the port was freed, two starts at once both succeeded"
+[ -e "$foreign_table" ] || fail "the cluster's MariaDB deleted $foreign_table in /tmp"
+echo "cluster_start_test: another server's temporary table in /tmp is still there"
