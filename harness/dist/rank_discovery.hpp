@@ -9,7 +9,8 @@
 //             master = first host of SLURM_STEP_NODELIST or SLURM_JOB_NODELIST
 //   single    neither set: rank 0 of a world of 1
 // Without MASTER_PORT the port derives from SLURM_JOB_ID, so concurrent jobs that share a
-// host never pick the same one. The environment is passed in (tests build their own).
+// host pick different ones unless their ids lie a multiple of 12768 apart. The environment
+// is passed in (tests build their own).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -39,10 +40,10 @@ struct RankInfo {
 Result<RankInfo> discover_ranks(const Environment& environment);
 
 constexpr int kDefaultMasterPort = 29500;
-// 20000 + job_id % 12768: a port in [20000, 32768) that differs between concurrent jobs
-// (SLURM job ids are consecutive) and stays below Linux's ephemeral range (32768-60999),
-// where any outgoing connection on the node may hold it; kDefaultMasterPort when the id is
-// empty or not numeric. slurm/templates/sbatch.sh.in derives its MASTER_PORT alike.
+// 20000 + job_id % 12768: a port in [20000, 32768) that differs between jobs whose ids
+// lie fewer than 12768 apart (SLURM numbers jobs consecutively) and stays below Linux's ephemeral
+// range (32768-60999), where any outgoing connection on the node may hold it; kDefaultMasterPort
+// when the id is empty or not numeric. slurm/templates/sbatch.sh.in derives its MASTER_PORT alike.
 int derive_master_port(const std::string& job_id);
 
 }  // namespace scalestudy::dist
