@@ -1,5 +1,6 @@
-// ASCII case folding for names that protocols and file systems compare without case (HTTP
-// header names, digest prefixes, image extensions). Locale-free and stateless.
+// ASCII case folding for text compared without case: names that protocols and file systems
+// fold (HTTP header names, digest prefixes, image extensions, PCI addresses) and log or error
+// lines matched against patterns. Locale-free and stateless.
 #pragma once
 
 #include <cctype>

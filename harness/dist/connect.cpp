@@ -1,10 +1,10 @@
 #include "harness/dist/connect.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include "harness/core/ascii_case.hpp"
 #include "harness/dist/gloo_process_group.hpp"
 
 namespace scalestudy::dist {
@@ -12,10 +12,8 @@ namespace {
 
 // c10d's TCPStore server could not bind its port: EADDRINUSE, worded "Address already in
 // use" by LibTorch 1.13 and "address already in use" by 2.x.
-bool port_was_taken(std::string message) {
-  std::transform(message.begin(), message.end(), message.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return message.find("address already in use") != std::string::npos;
+bool port_was_taken(const std::string& message) {
+  return ascii_lowercase(message).find("address already in use") != std::string::npos;
 }
 
 // Every rank joins rank 0's store; rank 0 returns once all world_size ranks have.

@@ -9,6 +9,7 @@
 #include <regex>
 #include <utility>
 
+#include "harness/core/ascii_case.hpp"
 #include "orchestrator/common/utc_time.hpp"
 
 namespace scalestudy::common {
@@ -62,15 +63,8 @@ const std::vector<LinePattern>& line_patterns() {
   return kPatterns;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 std::optional<FailureClass> line_class(const std::string& line) {
-  const std::string text = lower(line);
+  const std::string text = ascii_lowercase(line);
   for (const LinePattern& pattern : line_patterns()) {
     const bool all =
         std::all_of(pattern.all_of.begin(), pattern.all_of.end(),

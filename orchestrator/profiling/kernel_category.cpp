@@ -1,14 +1,11 @@
 #include "orchestrator/profiling/kernel_category.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include "harness/core/ascii_case.hpp"
 
 namespace scalestudy::profiling {
 
 KernelCategory classify_kernel(std::string_view kernel_name) {
-  std::string name(kernel_name);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string name = ascii_lowercase(std::string(kernel_name));
   struct Rule {
     KernelCategory category;
     std::vector<const char*> patterns;

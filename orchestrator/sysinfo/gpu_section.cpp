@@ -1,6 +1,6 @@
-#include <cctype>
 #include <set>
 
+#include "harness/core/ascii_case.hpp"
 #include "orchestrator/common/human_bytes.hpp"
 #include "orchestrator/sysinfo/gpu_inventory.hpp"
 #include "orchestrator/sysinfo/sections.hpp"
@@ -13,11 +13,7 @@ namespace {
 std::string sysfs_pci_address(const std::string& bus_id) {
   auto colon = bus_id.find(':');
   if (colon == std::string::npos || colon < 4) return "";
-  std::string address = bus_id.substr(colon - 4);
-  for (auto& character : address) {
-    character = static_cast<char>(std::tolower(static_cast<unsigned char>(character)));
-  }
-  return address;
+  return ascii_lowercase(bus_id.substr(colon - 4));
 }
 
 // "0 (CPUs 0-15)": which NUMA node (and CPUs) a GPU hangs off, for binding ranks.
