@@ -8,16 +8,32 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
 namespace scalestudy::testing {
 
+// Throws naming the failed call and errno: a silent port 0 would surface later as a
+// rendezvous that never meets, far from the socket error that caused it.
 inline int free_port() {
-  int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const auto failed = [](const char* call) {
+    return std::runtime_error(std::string("free_port: ") + call +
+                              " failed: " + std::strerror(errno));
+  };
+  const int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (socket_fd < 0) throw failed("socket");
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
   socklen_t length = sizeof(address);
-  ::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length);
+  if (::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      ::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    const std::runtime_error error = failed("bind or getsockname on 127.0.0.1");
+    ::close(socket_fd);
+    throw error;
+  }
   ::close(socket_fd);
   return ntohs(address.sin_port);
 }
