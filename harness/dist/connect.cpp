@@ -16,10 +16,15 @@ bool port_was_taken(const std::string& message) {
   return ascii_lowercase(message).find("address already in use") != std::string::npos;
 }
 
+// MASTER_ADDR:MASTER_PORT, as the rendezvous errors name it.
+std::string store_address(const RankInfo& rank_info) {
+  return rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
+}
+
 // Every rank joins rank 0's store; rank 0 returns once all world_size ranks have.
 Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
                                                    const ConnectOptions& options) {
-  const std::string where = rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
+  const std::string where = store_address(rank_info);
   try {
     c10d::TCPStoreOptions store_options;
     store_options.port = static_cast<std::uint16_t>(rank_info.master_port);
@@ -38,6 +43,43 @@ Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
     }
     return Status::error(peer_failure_message("rendezvous at TCPStore " + where, error));
   }
+}
+
+// Two launches whose rank 0 share a host can meet at one MASTER_PORT: SLURM jobs whose
+// derived ports coincide, or a port a local run's probe found free that another run took
+// first. The launch whose rank 0 lost the port has no store of its own; its other ranks
+// would join the winner's store and then its process group, breaking both runs. Rank 0
+// publishes the marks of its launch; every other rank compares those it has itself and
+// leaves on a mismatch, before it touches a process-group key. A mark either side lacks
+// (a rank started by hand) is not compared.
+Status check_same_launch(const RankInfo& rank_info, c10d::Store& store) {
+  const std::string where = store_address(rank_info);
+  const std::pair<const char*, const std::string&> marks[] = {
+      {"SLURM_JOB_ID", rank_info.job_id},
+      {"SCALESTUDY_RUN_ID", rank_info.run_id},
+      {"SCALESTUDY_LAUNCH_ID", rank_info.launch_id},
+  };
+  try {
+    for (const auto& [name, ours] : marks) {
+      const std::string key = std::string("scalestudy/launch/") + name;
+      if (rank_info.rank == 0) {
+        store.set(key, std::vector<uint8_t>(ours.begin(), ours.end()));
+        continue;
+      }
+      const std::vector<uint8_t> stored = store.get(key);
+      const std::string theirs(stored.begin(), stored.end());
+      if (theirs.empty() || ours.empty() || theirs == ours) continue;
+      return Status::error("rendezvous at TCPStore " + where +
+                           " is another launch's: its rank 0 has " + name + "=" + theirs +
+                           ", this rank " + ours +
+                           ". Two launches whose rank 0 share a host met at one MASTER_PORT (this "
+                           "launch's rank 0 could not take it); this rank leaves before joining "
+                           "the other's process group");
+    }
+  } catch (const std::exception& error) {
+    return Status::error(peer_failure_message("rendezvous at TCPStore " + where, error));
+  }
+  return Status::ok();
 }
 
 Result<ProcessGroupFactory> backend_factory(const ConnectOptions& options) {
@@ -83,6 +125,9 @@ Result<std::unique_ptr<Communicator>> connect(const RankInfo& rank_info,
       one_rank ? c10::intrusive_ptr<c10d::Store>(c10::make_intrusive<c10d::HashStore>())
                : join_store(rank_info, options);
   if (!store) return store.status();
+  if (!one_rank) {
+    if (Status same = check_same_launch(rank_info, **store); !same) return same;
+  }
   auto group = (*factory)(rank_info, options, *store);
   if (!group) return group.status();
   return std::unique_ptr<Communicator>(std::make_unique<ProcessGroupCommunicator>(

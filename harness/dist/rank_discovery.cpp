@@ -175,6 +175,8 @@ int derive_master_port(const std::string& job_id) {
 Result<RankInfo> discover_ranks(const Environment& environment) {
   RankInfo info;
   info.job_id = lookup(environment, "SLURM_JOB_ID").value_or("");
+  info.run_id = lookup(environment, "SCALESTUDY_RUN_ID").value_or("");
+  info.launch_id = lookup(environment, "SCALESTUDY_LAUNCH_ID").value_or("");
   Status filled = Status::ok();
   if (lookup(environment, "RANK")) {
     filled = fill_torchrun(environment, info);

@@ -9,8 +9,9 @@
 //             master = first host of SLURM_STEP_NODELIST or SLURM_JOB_NODELIST
 //   single    neither set: rank 0 of a world of 1
 // Without MASTER_PORT the port derives from SLURM_JOB_ID, so concurrent jobs that share a
-// host pick different ones unless their ids lie a multiple of 12768 apart. The environment
-// is passed in (tests build their own).
+// host pick different ones unless their ids lie a multiple of 12768 apart (dist::connect
+// turns away a rank that meets another launch there). The environment is passed in (tests
+// build their own).
 // Pure functions; thread-safe.
 #pragma once
 
@@ -34,6 +35,8 @@ struct RankInfo {
   std::string master_addr = "127.0.0.1";
   int master_port = 29500;
   std::string job_id;                 // SLURM_JOB_ID; empty outside SLURM
+  std::string run_id;                 // SCALESTUDY_RUN_ID: the orchestrator's run; empty by hand
+  std::string launch_id;              // SCALESTUDY_LAUNCH_ID: one node's scalestudy-launch
   std::string convention = "single";  // "single" | "torchrun" | "slurm"
 };
 

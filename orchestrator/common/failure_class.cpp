@@ -59,6 +59,8 @@ const std::vector<LinePattern>& line_patterns() {
       // A rendezvous port (MASTER_PORT) something on the node held: neither the program's
       // fault nor the node's; a retry's job derives another port.
       {FailureClass::kUnknown, {"address already in use"}},
+      // A rank that met another launch at that port (harness/dist/connect.cpp): the same.
+      {FailureClass::kUnknown, {"is another launch's"}},
   };
   return kPatterns;
 }

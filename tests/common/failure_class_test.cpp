@@ -95,6 +95,14 @@ TEST_CASE("a rendezvous port something held is unknown, its line the evidence") 
   Failure torchrun = classify_failure(failed(1, "rank 0 exited with code 1"), {python});
   CHECK(torchrun.kind == FailureClass::kUnknown);
   CHECK(torchrun.evidence.find("EADDRINUSE") != std::string::npos);
+  // Rank 1, on another host, met the launch that holds the port, not a dead peer.
+  const auto stray = log("rank1.log", {"scalestudy-train rank 1: failed: rendezvous at TCPStore "
+                                       "node1:20123 is another launch's: its rank 0 has "
+                                       "SLURM_JOB_ID=1001, this rank 13769. Two launches whose "
+                                       "rank 0 share a host met at one MASTER_PORT"});
+  Failure met = classify_failure(failed(1, "rank 1 exited with code 1"), {stray});
+  CHECK(met.kind == FailureClass::kUnknown);
+  CHECK(met.evidence.rfind("rank1.log: scalestudy-train rank 1: failed: rendezvous at", 0) == 0);
 }
 
 TEST_CASE("a program that cannot start, and sacct's 0:53, are setup failures") {

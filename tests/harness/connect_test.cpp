@@ -87,6 +87,64 @@ TEST_CASE("rank 0 whose MASTER_PORT another process holds says the port is taken
             "or a connection holds it; MASTER_PORT must be free on rank 0's host");
 }
 
+TEST_CASE("a rank of another launch that reaches this launch's store leaves; this one goes on") {
+  const int port = free_port();
+  ConnectOptions options;
+  options.timeout = std::chrono::milliseconds(60000);
+  const auto launch_rank = [&](int rank, const std::string& job_id, const std::string& run_id) {
+    RankInfo info = rank_of_two(rank, port);
+    info.job_id = job_id;
+    info.run_id = run_id;
+    return info;
+  };
+  auto ours = on_two_ranks<Result<std::unique_ptr<Communicator>>>(
+      [&](int rank) { return connect(launch_rank(rank, "1001", "run-a"), options); });
+  for (auto& connected : ours) REQUIRE_MESSAGE(connected.is_ok(), connected.status().message());
+  const std::string store = "rendezvous at TCPStore 127.0.0.1:" + std::to_string(port);
+  const std::string why =
+      ". Two launches whose rank 0 share a host met at one MASTER_PORT (this launch's rank 0 "
+      "could not take it); this rank leaves before joining the other's process group";
+
+  // Job 13769 (1001 + 12768) derived the same port, and its rank 0 found it taken.
+  auto other_job = connect(launch_rank(1, "13769", "run-b"), options);
+  REQUIRE_FALSE(other_job.is_ok());
+  CHECK(other_job.status().message() ==
+        store + " is another launch's: its rank 0 has SLURM_JOB_ID=1001, this rank 13769" + why);
+  // Another step of the same packed allocation: one job id, another run.
+  auto other_run = connect(launch_rank(1, "1001", "run-b"), options);
+  REQUIRE_FALSE(other_run.is_ok());
+  CHECK(other_run.status().message() ==
+        store + " is another launch's: its rank 0 has SCALESTUDY_RUN_ID=run-a, this rank run-b" +
+            why);
+
+  auto sums = on_two_ranks<torch::Tensor>([&](int rank) {
+    torch::Tensor values = torch::full({3}, rank + 1.0);
+    Status reduced = (*ours[rank])->allreduce_sum_async(values)->wait();
+    return reduced ? values : torch::Tensor();
+  });
+  for (const torch::Tensor& sum : sums) {
+    REQUIRE(sum.defined());
+    CHECK(torch::equal(sum, torch::full({3}, 3.0)));
+  }
+}
+
+TEST_CASE("a launch mark only one rank has is not compared") {
+  const int port = free_port();
+  ConnectOptions options;
+  options.timeout = std::chrono::milliseconds(60000);
+  // Rank 1 started by hand beside an orchestrated rank 0: no run id to compare.
+  auto results = on_two_ranks<Result<std::unique_ptr<Communicator>>>([&](int rank) {
+    RankInfo info = rank_of_two(rank, port);
+    info.job_id = "77";
+    if (rank == 0) info.run_id = "run-a";
+    if (rank == 1) info.launch_id = "1796000000-4242";
+    return connect(info, options);
+  });
+  for (auto& connected : results) {
+    REQUIRE_MESSAGE(connected.is_ok(), connected.status().message());
+  }
+}
+
 TEST_CASE("collectives take tensors dense in their own memory format") {
   torch::Tensor nchw = torch::randn({8, 3, 5, 5});
   torch::Tensor nhwc = nchw.contiguous(at::MemoryFormat::ChannelsLast);

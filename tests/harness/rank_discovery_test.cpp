@@ -37,6 +37,9 @@ TEST_CASE("no launcher variables: a single process") {
   CHECK(info->world_size == 1);
   CHECK(info->master_addr == "127.0.0.1");
   CHECK(info->master_port == kDefaultMasterPort);
+  CHECK(info->job_id.empty());
+  CHECK(info->run_id.empty());
+  CHECK(info->launch_id.empty());
 }
 
 TEST_CASE("torchrun variables") {
@@ -45,9 +48,13 @@ TEST_CASE("torchrun variables") {
                               {"LOCAL_RANK", "1"},
                               {"LOCAL_WORLD_SIZE", "4"},
                               {"MASTER_ADDR", "node3"},
-                              {"MASTER_PORT", "29400"}});
+                              {"MASTER_PORT", "29400"},
+                              {"SCALESTUDY_RUN_ID", "5f0c2a9e11d3b478"},
+                              {"SCALESTUDY_LAUNCH_ID", "1796000000-4242"}});
   REQUIRE(info);
   CHECK(info->convention == "torchrun");
+  CHECK(info->run_id == "5f0c2a9e11d3b478");  // the marks a rendezvous compares
+  CHECK(info->launch_id == "1796000000-4242");
   CHECK(info->rank == 5);
   CHECK(info->world_size == 8);
   CHECK(info->local_rank == 1);
