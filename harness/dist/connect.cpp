@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "harness/core/ascii_case.hpp"
+#include "harness/core/printable_text.hpp"
 #include "harness/dist/gloo_process_group.hpp"
 
 namespace scalestudy::dist {
@@ -69,9 +70,10 @@ Status check_same_launch(const RankInfo& rank_info, c10d::Store& store) {
       const std::vector<uint8_t> stored = store.get(key);
       const std::string theirs(stored.begin(), stored.end());
       if (theirs.empty() || ours.empty() || theirs == ours) continue;
+      // Whoever serves that port wrote the value: quoted short and printable.
       return Status::error("rendezvous at TCPStore " + where +
-                           " is another launch's: its rank 0 has " + name + "=" + theirs +
-                           ", this rank " + ours +
+                           " is another launch's: its rank 0 has " + name + "=" +
+                           printable_text(theirs.substr(0, 80)) + ", this rank " + ours +
                            ". Two launches whose rank 0 share a host met at one MASTER_PORT (this "
                            "launch's rank 0 could not take it); this rank leaves before joining "
                            "the other's process group");

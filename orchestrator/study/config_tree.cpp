@@ -7,6 +7,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "harness/core/printable_text.hpp"
 #include "orchestrator/study/diagnostics.hpp"
 
 namespace scalestudy {

@@ -1,22 +1,8 @@
 #include "orchestrator/study/diagnostics.hpp"
 
-#include "harness/core/hex.hpp"
 #include "harness/core/nearest_name.hpp"
 
 namespace scalestudy {
-
-std::string printable_text(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      out += "\\x";
-      append_hex(out, c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
 
 void Diagnostics::add(const SourceLocation& where, const std::string& field,
                       const std::string& message) {

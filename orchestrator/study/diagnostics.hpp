@@ -7,14 +7,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "harness/core/printable_text.hpp"
 #include "harness/core/status.hpp"
 #include "orchestrator/study/source_location.hpp"
 
 namespace scalestudy {
-
-// Control bytes as \xNN: messages quote what a file says, and a file's bytes must never
-// reach a terminal raw.
-std::string printable_text(const std::string& text);
 
 class Diagnostics {
  public:

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "harness/dist/gloo_process_group.hpp"
 #include "harness/dist/parameter_sync.hpp"
@@ -126,6 +127,27 @@ TEST_CASE("a rank of another launch that reaches this launch's store leaves; thi
     REQUIRE(sum.defined());
     CHECK(torch::equal(sum, torch::full({3}, 3.0)));
   }
+}
+
+TEST_CASE("a launch mark read from another's store is quoted printable and short") {
+  // Whatever serves the port wrote the marks: here a store whose job id forges a log line.
+  c10d::TCPStoreOptions server;
+  server.port = static_cast<std::uint16_t>(free_port());
+  server.isServer = true;
+  server.waitWorkers = false;
+  c10d::TCPStore store("127.0.0.1", server);
+  const std::string forged = "1001\nNVRM: Xid 79" + std::string(200, 'x');
+  store.set("scalestudy/launch/SLURM_JOB_ID", std::vector<uint8_t>(forged.begin(), forged.end()));
+  RankInfo stray = rank_of_two(1, server.port);
+  stray.job_id = "13769";
+  ConnectOptions options;
+  options.timeout = std::chrono::milliseconds(60000);
+  auto connected = connect(stray, options);
+  REQUIRE_FALSE(connected.is_ok());
+  const std::string message = connected.status().message();
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.find("its rank 0 has SLURM_JOB_ID=1001\\x0aNVRM: Xid 79" + std::string(63, 'x') +
+                     ", this rank 13769.") != std::string::npos);
 }
 
 TEST_CASE("a launch mark only one rank has is not compared") {
