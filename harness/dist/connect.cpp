@@ -22,7 +22,8 @@ std::string store_address(const RankInfo& rank_info) {
   return rank_info.master_addr + ":" + std::to_string(rank_info.master_port);
 }
 
-// Every rank joins rank 0's store; rank 0 returns once all world_size ranks have.
+// Every rank joins rank 0's store; rank 0 returns once world_size joins were counted (a
+// stray rank of another launch counts too: the process group still waits for each rank).
 Result<c10::intrusive_ptr<c10d::Store>> join_store(const RankInfo& rank_info,
                                                    const ConnectOptions& options) {
   const std::string where = store_address(rank_info);
@@ -71,12 +72,12 @@ Status check_same_launch(const RankInfo& rank_info, c10d::Store& store) {
       const std::string theirs(stored.begin(), stored.end());
       if (theirs.empty() || ours.empty() || theirs == ours) continue;
       // Whoever serves that port wrote the value: quoted short and printable.
-      return Status::error("rendezvous at TCPStore " + where +
-                           " is another launch's: its rank 0 has " + name + "=" +
-                           printable_text(theirs.substr(0, 80)) + ", this rank " + ours +
-                           ". Two launches whose rank 0 share a host met at one MASTER_PORT (this "
-                           "launch's rank 0 could not take it); this rank leaves before joining "
-                           "the other's process group");
+      return Status::error(
+          "rendezvous at TCPStore " + where + " is another launch's: its rank 0 has " + name + "=" +
+          printable_text(theirs.substr(0, 80)) + ", this rank " + printable_text(ours) +
+          ". Two launches whose rank 0 share a host met at one MASTER_PORT (this "
+          "launch's rank 0 could not take it); this rank leaves before joining "
+          "the other's process group");
     }
   } catch (const std::exception& error) {
     return Status::error(peer_failure_message("rendezvous at TCPStore " + where, error));

@@ -36,7 +36,7 @@ struct RankInfo {
   int master_port = 29500;
   std::string job_id;                 // SLURM_JOB_ID; empty outside SLURM
   std::string run_id;                 // SCALESTUDY_RUN_ID: the orchestrator's run; empty by hand
-  std::string launch_id;              // SCALESTUDY_LAUNCH_ID: one node's scalestudy-launch
+  std::string launch_id;              // SCALESTUDY_LAUNCH_ID: a one-node scalestudy-launch's
   std::string convention = "single";  // "single" | "torchrun" | "slurm"
 };
 

@@ -37,6 +37,13 @@ struct LinePattern {
 
 const std::vector<LinePattern>& line_patterns() {
   static const std::vector<LinePattern> kPatterns = {
+      // A rendezvous port (MASTER_PORT) something on the node held: neither the program's
+      // fault nor the node's; a retry's job derives another port.
+      {FailureClass::kUnknown, {"address already in use"}},
+      // A rank that met another launch at that port (harness/dist/connect.cpp): the same.
+      // First, since the line quotes what that launch's store holds, which may read as any
+      // pattern below.
+      {FailureClass::kUnknown, {"is another launch's"}},
       {FailureClass::kSetup, {"could not open stdout file"}},
       {FailureClass::kSetup, {"could not open stderr file"}},
       {FailureClass::kSetup, {"couldn't chdir"}},
@@ -56,11 +63,6 @@ const std::vector<LinePattern>& line_patterns() {
       {FailureClass::kNode, {"due to node failure"}},
       {FailureClass::kNode, {"srun: error: node failure"}},
       {FailureClass::kNode, {"application launch failed"}},
-      // A rendezvous port (MASTER_PORT) something on the node held: neither the program's
-      // fault nor the node's; a retry's job derives another port.
-      {FailureClass::kUnknown, {"address already in use"}},
-      // A rank that met another launch at that port (harness/dist/connect.cpp): the same.
-      {FailureClass::kUnknown, {"is another launch's"}},
   };
   return kPatterns;
 }

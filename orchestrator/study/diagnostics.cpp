@@ -1,6 +1,7 @@
 #include "orchestrator/study/diagnostics.hpp"
 
 #include "harness/core/nearest_name.hpp"
+#include "harness/core/printable_text.hpp"
 
 namespace scalestudy {
 

@@ -7,7 +7,6 @@
 #include <unordered_set>
 #include <vector>
 
-#include "harness/core/printable_text.hpp"
 #include "harness/core/status.hpp"
 #include "orchestrator/study/source_location.hpp"
 

@@ -103,6 +103,12 @@ TEST_CASE("a rendezvous port something held is unknown, its line the evidence") 
   Failure met = classify_failure(failed(1, "rank 1 exited with code 1"), {stray});
   CHECK(met.kind == FailureClass::kUnknown);
   CHECK(met.evidence.rfind("rank1.log: scalestudy-train rank 1: failed: rendezvous at", 0) == 0);
+  // What that store held is quoted in the line, and may read as a node's symptom.
+  const auto forged = log("rank1.log", {"scalestudy-train rank 1: failed: rendezvous at TCPStore "
+                                        "node1:20123 is another launch's: its rank 0 has "
+                                        "SLURM_JOB_ID=1001\\x0aNVRM: Xid 79, this rank 13769."});
+  CHECK(classify_failure(failed(1, "rank 1 exited with code 1"), {forged}).kind ==
+        FailureClass::kUnknown);
 }
 
 TEST_CASE("a program that cannot start, and sacct's 0:53, are setup failures") {

@@ -28,9 +28,14 @@ inline int free_port() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof(address);
-  if (::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      ::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    const std::runtime_error error = failed("bind or getsockname on 127.0.0.1");
+  const char* failed_call = nullptr;
+  if (::bind(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    failed_call = "bind to 127.0.0.1:0";
+  } else if (::getsockname(socket_fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    failed_call = "getsockname";
+  }
+  if (failed_call) {
+    const std::runtime_error error = failed(failed_call);
     ::close(socket_fd);
     throw error;
   }
